@@ -1,0 +1,182 @@
+"""MetaschedulerAgent: the cyclic scheduling scheme of the VO."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+
+import mesa
+import numpy as np
+
+from vosim.allocators import allocate_window
+from vosim.market.slots import SlotList, free_slots
+from vosim.market.workload import Job
+
+__all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
+
+#: Window criterion used for each user criterion. ``finish`` and ``runtime`` map to AMP (the
+#: earliest start) until exact minFinish / minRuntime criteria are registered.
+#: Why a job waits when too few nodes have a free slot long enough for its tasks.
+NO_LONG_SLOT = "fewer than n nodes have a free slot long enough in the scheduling interval"
+
+DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
+    "finish": "amp",
+    "runtime": "amp",
+    "cost": "min_cost",
+}
+
+
+class MetaschedulerAgent(mesa.Agent):
+    """The VO metascheduler: one scheduling cycle per period, first fit in queue order.
+
+    Each cycle (a recurring Mesa event) it takes the batch of waiting jobs, asks the owners for
+    their node schedules over the scheduling interval ``[t, t + L)``, builds the slot list and,
+    for each job in queue order (submission order), searches a window with the allocator that
+    matches the user's criterion. A found window is cut out of the slot list and reserved at the
+    owners, so later jobs cannot take it; jobs that fit nowhere wait for the next cycle.
+
+    Parameters
+    ----------
+    model : VOModel
+        The model (provides ``owners``, ``node_price``, ``node_performance``).
+    scheduling_interval : float
+        Length ``L`` of the scheduling interval, model time units.
+    criterion_allocators : mapping of str to str
+        User criterion -> registered window criterion (default
+        :data:`DEFAULT_CRITERION_ALLOCATORS`).
+
+    References
+    ----------
+    VO Preferences §2 (cyclic scheduling scheme, step 1: first fit in queue order with slot
+    reservation); AEP §1. Step 2 (choosing among several alternatives per job) needs the
+    alternatives search and is not part of this agent yet.
+    """
+
+    def __init__(
+        self,
+        model: mesa.Model,
+        scheduling_interval: float,
+        criterion_allocators: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(model)
+        self.scheduling_interval = scheduling_interval
+        self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
+        self.queue: list[Job] = []
+        self.running: list[Job] = []
+        self._completions: list[tuple[float, int, Job]] = []
+        self.completed = 0
+        self.rejected = 0
+        self.cycles = 0
+        self.last_batch = 0
+        self.last_scheduled = 0
+
+    # -- submissions -------------------------------------------------------------------------
+    def submit(self, job: Job) -> None:
+        """Accept ``job`` into the queue, or reject it at once if it can never run.
+
+        Rejected: a job marked unusable when it was mapped, and a job whose budget is below the
+        cheapest window the whole domain could ever offer (the ``n`` cheapest nodes whose
+        ``T_i`` fits the scheduling interval; prices are fixed).
+        """
+        if not job.reason:
+            job.reason = self._budget_reason(job)
+        if job.reason:
+            job.state = "rejected"
+            self.rejected += 1
+            return
+        job.state = "waiting"
+        self.queue.append(job)
+
+    def _budget_reason(self, job: Job) -> str:
+        model = self.model
+        duration = job.volume / model.node_performance
+        cost = np.sort(model.node_price * duration)
+        if cost.size < job.n:
+            return f"needs {job.n} nodes, more than the domain's {cost.size}"
+        floor = float(cost[: job.n].sum())
+        if floor > job.budget * (1 + 1e-9):
+            return f"budget C={job.budget:.6g} below the cheapest possible window ({floor:.6g})"
+        return ""
+
+    # -- the scheduling cycle ----------------------------------------------------------------
+    def slot_list(self, now: float) -> SlotList:
+        """Free slots of all owners' nodes over ``[now, now + L)``."""
+        until = now + self.scheduling_interval
+        model = self.model
+        offers = [owner.offer(now, until) for owner in model.owners]
+        node, a, b = (np.concatenate([o[k] for o in offers]) for k in range(3))
+        return free_slots(
+            model.node_ids, model.node_price, model.node_performance, node, a, b, now, until
+        )
+
+    def cycle(self) -> None:
+        """Run one scheduling cycle at the current model time (a recurring event)."""
+        now = self.model.time
+        self.cycles += 1
+        batch, self.queue = self.queue, []
+        self.last_batch = len(batch)
+        scheduled = 0
+        if batch:
+            slots = self.slot_list(now)
+            capacity = self._work_capacity(slots)
+            # Necessary condition, vectorised over the batch: n nodes whose longest free slot
+            # holds the task's volume (cuts only shrink slots, so the bound stays valid).
+            n = np.fromiter((job.n for job in batch), dtype=np.int64, count=len(batch))
+            volume = np.fromiter((job.volume for job in batch), dtype=float, count=len(batch))
+            fits = (n <= capacity.size) & (capacity[np.minimum(n, capacity.size) - 1] >= volume)
+            for job, ok in zip(batch, fits.tolist(), strict=True):
+                if ok:
+                    result = allocate_window(
+                        slots, job.request(), self.criterion_allocators[job.criterion]
+                    )
+                    if result.window is not None:
+                        slots = slots.cut(result.window)
+                        self._reserve(job, result.window)
+                        scheduled += 1
+                        continue
+                    job.last_reason = result.reason
+                else:
+                    job.last_reason = NO_LONG_SLOT
+                self.queue.append(job)
+        self.last_scheduled = scheduled
+        self.model.record_cycle()
+
+    def _work_capacity(self, slots: SlotList) -> np.ndarray:
+        """Per node, its longest free slot times its performance (work units), descending."""
+        longest = np.zeros(self.model.node_count)
+        np.maximum.at(longest, slots.node, slots.end - slots.start)
+        return np.sort(longest * self.model.node_performance)[::-1]
+
+    def _reserve(self, job: Job, window) -> None:
+        model = self.model
+        job.window = window
+        job.state = "scheduled"
+        job.start = window.start
+        # The job runs run_time on a reference-performance node; on node i it takes
+        # run_time * p_ref / p_i, and the job ends with its slowest task.
+        slowest = min(s.performance for s in window.slots)
+        job.finish = window.start + job.run_time * model.reference_performance / slowest
+        for s in window.slots:
+            owner = model.owner_of_node[s.node]
+            owner.reserve(s.node, s.start, s.end, job.job_id, s.price * (s.end - s.start))
+        self.running.append(job)
+        heapq.heappush(self._completions, (job.finish, job.job_id, job))
+        model.schedule_event(self.complete_due, at=job.finish)
+
+    def complete_due(self) -> None:
+        """Complete every job whose finish time has come and release the rest of its window."""
+        now = self.model.time
+        while self._completions and self._completions[0][0] <= now:
+            _, _, job = heapq.heappop(self._completions)
+            job.state = "completed"
+            self.completed += 1
+            self.running.remove(job)
+            for s in job.window.slots:
+                # Task on node i ends after run_time * p_ref / p_i, never past its slot.
+                task = job.run_time * self.model.reference_performance / s.performance
+                end = min(s.end, s.start + task)
+                self.model.owner_of_node[s.node].release(s.node, job.job_id, end)
+
+    def busy_nodes(self, now: float) -> int:
+        """Number of nodes running a VO job at ``now``."""
+        return sum(job.n for job in self.running if job.start <= now)

@@ -1,0 +1,77 @@
+"""UserAgent: a VO user with a budget rule and a preferred criterion who submits jobs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import mesa
+
+from vosim.market.workload import Job
+
+__all__ = ["UserAgent", "USER_CRITERIA"]
+
+#: Users' preferred criteria (VO Preferences §4: finish time, runtime or cost).
+USER_CRITERIA = ("finish", "runtime", "cost")
+
+
+class UserAgent(mesa.Agent):
+    """A VO user: submits its jobs at their submit times with a budget from its budget rule.
+
+    Budget rule: ``C = budget_factor * n * V * c_max`` where ``c_max`` is the dearest base cost
+    of one unit of work in the domain (``max_p base(p) / p``,
+    :meth:`~vosim.market.pricing.ExponentialPricing.dearest_cost_per_work`). A factor of 1.6 buys
+    the dearest nodes with the full 60 % markup; factors below 1 rely on cheaper nodes and
+    discounts (VO Preferences §4).
+
+    Parameters
+    ----------
+    model : VOModel
+        The model.
+    user_id : int
+        SWF user id (field 12) or synthetic id.
+    jobs : sequence of Job
+        This user's jobs, any order (sorted by submit time here).
+    budget_factor : float
+        Budget multiplier (> 0).
+    criterion : str
+        Preferred criterion, one of :data:`USER_CRITERIA`.
+    cost_per_work : float
+        ``c_max`` above, cost per (performance x time unit).
+    """
+
+    def __init__(
+        self,
+        model: mesa.Model,
+        user_id: int,
+        jobs: Sequence[Job],
+        budget_factor: float,
+        criterion: str,
+        cost_per_work: float,
+    ) -> None:
+        super().__init__(model)
+        self.user_id = user_id
+        self.budget_factor = budget_factor
+        self.criterion = criterion
+        self.cost_per_work = cost_per_work
+        self.jobs = sorted(jobs, key=lambda j: (j.submit_time, j.job_id))
+        self._next = 0
+        self.submitted = 0
+        if self.jobs:
+            model.schedule_event(self.submit_due, at=self.jobs[0].submit_time)
+
+    def budget_for(self, job: Job) -> float:
+        """Budget ``C`` of ``job`` under this user's budget rule (cost units)."""
+        return self.budget_factor * job.n * job.volume * self.cost_per_work
+
+    def submit_due(self) -> None:
+        """Submit every job whose submit time has come, then schedule the next submission."""
+        now = self.model.time
+        while self._next < len(self.jobs) and self.jobs[self._next].submit_time <= now:
+            job = self.jobs[self._next]
+            self._next += 1
+            job.budget = self.budget_for(job)
+            job.criterion = self.criterion
+            self.submitted += 1
+            self.model.metascheduler.submit(job)
+        if self._next < len(self.jobs):
+            self.model.schedule_event(self.submit_due, at=self.jobs[self._next].submit_time)

@@ -1,0 +1,1 @@
+"""Metrics, charts and reports computed from a run's job and cycle tables."""

@@ -1,0 +1,1 @@
+"""The world the agents act in: nodes, prices, slots, workloads. No Mesa imports here."""

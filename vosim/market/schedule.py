@@ -1,0 +1,115 @@
+"""Busy intervals of a set of nodes (local jobs and VO reservations) and their free slots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vosim.errors import SlotError
+from vosim.market.slots import SlotList, free_slots
+
+__all__ = ["NodeSchedule", "LOCAL"]
+
+#: Tag of local-job intervals (VO reservations carry the job id, >= 0).
+LOCAL = -1
+
+
+class NodeSchedule:
+    """Disjoint busy intervals ``[a, b)`` of some nodes, stored as numpy columns.
+
+    Parameters
+    ----------
+    nodes : sequence of int, length k
+        Node ids this schedule covers.
+    price, performance : sequences of float, length k
+        Price per time unit and performance of each node (copied into the slots).
+
+    Notes
+    -----
+    Adding is ``O(1)`` amortised (rows are buffered); building the slot list is vectorised,
+    ``O(r log r)`` for ``r`` intervals, which keeps a scheduling cycle cheap on long traces.
+
+    Examples
+    --------
+    >>> s = NodeSchedule([0, 1], [1.0, 2.0], [2.0, 4.0])
+    >>> s.add(0, 10.0, 20.0, LOCAL)
+    >>> [(x.node, x.start, x.end) for x in s.free_slots(0.0, 30.0)]
+    [(0, 0.0, 10.0), (1, 0.0, 30.0), (0, 20.0, 30.0)]
+    """
+
+    def __init__(self, nodes: Sequence[int], price: Sequence[float], performance: Sequence[float]):
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        if self.nodes.size == 0:
+            raise SlotError("a node schedule needs at least one node")
+        size = int(self.nodes.max()) + 1
+        self._price = np.zeros(size)
+        self._perf = np.ones(size)
+        self._price[self.nodes] = np.asarray(price, dtype=float)
+        self._perf[self.nodes] = np.asarray(performance, dtype=float)
+        self.node = np.empty(0, dtype=np.int64)
+        self.a = np.empty(0)
+        self.b = np.empty(0)
+        self.tag = np.empty(0, dtype=np.int64)
+        self._pending: list[tuple[int, float, float, int]] = []
+
+    def _flush(self) -> None:
+        if self._pending:
+            n, a, b, t = zip(*self._pending, strict=True)
+            self.node = np.concatenate([self.node, np.asarray(n, dtype=np.int64)])
+            self.a = np.concatenate([self.a, np.asarray(a, dtype=float)])
+            self.b = np.concatenate([self.b, np.asarray(b, dtype=float)])
+            self.tag = np.concatenate([self.tag, np.asarray(t, dtype=np.int64)])
+            self._pending.clear()
+
+    def add(self, node: int, a: float, b: float, tag: int) -> None:
+        """Mark ``[a, b)`` busy on ``node`` with ``tag`` (:data:`LOCAL` or a VO job id).
+
+        The caller guarantees the interval lies in free time (in a slot of this schedule).
+        """
+        if b > a:
+            self._pending.append((node, a, b, tag))
+
+    def shorten(self, tag: int, node: int, new_end: float) -> None:
+        """End the interval(s) of ``tag`` on ``node`` at ``new_end`` (dropped if empty)."""
+        self._flush()
+        hit = np.flatnonzero((self.tag == tag) & (self.node == node))
+        self.b[hit] = np.minimum(self.b[hit], new_end)
+        empty = hit[self.b[hit] <= self.a[hit]]
+        if empty.size:
+            self._drop(empty)
+
+    def _drop(self, rows: np.ndarray) -> None:
+        keep = np.ones(self.a.size, dtype=bool)
+        keep[rows] = False
+        self.node, self.a, self.b, self.tag = (
+            self.node[keep],
+            self.a[keep],
+            self.b[keep],
+            self.tag[keep],
+        )
+
+    def prune(self, now: float) -> None:
+        """Forget intervals that ended by ``now``."""
+        self._flush()
+        old = np.flatnonzero(self.b <= now)
+        if old.size:
+            self._drop(old)
+
+    def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """All busy intervals as arrays ``(node, a, b, tag)``, shape ``(r,)`` each."""
+        self._flush()
+        return self.node, self.a, self.b, self.tag
+
+    def free_slots(self, start: float, end: float) -> SlotList:
+        """The maximal free spans of every node inside ``[start, end)`` as a :class:`SlotList`.
+
+        Raises
+        ------
+        SlotError
+            ``end <= start``.
+        """
+        self._flush()
+        return free_slots(
+            self.nodes, self._price, self._perf, self.node, self.a, self.b, start, end
+        )

@@ -1,0 +1,198 @@
+"""Reader for the Standard Workload Format (SWF) of the Parallel Workloads Archive."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from vosim.errors import TraceFormatError
+
+__all__ = ["SWF_COLUMNS", "read_swf", "header_int"]
+
+#: The 18 SWF fields in file order, as DataFrame column names, with their units.
+#: Times are seconds, memory is KB per processor, ``-1`` (kept as ``-1``) means unknown.
+SWF_COLUMNS: dict[str, str] = {
+    "job_id": "job number (1-based in most logs)",
+    "submit_time": "submit time, s from the log start (header UnixStartTime)",
+    "wait_time": "wait time in the original system, s",
+    "run_time": "run time (wall clock), s",
+    "allocated_processors": "number of allocated processors",
+    "average_cpu_time": "average CPU time used per processor, s",
+    "used_memory": "used memory per processor, KB",
+    "requested_processors": "requested number of processors",
+    "requested_time": "requested run time (walltime limit), s",
+    "requested_memory": "requested memory per processor, KB",
+    "status": "1 completed, 0 failed, 5 cancelled (2-4: partial executions)",
+    "user_id": "user ID",
+    "group_id": "group ID",
+    "executable_id": "executable (application) number",
+    "queue_id": "queue number",
+    "partition_id": "partition number (a grid site in multi-site logs)",
+    "preceding_job_id": "preceding job number",
+    "think_time": "think time from the preceding job, s",
+}
+
+_INT_COLUMNS = [c for c in SWF_COLUMNS if c not in ("average_cpu_time", "used_memory")]
+_HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
+
+
+def _open_text(path: Path) -> str:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise TraceFormatError(str(path), None, "no such file") from None
+    except IsADirectoryError:
+        raise TraceFormatError(str(path), None, "is a directory, not an SWF file") from None
+    except (OSError, EOFError) as exc:  # bad gzip stream, permissions
+        raise TraceFormatError(str(path), None, f"cannot be read ({exc})") from None
+
+
+def _parse_header(lines: Iterable[str]) -> dict[str, str | list[str]]:
+    header: dict[str, str | list[str]] = {}
+    for line in lines:
+        m = _HEADER_RE.match(line)
+        if m is None:  # decorative lines (column titles, blank ';')
+            continue
+        key, value = m.groups()
+        if key in header:
+            old = header[key]
+            header[key] = [*old, value] if isinstance(old, list) else [old, value]
+        else:
+            header[key] = value
+    return header
+
+
+def header_int(header: dict[str, str | list[str]], key: str) -> int | None:
+    """Return an integer header field such as ``MaxNodes``, or ``None`` if absent or not a number.
+
+    Parameters
+    ----------
+    header : dict
+        ``read_swf(...).attrs["header"]``.
+    key : str
+        Header key without the colon, e.g. ``"MaxProcs"``.
+
+    Examples
+    --------
+    >>> header_int({"MaxNodes": "151"}, "MaxNodes")
+    151
+    >>> header_int({}, "MaxNodes") is None
+    True
+    """
+    value = header.get(key)
+    if isinstance(value, list):
+        value = value[0]
+    try:
+        return int(str(value).split()[0])
+    except (ValueError, IndexError):
+        return None
+
+
+def _find_bad_line(path: Path, numbers: list[tuple[int, str]]) -> TraceFormatError:
+    for lineno, line in numbers:
+        fields = line.split()
+        if len(fields) != 18:
+            return TraceFormatError(
+                str(path), lineno, f"expected 18 fields, found {len(fields)}: {line.strip()!r}"
+            )
+        for i, tok in enumerate(fields, start=1):
+            try:
+                value = float(tok)
+            except ValueError:
+                return TraceFormatError(
+                    str(path),
+                    lineno,
+                    f"field {i} ({list(SWF_COLUMNS)[i - 1]}) is not a number: {tok!r}",
+                )
+            if not np.isfinite(value):
+                return TraceFormatError(
+                    str(path),
+                    lineno,
+                    f"field {i} ({list(SWF_COLUMNS)[i - 1]}) is not finite: {tok!r}",
+                )
+    return TraceFormatError(str(path), None, "unparseable job lines")  # pragma: no cover
+
+
+def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
+    """Read an SWF trace (plain or ``.gz``) into a DataFrame, one row per job line.
+
+    Every line starting with ``;`` is header; ``Key: value`` header lines are collected into
+    ``df.attrs["header"]`` (a key that repeats, such as ``Queue`` or ``Partition``, maps to a list).
+    Blank lines are skipped. Every other line must hold 18 whitespace-separated numbers; fields
+    are parsed as floats (some logs write decimals) and stored as ``int64`` except
+    ``average_cpu_time`` and ``used_memory``, which stay ``float64``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The trace file. A ``.gz`` suffix is read through gzip.
+    max_jobs : int, optional
+        Read only the first ``max_jobs`` job lines (a prefix of the trace). Must be >= 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns are :data:`SWF_COLUMNS` in file order (times in seconds; ``-1`` = unknown).
+        ``df.attrs`` holds ``"header"`` (dict) and ``"path"`` (str).
+
+    Raises
+    ------
+    TraceFormatError
+        The file is missing or unreadable, holds no job line, or a job line has the wrong
+        number of fields or a non-numeric field; the message names the file and the line.
+    ValueError
+        ``max_jobs < 1``.
+
+    References
+    ----------
+    Feitelson, Tsafrir, Krakov, "Experience with using the Parallel Workloads Archive",
+    J. Parallel Distrib. Comput. 74(10), 2014; the SWF definition of the archive.
+
+    Examples
+    --------
+    >>> from vosim.data import trace_path
+    >>> df = read_swf(trace_path("NASA-iPSC-1993-3.1-cln"), max_jobs=3)
+    >>> df[["job_id", "submit_time", "run_time", "allocated_processors"]].to_numpy().tolist()
+    [[1, 0, 1451, 128], [2, 1460, 3726, 128], [3, 5198, 1067, 128]]
+    >>> df.attrs["header"]["MaxNodes"]
+    '128'
+    """
+    if max_jobs is not None and max_jobs < 1:
+        raise ValueError(f"max_jobs must be >= 1, got {max_jobs}")
+    path = Path(path)
+    text = _open_text(path)
+    header_lines: list[str] = []
+    job_lines: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        if stripped.startswith(";"):
+            header_lines.append(stripped)
+            continue
+        if max_jobs is not None and len(job_lines) >= max_jobs:
+            break
+        job_lines.append((lineno, line))
+    if not job_lines:
+        raise TraceFormatError(str(path), None, "holds no job line (is it an SWF file?)")
+    tokens = " ".join(line for _, line in job_lines).split()
+    if len(tokens) != 18 * len(job_lines):
+        raise _find_bad_line(path, job_lines)
+    try:
+        values = np.array(tokens, dtype=np.float64).reshape(len(job_lines), 18)
+    except ValueError:
+        raise _find_bad_line(path, job_lines) from None
+    if not np.isfinite(values).all():
+        raise _find_bad_line(path, job_lines)
+    df = pd.DataFrame(values, columns=list(SWF_COLUMNS))
+    df[_INT_COLUMNS] = df[_INT_COLUMNS].round().astype(np.int64)
+    df.attrs["header"] = _parse_header(header_lines)
+    df.attrs["path"] = str(path)
+    return df

@@ -1,0 +1,252 @@
+"""Jobs of the VO: trace jobs mapped to resource requests, and owners' local job flows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vosim.allocators.base import ResourceRequest, Window
+from vosim.errors import ParameterError
+
+__all__ = ["Job", "JOB_STATES", "jobs_from_trace", "HypergeometricLocalLoad"]
+
+#: Terminal states of a job; every job read ends in exactly one of them.
+JOB_STATES = ("completed", "rejected", "unfinished")
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    """A VO job: a parallel resource request of one user, and what became of it.
+
+    Parameters
+    ----------
+    job_id : int
+        Job number from the trace (SWF field 1).
+    user : int
+        User id (SWF field 12).
+    submit_time : float
+        Submission time, model time units (seconds for traces).
+    n : int
+        Node count of the resource request (0 if the trace gives no processor count).
+    requested_time : float
+        Reservation time ``T`` on a node of the reference performance, model time units.
+    run_time : float
+        Actual run time on a node of the reference performance, ``<= requested_time``.
+    volume : float
+        Computation volume ``V = requested_time * reference_performance``.
+    requested_processors : int
+        Processors the trace job asked for (field 8, else field 5).
+    reason : str
+        Why the job cannot run at all (set at mapping time), else empty.
+
+    Notes
+    -----
+    Life cycle: ``pending`` (not yet submitted) -> ``waiting`` (in the metascheduler's queue)
+    -> ``scheduled`` (a window is reserved) -> ``completed``; or ``rejected`` with a reason;
+    jobs not completed at the run's horizon end ``unfinished``.
+    """
+
+    job_id: int
+    user: int
+    submit_time: float
+    n: int
+    requested_time: float
+    run_time: float
+    volume: float
+    requested_processors: int
+    reason: str = ""
+    budget: float = math.nan
+    criterion: str = ""
+    state: str = "pending"
+    window: Window | None = None
+    start: float = math.nan
+    finish: float = math.nan
+    last_reason: str = ""
+
+    def request(self) -> ResourceRequest:
+        """The job's :class:`ResourceRequest` (volume ``V``, node count ``n``, budget ``C``)."""
+        return ResourceRequest(n=self.n, volume=self.volume, budget=self.budget)
+
+
+def jobs_from_trace(
+    trace: pd.DataFrame,
+    *,
+    domain_nodes: int,
+    max_procs: int,
+    reference_performance: float,
+    max_performance: float,
+    scheduling_interval: float,
+) -> list[Job]:
+    """Map SWF job rows to VO jobs (resource requests), documenting every unusable job.
+
+    The mapping, per row:
+
+    * processors ``p`` = requested processors (field 8), else allocated (field 5);
+    * node count ``n = ceil(p * domain_nodes / max_procs)`` (the trace machine's processors are
+      spread evenly over the simulated domain's nodes);
+    * reservation time ``T`` = requested time (field 9), else the run time (field 4); it is the
+      time on a node of ``reference_performance``, so ``V = T * reference_performance`` and node
+      ``i`` needs ``T_i = V / performance_i``;
+    * actual run time = ``min(run time, T)`` (a job is killed at the end of its reservation, as
+      a batch system kills it at its walltime); unknown (-1) run time counts as ``T``.
+
+    A job is marked with a ``reason`` (later *rejected*) when ``p`` is unknown, ``T`` is
+    unknown or zero, ``n`` exceeds the domain, or ``T_i`` exceeds the scheduling interval even
+    on the fastest node.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        Rows as returned by :func:`vosim.market.swf.read_swf`.
+    domain_nodes : int
+        Nodes ``N`` of the simulated domain (>= 1).
+    max_procs : int
+        Processors of the traced machine (header ``MaxProcs``, >= 1).
+    reference_performance : float
+        Performance at which the trace's times hold (> 0).
+    max_performance : float
+        Performance of the fastest node in the domain (> 0).
+    scheduling_interval : float
+        Length ``L`` of the metascheduler's scheduling interval, model time units (> 0).
+
+    Returns
+    -------
+    list of Job
+        One per row, in trace order, state ``pending``.
+
+    Raises
+    ------
+    ParameterError
+        A non-positive size or performance.
+    """
+    for name, value in [
+        ("domain_nodes", domain_nodes),
+        ("max_procs", max_procs),
+        ("reference_performance", reference_performance),
+        ("max_performance", max_performance),
+        ("scheduling_interval", scheduling_interval),
+    ]:
+        if not value > 0:
+            raise ParameterError(f"{name} must be > 0, got {value}")
+    req_p = trace["requested_processors"].to_numpy()
+    procs = np.where(req_p > 0, req_p, trace["allocated_processors"].to_numpy())
+    nodes = np.ceil(np.maximum(procs, 0) * domain_nodes / max_procs).astype(np.int64)
+    req_t = trace["requested_time"].to_numpy(dtype=float)
+    run_t = trace["run_time"].to_numpy(dtype=float)
+    t_res = np.where(req_t > 0, req_t, run_t)
+    actual = np.where(run_t >= 0, np.minimum(run_t, t_res), t_res)
+    longest = t_res * reference_performance / max_performance
+    jobs = []
+    cols = zip(
+        trace["job_id"].to_numpy(),
+        trace["user_id"].to_numpy(),
+        trace["submit_time"].to_numpy(dtype=float),
+        procs,
+        nodes,
+        t_res,
+        actual,
+        longest,
+        strict=True,
+    )
+    for job_id, user, submit, p, n, t, a, tmin in cols:
+        if p <= 0:
+            reason = "unusable request: the trace gives no processor count"
+        elif t <= 0:
+            reason = "unusable runtime: neither requested nor actual runtime is known and > 0"
+        elif n > domain_nodes:
+            reason = f"needs {n} nodes, more than the domain's {domain_nodes}"
+        elif tmin > scheduling_interval:
+            reason = (
+                f"reservation time {tmin:g} on the fastest node exceeds the scheduling "
+                f"interval L={scheduling_interval:g}"
+            )
+        else:
+            reason = ""
+        jobs.append(
+            Job(
+                job_id=int(job_id),
+                user=int(user),
+                submit_time=float(max(submit, 0.0)),
+                n=int(n),
+                requested_time=float(t),
+                run_time=float(a),
+                volume=float(t * reference_performance),
+                requested_processors=int(p),
+                reason=reason,
+            )
+        )
+    return jobs
+
+
+@dataclass(frozen=True, slots=True)
+class HypergeometricLocalLoad:
+    """Owners' local job flow: per node and period, a hypergeometric share of busy time.
+
+    In each period of length ``period`` every node gets a load fraction
+    ``lo + (hi - lo) * X / draws`` with ``X ~ Hypergeometric(good, bad, draws)`` (so the
+    fraction lies in ``[lo, hi]``, centred between them), occupied by 1–3 local jobs of equal
+    length placed at random, non-overlapping positions.
+
+    Parameters
+    ----------
+    low, high : float
+        Load fraction bounds in [0, 1), ``low <= high``. Default 0.10 and 0.50 (AEP §3.1).
+    period : float
+        Length of the period the fraction applies to, model time units (> 0).
+    good, bad, draws : int
+        Hypergeometric parameters (defaults 20, 20, 20).
+
+    Raises
+    ------
+    ParameterError
+        Bounds outside [0, 1) or out of order, or a non-positive period.
+
+    References
+    ----------
+    AEP §3.1: "the level of the resource initial load with the local and high priority tasks at
+    the scheduling interval [0; 600] was generated by the hyper-geometric distribution in the
+    range from 10% to 50%"; VO Preferences §4 uses 5–10 %. The paper gives no hypergeometric
+    parameters or job count; those above are vosim's.
+
+    Examples
+    --------
+    >>> load = HypergeometricLocalLoad(0.1, 0.5, period=600.0)
+    >>> jobs = load.generate(0.0, np.random.default_rng(3))
+    >>> share = sum(b - a for a, b in jobs) / 600.0
+    >>> 0.1 <= share <= 0.5
+    True
+    """
+
+    low: float = 0.10
+    high: float = 0.50
+    period: float = 600.0
+    good: int = 20
+    bad: int = 20
+    draws: int = 20
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.low <= self.high < 1):
+            raise ParameterError(
+                f"local load must satisfy 0 <= low <= high < 1, got ({self.low}, {self.high})"
+            )
+        if not self.period > 0:
+            raise ParameterError(f"local load period must be > 0, got {self.period}")
+
+    def generate(self, start: float, rng: np.random.Generator) -> list[tuple[float, float]]:
+        """Local jobs ``(a, b)`` of one node in the period ``[start, start + period)``, sorted."""
+        x = rng.hypergeometric(self.good, self.bad, self.draws)
+        busy = (self.low + (self.high - self.low) * x / self.draws) * self.period
+        count = int(rng.integers(1, 4))
+        if busy <= 0:
+            return []
+        gaps = rng.dirichlet(np.ones(count + 1)) * (self.period - busy)
+        length = busy / count
+        out, t = [], start
+        for k in range(count):
+            t += gaps[k]
+            out.append((float(t), float(t + length)))
+            t += length
+        return out

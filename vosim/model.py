@@ -1,0 +1,312 @@
+"""VOModel: users, resource owners and the metascheduler of a virtual organization (Mesa)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import mesa
+import numpy as np
+import pandas as pd
+
+from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
+from vosim.agents.user import USER_CRITERIA
+from vosim.allocators.base import criteria
+from vosim.data import DEFAULT_TRACE, trace_path
+from vosim.errors import ParameterError, UnknownAllocatorError
+from vosim.market.nodes import generate_nodes
+from vosim.market.pricing import ExponentialPricing
+from vosim.market.swf import header_int, read_swf
+from vosim.market.workload import HypergeometricLocalLoad, Job, jobs_from_trace
+
+__all__ = ["VOModel"]
+
+#: Fallback domain size when a trace header names neither MaxNodes nor MaxProcs.
+_DEFAULT_NODES = 100
+
+
+class VOModel(mesa.Model):
+    """A VO that co-allocates windows of concurrent slots for the jobs of a real trace.
+
+    Time is event driven (Mesa's event list): each user submits its jobs at their submit
+    times, the metascheduler runs a scheduling cycle every ``cycle_period`` time units, and job
+    completions are events at their finish times; nothing happens between events, so a trace
+    spanning months runs in seconds. One model time unit is one second of the trace.
+
+    Parameters
+    ----------
+    trace : str, Path or pandas.DataFrame
+        A bundled trace name (see :data:`vosim.data.TRACES`), an SWF path (plain or ``.gz``),
+        or a DataFrame from :func:`~vosim.market.swf.read_swf`. Default UniLu-Gaia-2014-2.
+    jobs : int or None
+        Use the first ``jobs`` jobs of the trace (>= 1); ``None`` for all.
+    nodes : int or None
+        Nodes ``N`` of the simulated domain; ``None`` takes the trace header's ``MaxNodes``
+        (else ``MaxProcs``, else 100).
+    owners : int
+        Resource owners sharing the nodes in contiguous blocks (1 <= owners <= N).
+    cycle_period : float
+        Time between scheduling cycles, model time units (> 0). Default 300 s: UniLu-Gaia's
+        median inter-arrival time is 11 s and its mean 148 s, so a cycle batches a few jobs on
+        average while adding at most 5 minutes to any wait, small beside the trace's
+        requested times (median 3 days); it also keeps a 3-month trace under 26,000 cycles.
+    scheduling_interval : float
+        Length ``L`` of the interval the slot list covers, model time units. Default 7 days:
+        longer than 99.8 % of UniLu-Gaia's requested times; longer jobs are rejected.
+    reference_performance : float
+        Node performance at which trace run times hold (default 6, the middle of [2, 10]).
+    budget_range : (float, float)
+        Each user's budget factor is uniform in this range (see :class:`UserAgent`).
+    local_load : (float, float) or None
+        Bounds of the owners' hypergeometric local load as fractions of each period ``L``
+        (default (0.10, 0.50), AEP §3.1); ``None`` for dedicated nodes.
+    criterion_allocators : dict or None
+        User criterion -> registered window criterion
+        (default :data:`~vosim.agents.metascheduler.DEFAULT_CRITERION_ALLOCATORS`).
+    horizon : float or None
+        End of the run, model time units; ``None`` is the last submission plus ``L``.
+        Jobs not completed by then end ``unfinished``.
+    rng : int, numpy.random.Generator or None
+        Seed; the same seed gives identical job records.
+
+    Raises
+    ------
+    ParameterError
+        A parameter outside its range (the message names it).
+    TraceFormatError
+        The trace cannot be read.
+    UnknownAllocatorError
+        ``criterion_allocators`` names an unregistered criterion.
+
+    References
+    ----------
+    VO Preferences §2 (cyclic scheduling scheme) and §4 (domain, prices, budgets); AEP §2–3.
+
+    Examples
+    --------
+    >>> m = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=50, rng=1)
+    >>> m.run()
+    >>> counts = m.job_frame()["state"].value_counts()
+    >>> int(counts.sum())
+    50
+    """
+
+    def __init__(
+        self,
+        trace: str | Path | pd.DataFrame = DEFAULT_TRACE,
+        jobs: int | None = 2000,
+        nodes: int | None = None,
+        owners: int = 10,
+        cycle_period: float = 300.0,
+        scheduling_interval: float = 7 * 86400.0,
+        reference_performance: float = 6.0,
+        budget_range: tuple[float, float] = (0.7, 1.6),
+        local_load: tuple[float, float] | None = (0.10, 0.50),
+        criterion_allocators: dict[str, str] | None = None,
+        horizon: float | None = None,
+        rng: int | np.random.Generator | None = None,
+    ) -> None:
+        super().__init__(rng=rng)
+        # Time here jumps from event to event. Mesa 3.5 also schedules a default step every
+        # 1.0 time unit, which would fire millions of empty steps over a trace of seconds;
+        # stop it as Mesa's own event-driven simulator (mesa.experimental.devs) does.
+        self._default_schedule.stop()
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+            raise ParameterError(f"jobs must be an integer >= 1 or None, got {jobs!r}")
+        if not cycle_period > 0:
+            raise ParameterError(f"cycle_period must be > 0, got {cycle_period}")
+        if not scheduling_interval > 0:
+            raise ParameterError(f"scheduling_interval must be > 0, got {scheduling_interval}")
+        if not 2 <= reference_performance <= 10:
+            raise ParameterError(
+                f"reference_performance must be in [2, 10], got {reference_performance}"
+            )
+        lo, hi = budget_range
+        if not 0 < lo <= hi:
+            raise ParameterError(f"budget_range must satisfy 0 < low <= high, got {budget_range}")
+        mapping = criterion_allocators or None
+        if mapping is not None:
+            for user_criterion, name in mapping.items():
+                if user_criterion not in USER_CRITERIA:
+                    raise ParameterError(
+                        f"criterion_allocators key {user_criterion!r} is not a user criterion "
+                        f"({', '.join(USER_CRITERIA)})"
+                    )
+                if name not in criteria():
+                    raise UnknownAllocatorError(
+                        f"unknown criterion {name!r} for {user_criterion!r}; registered: "
+                        f"{', '.join(criteria())}"
+                    )
+
+        frame = trace if isinstance(trace, pd.DataFrame) else read_swf(trace_path(str(trace)), jobs)
+        if jobs is not None:
+            frame = frame.iloc[:jobs]
+        header = frame.attrs.get("header", {})
+        self.trace_name = (
+            str(trace) if not isinstance(trace, pd.DataFrame) else frame.attrs.get("path", "")
+        )
+        max_procs = header_int(header, "MaxProcs")
+        if nodes is None:
+            nodes = header_int(header, "MaxNodes") or max_procs or _DEFAULT_NODES
+        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
+            raise ParameterError(f"nodes must be an integer >= 1, got {nodes!r}")
+        if max_procs is None:
+            procs = frame[["requested_processors", "allocated_processors"]].max(axis=1)
+            max_procs = max(int(procs.max()), nodes)
+        if isinstance(owners, bool) or not isinstance(owners, int) or not 1 <= owners <= nodes:
+            raise ParameterError(f"owners must be an integer in [1, nodes={nodes}], got {owners!r}")
+
+        self.cycle_period = float(cycle_period)
+        self.scheduling_interval = float(scheduling_interval)
+        self.reference_performance = float(reference_performance)
+        self.pricing = ExponentialPricing()
+        performance_range = (2, 10)
+        self.nodes = generate_nodes(
+            nodes, owners, self.rng, performance_range=performance_range, pricing=self.pricing
+        )
+        self.node_count = nodes
+        self.node_ids = np.arange(nodes)
+        self.node_price = np.array([n.price for n in self.nodes])
+        self.node_performance = np.array([n.performance for n in self.nodes])
+
+        load = None
+        if local_load is not None:
+            load = HypergeometricLocalLoad(
+                local_load[0], local_load[1], period=self.scheduling_interval
+            )
+        by_owner: dict[int, list] = defaultdict(list)
+        for node in self.nodes:
+            by_owner[node.owner].append(node)
+        self.owners = [ResourceOwnerAgent(self, k, by_owner[k], load) for k in range(owners)]
+        self.owner_of_node = [self.owners[n.owner] for n in self.nodes]
+
+        self.jobs: list[Job] = jobs_from_trace(
+            frame,
+            domain_nodes=nodes,
+            max_procs=max_procs,
+            reference_performance=self.reference_performance,
+            max_performance=float(self.node_performance.max()),
+            scheduling_interval=self.scheduling_interval,
+        )
+        self.metascheduler = MetaschedulerAgent(self, self.scheduling_interval, mapping)
+
+        cost_per_work = self.pricing.dearest_cost_per_work(performance_range)
+        by_user: dict[int, list[Job]] = defaultdict(list)
+        for job in self.jobs:
+            by_user[job.user].append(job)
+        user_ids = sorted(by_user)
+        factors = self.rng.uniform(lo, hi, size=len(user_ids))
+        picks = self.rng.integers(0, len(USER_CRITERIA), size=len(user_ids))
+        self.users = [
+            UserAgent(self, uid, by_user[uid], float(f), USER_CRITERIA[int(c)], cost_per_work)
+            for uid, f, c in zip(user_ids, factors, picks, strict=True)
+        ]
+
+        last_submit = max((j.submit_time for j in self.jobs), default=0.0)
+        self.horizon = (
+            float(horizon) if horizon is not None else last_submit + self.scheduling_interval
+        )
+        if not self.horizon > 0:
+            raise ParameterError(f"horizon must be > 0, got {self.horizon}")
+        self.schedule_recurring(
+            self.metascheduler.cycle, mesa.time.Schedule(interval=self.cycle_period, start=0.0)
+        )
+        # Per-cycle records, collected by the metascheduler at the end of each cycle.
+        self.cycle_time = 0.0
+        self.datacollector = mesa.DataCollector(
+            model_reporters={
+                "time": "cycle_time",
+                "batch_size": "cycle_batch",
+                "jobs_scheduled": "cycle_scheduled",
+                "queue_length": "queue_length",
+                "running_jobs": "running_jobs",
+                "utilization": "utilization",
+                "revenue": "revenue",
+                "completed": "completed",
+            }
+        )
+
+    # -- reporters ---------------------------------------------------------------------------
+    @property
+    def cycle_batch(self) -> int:
+        """Jobs in the batch of the last cycle."""
+        return self.metascheduler.last_batch
+
+    @property
+    def cycle_scheduled(self) -> int:
+        """Jobs given a window in the last cycle."""
+        return self.metascheduler.last_scheduled
+
+    @property
+    def queue_length(self) -> int:
+        """Jobs waiting for a window."""
+        return len(self.metascheduler.queue)
+
+    @property
+    def running_jobs(self) -> int:
+        """Jobs scheduled and not yet completed (running or reserved ahead)."""
+        return len(self.metascheduler.running)
+
+    @property
+    def utilization(self) -> float:
+        """Share of the domain's nodes running a VO job now, in [0, 1]."""
+        return self.metascheduler.busy_nodes(self.time) / self.node_count
+
+    @property
+    def revenue(self) -> float:
+        """Owners' total revenue so far, cost units."""
+        return float(sum(o.revenue for o in self.owners))
+
+    @property
+    def completed(self) -> int:
+        """Jobs completed so far."""
+        return self.metascheduler.completed
+
+    @property
+    def done(self) -> bool:
+        """``True`` when every job is completed or rejected."""
+        ms = self.metascheduler
+        return ms.completed + ms.rejected == len(self.jobs)
+
+    def record_cycle(self) -> None:
+        """Collect one row of per-cycle data (called by the metascheduler)."""
+        self.cycle_time = float(self.time)
+        self.datacollector.collect(self)
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, progress=None, chunks: int = 200) -> None:
+        """Run to the horizon (or until every job is done), in ``chunks`` slices of time.
+
+        Parameters
+        ----------
+        progress : callable, optional
+            Called after each slice with ``(jobs_done, jobs_total)``.
+        chunks : int
+            Number of time slices (>= 1) the run is split into for progress reports.
+        """
+        step = max(self.horizon / max(chunks, 1), self.cycle_period)
+        while self.time < self.horizon and not self.done:
+            self.run_until(min(self.horizon, self.time + step))
+            if progress is not None:
+                ms = self.metascheduler
+                progress(ms.completed + ms.rejected, len(self.jobs))
+        self.finish()
+
+    def finish(self) -> None:
+        """Mark every job not completed or rejected as ``unfinished`` (end of the run)."""
+        for job in self.jobs:
+            if job.state not in ("completed", "rejected"):
+                if not job.reason:
+                    job.reason = job.last_reason or f"still {job.state} at the horizon"
+                job.state = "unfinished"
+
+    # -- results -----------------------------------------------------------------------------
+    def job_frame(self) -> pd.DataFrame:
+        """One row per job read; see :func:`vosim.analysis.metrics.job_table`."""
+        from vosim.analysis.metrics import job_table
+
+        return job_table(self.jobs, self.owner_of_node)
+
+    def cycle_frame(self) -> pd.DataFrame:
+        """One row per scheduling cycle (time, batch, scheduled, queue, utilization, revenue)."""
+        return self.datacollector.get_model_vars_dataframe().reset_index(drop=True)
