@@ -154,8 +154,9 @@ class MetaschedulerAgent(mesa.Agent):
         job.start = window.start
         # The job runs run_time on a reference-performance node; on node i it takes
         # run_time * p_ref / p_i, and the job ends with its slowest task.
-        slowest = min(s.performance for s in window.slots)
-        job.finish = window.start + job.run_time * model.reference_performance / slowest
+        work = job.run_time * model.reference_performance
+        job.task_ends = tuple(window.start + work / s.performance for s in window.slots)
+        job.finish = max(job.task_ends)
         for s in window.slots:
             owner = model.owner_of_node[s.node]
             owner.reserve(s.node, s.start, s.end, job.job_id, s.price * (s.end - s.start))
@@ -171,12 +172,12 @@ class MetaschedulerAgent(mesa.Agent):
             job.state = "completed"
             self.completed += 1
             self.running.remove(job)
-            for s in job.window.slots:
+            for s, end in zip(job.window.slots, job.task_ends, strict=True):
                 # Task on node i ends after run_time * p_ref / p_i, never past its slot.
-                task = job.run_time * self.model.reference_performance / s.performance
-                end = min(s.end, s.start + task)
-                self.model.owner_of_node[s.node].release(s.node, job.job_id, end)
+                self.model.owner_of_node[s.node].release(s.node, job.job_id, min(s.end, end))
 
     def busy_nodes(self, now: float) -> int:
-        """Number of nodes running a VO job at ``now``."""
-        return sum(job.n for job in self.running if job.start <= now)
+        """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier)."""
+        return sum(
+            1 for job in self.running if job.start <= now for end in job.task_ends if now < end
+        )

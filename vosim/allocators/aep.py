@@ -142,7 +142,8 @@ def amp(slots: SlotList, request: ResourceRequest) -> Allocation:
         return Allocation(None, scan, "amp", {"slots": len(slots)})
     limit = request.budget * (1 + BUDGET_RTOL)
     for k0, k1 in _chunks(scan):
-        hit = np.flatnonzero(_row_sums(scan, request.n, k0, k1) <= limit)
+        sums = _row_sums(scan, request.n, k0, k1)
+        hit = np.flatnonzero(np.isfinite(sums) & (sums <= limit))
         if hit.size:
             t = scan.candidates[k0 + int(hit[0])]
             stats = {"slots": len(slots), "candidates": k0 + int(hit[0]) + 1}
@@ -194,7 +195,7 @@ def min_cost(slots: SlotList, request: ResourceRequest) -> Allocation:
         if sums[j] < best:
             best, best_k = float(sums[j]), k0 + j
     stats = {"slots": len(slots), "candidates": int(scan.candidates.size)}
-    if best_k < 0 or best > request.budget * (1 + BUDGET_RTOL):
+    if not np.isfinite(best) or best > request.budget * (1 + BUDGET_RTOL):
         reason = (
             f"no {request.n} concurrent slots within budget C={request.budget:g} in the interval"
         )

@@ -29,6 +29,7 @@ JOB_COLUMNS: dict[str, str] = {
     "criterion": "user criterion (finish, runtime, cost)",
     "requested_processors": "processors asked for in the trace",
     "window_runtime": "reserved window runtime max_i T_i, s",
+    "node_time": "node-seconds the job's tasks used (sum over its nodes; NaN unless completed)",
     "cost": "window cost sum_i price_i T_i, cost units",
     "budget": "budget C, cost units",
     "state": "completed, rejected or unfinished",
@@ -89,6 +90,7 @@ def job_table(jobs: Sequence[Job], owner_of_node: Sequence) -> pd.DataFrame:
                 job.criterion,
                 job.requested_processors,
                 w.runtime if w is not None else np.nan,
+                sum(e - start for e in job.task_ends) if completed else np.nan,
                 w.cost if w is not None else np.nan,
                 job.budget,
                 job.state,
@@ -132,9 +134,9 @@ def bounded_slowdown(wait: np.ndarray, run: np.ndarray, tau: float = 10.0) -> np
 def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -> dict:
     """Summarise a run: job counts by state, mean wait, bounded slowdown, utilization, revenue.
 
-    Utilization is the VO's node-time of completed jobs (``n x execution_time``, an upper bound
-    on heterogeneous nodes where faster tasks end earlier) over ``node_count`` times the span
-    from the first submission to the last completion, in [0, 1].
+    Utilization is the node time used by completed jobs' tasks (column ``node_time``; tasks on
+    faster nodes end earlier) over ``node_count`` times the span from the first submission to
+    the last completion, in [0, 1].
 
     Parameters
     ----------
@@ -154,7 +156,7 @@ def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -
     counts = {s: int((jobs["state"] == s).sum()) for s in JOB_STATES}
     if len(done):
         span = float(done["finish_time"].max() - jobs["submission_time"].min())
-        work = float((done["requested_number_of_resources"] * done["execution_time"]).sum())
+        work = float(done["node_time"].sum())
         util = work / (node_count * span) if span > 0 else 0.0
         wait = float(done["waiting_time"].mean())
         bsld = float(bounded_slowdown(done["waiting_time"], done["execution_time"]).mean())

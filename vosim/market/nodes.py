@@ -80,7 +80,7 @@ def generate_nodes(
     --------
     >>> nodes = generate_nodes(5, 2, np.random.default_rng(1))
     >>> [n.owner for n in nodes]
-    [0, 0, 0, 1, 1]
+    [0, 0, 1, 1, 1]
     >>> all(2 <= n.performance <= 10 for n in nodes)
     True
     """

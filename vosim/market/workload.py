@@ -64,6 +64,7 @@ class Job:
     window: Window | None = None
     start: float = math.nan
     finish: float = math.nan
+    task_ends: tuple[float, ...] = ()
     last_reason: str = ""
 
     def request(self) -> ResourceRequest:

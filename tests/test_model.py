@@ -1,0 +1,161 @@
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim import ParameterError, TraceFormatError, UnknownAllocatorError, VOModel
+from vosim.analysis.metrics import JOB_COLUMNS
+from vosim.market.swf import read_swf
+
+NASA = "NASA-iPSC-1993-3.1-cln"
+
+
+@pytest.fixture(scope="module")
+def nasa_run():
+    model = VOModel(trace=NASA, jobs=300, rng=7)
+    model.run()
+    return model
+
+
+def test_every_job_ends_in_exactly_one_state(nasa_run):
+    jobs = nasa_run.job_frame()
+    assert len(jobs) == 300
+    assert set(jobs["state"].unique()) <= {"completed", "rejected", "unfinished"}
+    assert jobs["state"].notna().all()
+    assert jobs["job_id"].is_unique
+    # rejected and unfinished jobs say why
+    assert (jobs.loc[jobs["state"] != "completed", "reason"].str.len() > 0).all()
+    assert (jobs.loc[jobs["state"] == "completed", "reason"] == "").all()
+    assert list(jobs.columns) == list(JOB_COLUMNS)
+
+
+def test_completed_jobs_respect_budget_and_time(nasa_run):
+    jobs = nasa_run.job_frame()
+    done = jobs[jobs["state"] == "completed"]
+    assert len(done) > 100
+    assert (done["cost"] <= done["budget"] * (1 + 1e-9)).all()
+    assert (done["starting_time"] >= done["submission_time"]).all()
+    assert (done["finish_time"] >= done["starting_time"]).all()
+    assert (done["execution_time"] <= done["window_runtime"] + 1e-6).all()
+    assert np.allclose(done["waiting_time"], done["starting_time"] - done["submission_time"])
+
+
+def test_no_node_runs_two_vo_tasks_at_once(nasa_run):
+    spans = {}
+    for job in nasa_run.jobs:
+        if job.window is None:
+            continue
+        assert len(set(job.window.nodes)) == job.n
+        for s, end in zip(job.window.slots, job.task_ends, strict=True):
+            assert s.start <= end <= s.end + 1e-9  # a task never outlives its slot
+            spans.setdefault(s.node, []).append((s.start, end))
+    for intervals in spans.values():
+        intervals.sort()
+        for (_, b0), (a1, _) in itertools.pairwise(intervals):
+            assert a1 >= b0 - 1e-9
+
+
+def test_same_seed_same_records_different_seed_differs():
+    a = VOModel(trace=NASA, jobs=150, rng=3)
+    a.run()
+    b = VOModel(trace=NASA, jobs=150, rng=3)
+    b.run()
+    pd.testing.assert_frame_equal(a.job_frame(), b.job_frame())
+    pd.testing.assert_frame_equal(a.cycle_frame(), b.cycle_frame())
+    c = VOModel(trace=NASA, jobs=150, rng=4)
+    c.run()
+    assert not a.job_frame()["cost"].equals(c.job_frame()["cost"])
+
+
+def test_cycles_table_is_one_row_per_cycle(nasa_run):
+    cycles = nasa_run.cycle_frame()
+    assert len(cycles) == nasa_run.metascheduler.cycles
+    assert cycles["time"].is_monotonic_increasing
+    assert np.allclose(np.diff(cycles["time"]), nasa_run.cycle_period)
+    assert cycles["utilization"].between(0, 1).all()
+    assert cycles["utilization"].max() > 0
+    assert cycles["revenue"].is_monotonic_increasing
+
+
+def test_revenue_equals_cost_of_reserved_windows(nasa_run):
+    jobs = nasa_run.job_frame()
+    total = jobs["cost"].sum()  # NaN for never-scheduled jobs is skipped
+    assert sum(o.revenue for o in nasa_run.owners) == pytest.approx(total, rel=1e-9)
+
+
+def test_unusable_jobs_are_rejected_with_reason(tmp_path):
+    lines = [
+        "; MaxNodes: 4",
+        "; MaxProcs: 4",
+        "1 0 -1 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1",  # fine
+        "2 5 -1 100 -1 -1 -1 -1 200 -1 1 1 1 -1 -1 -1 -1 -1",  # no processor count
+        "3 6 -1 -1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1",  # no runtime at all
+        "4 7 -1 100 8 -1 -1 8 200 -1 1 2 1 -1 -1 -1 -1 -1",  # more nodes than the domain
+        "5 8 -1 100 1 -1 -1 1 99999999 -1 1 2 1 -1 -1 -1 -1 -1",  # longer than L
+    ]
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(lines) + "\n")
+    model = VOModel(trace=str(path), jobs=None, owners=2, local_load=None, rng=1)
+    model.run()
+    jobs = model.job_frame().set_index("job_id")
+    assert jobs.loc[1, "state"] == "completed"
+    assert "processor" in jobs.loc[2, "reason"]
+    assert "runtime" in jobs.loc[3, "reason"]
+    assert "more than the domain" in jobs.loc[4, "reason"]
+    assert "scheduling interval" in jobs.loc[5, "reason"]
+    assert (jobs.loc[[2, 3, 4, 5], "state"] == "rejected").all()
+
+
+def test_budget_below_any_window_is_rejected():
+    frame = read_swf_frame([(1, 0, 100, 2, 200)])
+    model = VOModel(
+        trace=frame, jobs=None, owners=1, local_load=None, budget_range=(1e-6, 1e-6), rng=1
+    )
+    model.run()
+    row = model.job_frame().iloc[0]
+    assert row["state"] == "rejected"
+    assert "budget" in row["reason"]
+
+
+def read_swf_frame(rows):
+    """A tiny SWF frame: (job, submit, run, procs, requested time)."""
+    import tempfile
+    from pathlib import Path
+
+    text = "; MaxNodes: 4\n; MaxProcs: 4\n" + "".join(
+        f"{j} {s} -1 {r} {p} -1 -1 {p} {t} -1 1 1 1 -1 -1 -1 -1 -1\n" for j, s, r, p, t in rows
+    )
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "x.swf"
+        path.write_text(text)
+        return read_swf(path)
+
+
+def test_run_time_capped_at_reservation_and_faster_nodes_finish_sooner():
+    frame = read_swf_frame([(1, 0, 500, 1, 100)])  # ran longer than requested
+    model = VOModel(trace=frame, jobs=None, owners=1, local_load=None, rng=2)
+    model.run()
+    job = model.jobs[0]
+    assert job.state == "completed"
+    perf = job.window.slots[0].performance
+    assert job.finish - job.start == pytest.approx(100 * 6.0 / perf)
+
+
+def test_bad_parameters_name_the_value():
+    with pytest.raises(ParameterError, match="jobs"):
+        VOModel(trace=NASA, jobs=0)
+    with pytest.raises(ParameterError, match="owners"):
+        VOModel(trace=NASA, jobs=10, owners=1000)
+    with pytest.raises(ParameterError, match="cycle_period"):
+        VOModel(trace=NASA, jobs=10, cycle_period=0)
+    with pytest.raises(UnknownAllocatorError, match="nope"):
+        VOModel(trace=NASA, jobs=10, criterion_allocators={"cost": "nope"})
+    with pytest.raises(TraceFormatError, match="no such file"):
+        VOModel(trace="/no/such/trace.swf")
+
+
+def test_default_step_schedule_is_off():
+    model = VOModel(trace=NASA, jobs=20, rng=1)
+    model.run_until(10_000)
+    assert model.steps == 0  # time moved by events only

@@ -1,0 +1,1 @@
+"""Turning parameters into results: the command line and the result store."""

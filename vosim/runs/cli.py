@@ -1,0 +1,220 @@
+"""The ``vosim`` command line: ``vosim run`` simulates a VO on a real SWF trace."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from vosim import __version__
+from vosim.data import DEFAULT_TRACE, TRACES
+from vosim.errors import VosimError
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``vosim`` argument parser (sub-command ``run``)."""
+    bundled = ", ".join(TRACES)
+    parser = _Parser(
+        prog="vosim",
+        description=(
+            "Simulate resource sharing in a grid/cloud virtual organization (VO): users submit "
+            "the jobs of a real workload trace, resource owners price their nodes and run local "
+            "jobs, and a metascheduler co-allocates windows of concurrent slots cycle by cycle."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"vosim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    run = sub.add_parser(
+        "run",
+        help="run the VO model on an SWF trace and write jobs, cycles, summary and a chart",
+        description=(
+            "Run the VO model on an SWF workload trace. Writes to --out: jobs.parquet (one row "
+            "per job read; Batsim _jobs.csv column names plus vosim's own), cycles.parquet (one "
+            "row per scheduling cycle), summary.json and chart.html/.png (utilization and queue "
+            "length over time). Every job ends completed, rejected (with a reason) or unfinished "
+            "at the horizon. Times are model time units = trace seconds."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    run.add_argument(
+        "--trace",
+        default=DEFAULT_TRACE,
+        help=f"bundled trace name ({bundled}) or path to an SWF file, plain or .gz",
+    )
+    run.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=2000,
+        help="simulate the first N jobs of the trace",
+    )
+    run.add_argument("--all-jobs", action="store_true", help="simulate every job of the trace")
+    run.add_argument("--seed", type=int, default=1, help="random seed (same seed, same results)")
+    run.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
+    run.add_argument("--owners", type=_positive_int, default=10, help="number of resource owners")
+    run.add_argument(
+        "--nodes",
+        type=_positive_int,
+        default=None,
+        help="nodes of the simulated domain (default: the trace header's MaxNodes)",
+    )
+    run.add_argument(
+        "--cycle-period",
+        type=_positive_float,
+        default=300.0,
+        help="time between scheduling cycles, s (see VOModel docs for why 300)",
+    )
+    run.add_argument(
+        "--scheduling-interval",
+        type=_positive_float,
+        default=7 * 86400.0,
+        help="length L of the interval the slot list covers, s",
+    )
+    run.add_argument(
+        "--no-local-load", action="store_true", help="owners run no local jobs (dedicated nodes)"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def _summary_lines(summary: dict) -> list[str]:
+    def num(x, fmt):
+        return "n/a" if x is None or x != x else format(x, fmt)
+
+    return [
+        f"jobs read {summary['jobs_read']}: completed {summary['completed']}, "
+        f"rejected {summary['rejected']}, unfinished {summary['unfinished']}",
+        f"mean wait {num(summary['mean_wait'], ',.0f')} s, mean bounded slowdown (tau=10 s) "
+        f"{num(summary['mean_bounded_slowdown'], ',.2f')}, utilization "
+        f"{num(summary['utilization'], '.1%')}",
+        f"owners' revenue {num(summary['owners_revenue'], ',.0f')} cost units",
+        f"simulated {summary['jobs_read']} jobs in {summary['wall_seconds']:.2f} s: "
+        f"{num(summary['jobs_per_second'], ',.0f')} jobs/s",
+    ]
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vosim.analysis.charts import save_chart, utilization_queue_chart
+    from vosim.analysis.metrics import run_summary
+    from vosim.model import VOModel
+    from vosim.runs.store import write_json, write_table
+
+    started = time.perf_counter()
+    model = VOModel(
+        trace=args.trace,
+        jobs=None if args.all_jobs else args.jobs,
+        nodes=args.nodes,
+        owners=args.owners,
+        cycle_period=args.cycle_period,
+        scheduling_interval=args.scheduling_interval,
+        local_load=None if args.no_local_load else (0.10, 0.50),
+        rng=args.seed,
+    )
+    bar = tqdm(
+        total=len(model.jobs), unit="job", desc="simulating", disable=args.quiet, leave=False
+    )
+
+    def progress(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    interrupted = False
+    try:
+        model.run(progress=progress)
+    except KeyboardInterrupt:
+        interrupted = True
+        model.finish()
+    finally:
+        bar.close()
+    wall = time.perf_counter() - started
+
+    out: Path = args.out
+    jobs = model.job_frame()
+    cycles = model.cycle_frame()
+    summary = run_summary(jobs, model.node_count, [o.revenue for o in model.owners])
+    summary.update(
+        {
+            "vosim_version": __version__,
+            "trace": str(args.trace),
+            "seed": args.seed,
+            "nodes": model.node_count,
+            "owners": len(model.owners),
+            "cycle_period": model.cycle_period,
+            "scheduling_interval": model.scheduling_interval,
+            "cycles": len(cycles),
+            "horizon": model.horizon,
+            "interrupted": interrupted,
+            "wall_seconds": wall,
+            "jobs_per_second": len(jobs) / wall if wall > 0 else None,
+        }
+    )
+    write_table(jobs, out / "jobs.parquet")
+    write_table(cycles, out / "cycles.parquet")
+    write_json(summary, out / "summary.json")
+    charts = save_chart(
+        utilization_queue_chart(cycles, title=f"vosim on {Path(str(args.trace)).name}"),
+        out / "chart",
+    )
+    for line in _summary_lines(summary):
+        print(line)
+    written = ["jobs.parquet", "cycles.parquet", "summary.json", *(p.name for p in charts)]
+    print(f"wrote {', '.join(written)} to {out}/")
+    if interrupted:
+        print("interrupted: jobs not yet done are recorded as unfinished", file=sys.stderr)
+        return 130
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``vosim`` console script; returns the exit status.
+
+    Input errors (a bad trace, a bad parameter) print one line ``vosim: error: ...`` on stderr
+    and return 2, without a traceback.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return _run(args)
+    except VosimError as exc:
+        print(f"vosim: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. the output directory cannot be written
+        print(f"vosim: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
