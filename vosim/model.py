@@ -188,6 +188,10 @@ class VOModel(mesa.Model):
             max_performance=float(self.node_performance.max()),
             scheduling_interval=self.scheduling_interval,
         )
+        # Request columns as arrays, so the metascheduler screens a whole batch at once.
+        self.job_n = np.array([j.n for j in self.jobs], dtype=np.int64)
+        self.job_volume = np.array([j.volume for j in self.jobs], dtype=float)
+        self.job_budget = np.full(len(self.jobs), np.nan)
         self.metascheduler = MetaschedulerAgent(self, self.scheduling_interval, mapping)
 
         cost_per_work = self.pricing.dearest_cost_per_work(performance_range)
@@ -297,7 +301,9 @@ class VOModel(mesa.Model):
         for job in self.jobs:
             if job.state not in ("completed", "rejected"):
                 if not job.reason:
-                    job.reason = job.last_reason or f"still {job.state} at the horizon"
+                    job.reason = (
+                        self.metascheduler.wait_reason(job) or f"still {job.state} at the horizon"
+                    )
                 job.state = "unfinished"
 
     # -- results -----------------------------------------------------------------------------

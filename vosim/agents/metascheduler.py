@@ -9,6 +9,12 @@ import mesa
 import numpy as np
 
 from vosim.allocators import allocate_window
+from vosim.allocators.screen import (
+    BUDGET_TOO_LOW,
+    FITS_MAYBE,
+    TOO_FEW_LONG_SLOTS,
+    screen_requests,
+)
 from vosim.market.slots import SlotList, free_slots
 from vosim.market.workload import Job
 
@@ -16,8 +22,13 @@ __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
 
 #: Window criterion used for each user criterion. ``finish`` and ``runtime`` map to AMP (the
 #: earliest start) until exact minFinish / minRuntime criteria are registered.
-#: Why a job waits when too few nodes have a free slot long enough for its tasks.
-NO_LONG_SLOT = "fewer than n nodes have a free slot long enough in the scheduling interval"
+#: Code of a job the allocator tried and found no window for (its reason is job.last_reason).
+ALLOCATOR_FAILED = 3
+#: Why a job screened out by :func:`~vosim.allocators.screen.screen_requests` waits.
+WAIT_REASONS = {
+    TOO_FEW_LONG_SLOTS: "fewer than n nodes have a free slot long enough in the interval",
+    BUDGET_TOO_LOW: "budget C below n tasks on the cheapest node with a slot long enough",
+}
 
 DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
     "finish": "amp",
@@ -61,7 +72,8 @@ class MetaschedulerAgent(mesa.Agent):
         super().__init__(model)
         self.scheduling_interval = scheduling_interval
         self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
-        self.queue: list[Job] = []
+        self.queue: list[int] = []  # indices into model.jobs, in queue (submission) order
+        self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
         self.running: list[Job] = []
         self._completions: list[tuple[float, int, Job]] = []
         self.completed = 0
@@ -85,7 +97,8 @@ class MetaschedulerAgent(mesa.Agent):
             self.rejected += 1
             return
         job.state = "waiting"
-        self.queue.append(job)
+        self.model.job_budget[job.index] = job.budget
+        self.queue.append(job.index)
 
     def _budget_reason(self, job: Job) -> str:
         model = self.model
@@ -113,39 +126,42 @@ class MetaschedulerAgent(mesa.Agent):
         """Run one scheduling cycle at the current model time (a recurring event)."""
         now = self.model.time
         self.cycles += 1
-        batch, self.queue = self.queue, []
+        batch = self.queue
         self.last_batch = len(batch)
         scheduled = 0
         if batch:
+            model = self.model
             slots = self.slot_list(now)
-            capacity = self._work_capacity(slots)
-            # Necessary condition, vectorised over the batch: n nodes whose longest free slot
-            # holds the task's volume (cuts only shrink slots, so the bound stays valid).
-            n = np.fromiter((job.n for job in batch), dtype=np.int64, count=len(batch))
-            volume = np.fromiter((job.volume for job in batch), dtype=float, count=len(batch))
-            fits = (n <= capacity.size) & (capacity[np.minimum(n, capacity.size) - 1] >= volume)
-            for job, ok in zip(batch, fits.tolist(), strict=True):
-                if ok:
-                    result = allocate_window(
-                        slots, job.request(), self.criterion_allocators[job.criterion]
-                    )
-                    if result.window is not None:
-                        slots = slots.cut(result.window)
-                        self._reserve(job, result.window)
-                        scheduled += 1
-                        continue
+            index = np.asarray(batch, dtype=np.int64)
+            # O(1)-per-job necessary conditions first; the allocator runs only where a window
+            # may exist. Cuts only shrink slots, so a job screened out stays out this cycle.
+            code = screen_requests(
+                slots, model.job_n[index], model.job_volume[index], model.job_budget[index]
+            )
+            self.wait_code[index] = code
+            waiting = code != FITS_MAYBE
+            for pos in np.flatnonzero(~waiting).tolist():
+                job = model.jobs[batch[pos]]
+                criterion = self.criterion_allocators[job.criterion]
+                result = allocate_window(slots, job.request(), criterion)
+                if result.window is None:
                     job.last_reason = result.reason
-                else:
-                    job.last_reason = NO_LONG_SLOT
-                self.queue.append(job)
+                    self.wait_code[job.index] = ALLOCATOR_FAILED
+                    waiting[pos] = True
+                    continue
+                slots = slots.cut(result.window)
+                self._reserve(job, result.window)
+                scheduled += 1
+            self.queue = index[waiting].tolist()
         self.last_scheduled = scheduled
         self.model.record_cycle()
 
-    def _work_capacity(self, slots: SlotList) -> np.ndarray:
-        """Per node, its longest free slot times its performance (work units), descending."""
-        longest = np.zeros(self.model.node_count)
-        np.maximum.at(longest, slots.node, slots.end - slots.start)
-        return np.sort(longest * self.model.node_performance)[::-1]
+    def wait_reason(self, job: Job) -> str:
+        """Why ``job`` got no window in the last cycle that tried it ("" if never tried)."""
+        code = int(self.wait_code[job.index])
+        if code == ALLOCATOR_FAILED:
+            return job.last_reason
+        return WAIT_REASONS.get(code, "")
 
     def _reserve(self, job: Job, window) -> None:
         model = self.model

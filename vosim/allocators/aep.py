@@ -35,16 +35,16 @@ def _prepare(slots: SlotList, request: ResourceRequest) -> _Scan | str:
     latest = slots.end - duration
     ok = (slots.performance >= request.min_performance) & (latest >= slots.start)
     index = np.flatnonzero(ok)
-    # A slot's cost price_i * T_i depends only on its node, so the n cheapest usable nodes
-    # bound every window's cost from below.
-    cost = slots.price[index] * duration[index]
-    nodes, first = np.unique(slots.node[index], return_index=True)
-    if nodes.size < request.n:
+    seen = np.zeros(int(slots.node.max()) + 1 if len(slots) else 0, dtype=bool)
+    seen[slots.node[index]] = True
+    usable = int(np.count_nonzero(seen))
+    if usable < request.n:
         return (
-            f"only {nodes.size} node(s) have a slot long enough for the request "
-            f"(n={request.n} needed)"
+            f"only {usable} node(s) have a slot long enough for the request (n={request.n} needed)"
         )
-    floor = float(np.partition(cost[first], request.n - 1)[: request.n].sum())
+    # The n cheapest usable slots (distinct nodes or not) bound every window's cost from below.
+    cost = slots.price[index] * duration[index]
+    floor = float(np.partition(cost, request.n - 1)[: request.n].sum())
     if floor > request.budget * (1 + BUDGET_RTOL):
         return (
             f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"

@@ -39,6 +39,8 @@ class Job:
         Computation volume ``V = requested_time * reference_performance``.
     requested_processors : int
         Processors the trace job asked for (field 8, else field 5).
+    index : int
+        Position of the job in the model's job list (trace order).
     reason : str
         Why the job cannot run at all (set at mapping time), else empty.
 
@@ -58,6 +60,7 @@ class Job:
     volume: float
     requested_processors: int
     reason: str = ""
+    index: int = -1
     budget: float = math.nan
     criterion: str = ""
     state: str = "pending"
@@ -152,7 +155,7 @@ def jobs_from_trace(
         longest,
         strict=True,
     )
-    for job_id, user, submit, p, n, t, a, tmin in cols:
+    for index, (job_id, user, submit, p, n, t, a, tmin) in enumerate(cols):
         if p <= 0:
             reason = "unusable request: the trace gives no processor count"
         elif t <= 0:
@@ -177,6 +180,7 @@ def jobs_from_trace(
                 volume=float(t * reference_performance),
                 requested_processors=int(p),
                 reason=reason,
+                index=index,
             )
         )
     return jobs
