@@ -198,25 +198,39 @@ class SlotList:
         """
         spans = window.slots if hasattr(window, "slots") else list(window)
         keep = np.ones(len(self), dtype=bool)
+        # Remainders of earlier spans, searched too: several spans may share one free slot.
         extra: list[tuple[int, float, float, float, float]] = []
         for span in spans:
-            hit = np.flatnonzero(
-                (self.node == span.node)
-                & (self.start <= span.start)
-                & (self.end >= span.end)
-                & keep
+            piece = next(
+                (
+                    k
+                    for k, (node, s, e, _, _) in enumerate(extra)
+                    if node == span.node and s <= span.start and e >= span.end
+                ),
+                None,
             )
-            if hit.size == 0:
-                raise SlotError(f"reserved span {span} lies in no free slot of node {span.node}")
-            i = int(hit[0])
-            keep[i] = False
-            node, s, e, p, perf = (
-                int(self.node[i]),
-                float(self.start[i]),
-                float(self.end[i]),
-                float(self.price[i]),
-                float(self.performance[i]),
-            )
+            if piece is not None:
+                node, s, e, p, perf = extra.pop(piece)
+            else:
+                hit = np.flatnonzero(
+                    (self.node == span.node)
+                    & (self.start <= span.start)
+                    & (self.end >= span.end)
+                    & keep
+                )
+                if hit.size == 0:
+                    raise SlotError(
+                        f"reserved span {span} lies in no free slot of node {span.node}"
+                    )
+                i = int(hit[0])
+                keep[i] = False
+                node, s, e, p, perf = (
+                    int(self.node[i]),
+                    float(self.start[i]),
+                    float(self.end[i]),
+                    float(self.price[i]),
+                    float(self.performance[i]),
+                )
             if span.start > s:
                 extra.append((node, s, span.start, p, perf))
             if e > span.end:
@@ -251,6 +265,7 @@ def free_slots(
         Price per time unit and performance of each node (length > max node id).
     busy_node, busy_start, busy_end : arrays, shape (r,)
         Busy intervals ``[busy_start, busy_end)``; disjoint on each node, in any order.
+        Intervals of nodes not in ``nodes`` are ignored.
     start, end : float
         The scheduling interval, model time units.
 
@@ -277,7 +292,10 @@ def free_slots(
     """
     if not end > start:
         raise SlotError(f"scheduling interval must have end > start, got [{start}, {end})")
-    m = (busy_end > start) & (busy_start < end)
+    nodes = np.asarray(nodes, dtype=np.int64)
+    covered = np.zeros(max(int(nodes.max(initial=-1)), int(busy_node.max(initial=-1))) + 1, bool)
+    covered[nodes] = True
+    m = (busy_end > start) & (busy_start < end) & covered[busy_node]
     node = busy_node[m]
     a = np.maximum(busy_start[m], start)
     b = np.minimum(busy_end[m], end)
@@ -290,8 +308,9 @@ def free_slots(
     prev_end[1:] = np.where(same[1:], b[:-1], start)
     last = np.ones(node.size, dtype=bool)
     last[:-1] = ~same[1:]
-    idle = np.asarray(nodes, dtype=np.int64)
-    idle = idle[~np.isin(idle, node)]
+    busy_here = np.zeros(covered.size, dtype=bool)
+    busy_here[node] = True
+    idle = nodes[~busy_here[nodes]]
     gap_node = np.concatenate([node, node[last], idle])
     gap_s = np.concatenate([prev_end, b[last], np.full(idle.size, float(start))])
     gap_e = np.concatenate(

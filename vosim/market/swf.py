@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Iterable
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +40,8 @@ SWF_COLUMNS: dict[str, str] = {
 }
 
 _INT_COLUMNS = [c for c in SWF_COLUMNS if c not in ("average_cpu_time", "used_memory")]
-_HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
+# "Key: value"; a continuation line such as ";   http://..." is not a key.
+_HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_]*)\s*:(?!//)\s*(.*?)\s*$")
 
 
 def _open_text(path: Path) -> str:
@@ -50,7 +53,7 @@ def _open_text(path: Path) -> str:
         raise TraceFormatError(str(path), None, "no such file") from None
     except IsADirectoryError:
         raise TraceFormatError(str(path), None, "is a directory, not an SWF file") from None
-    except (OSError, EOFError) as exc:  # bad gzip stream, permissions
+    except (OSError, EOFError, zlib.error) as exc:  # bad gzip stream, permissions
         raise TraceFormatError(str(path), None, f"cannot be read ({exc})") from None
 
 
@@ -170,7 +173,9 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
     text = _open_text(path)
     header_lines: list[str] = []
     job_lines: list[tuple[int, str]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only: text mode already turned "\r\n" into "\n", and str.splitlines would
+    # also split on form feeds and other control characters inside comments.
+    for lineno, line in enumerate(text.split("\n"), start=1):
         stripped = line.lstrip()
         if not stripped:
             continue
@@ -182,9 +187,10 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
         job_lines.append((lineno, line))
     if not job_lines:
         raise TraceFormatError(str(path), None, "holds no job line (is it an SWF file?)")
-    tokens = " ".join(line for _, line in job_lines).split()
-    if len(tokens) != 18 * len(job_lines):
+    rows = [line.split() for _, line in job_lines]
+    if any(len(r) != 18 for r in rows):
         raise _find_bad_line(path, job_lines)
+    tokens = list(chain.from_iterable(rows))
     try:
         values = np.array(tokens, dtype=np.float64).reshape(len(job_lines), 18)
     except ValueError:

@@ -1,0 +1,659 @@
+"""Tests of Slot, SlotList (including cut), free_slots and NodeSchedule."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vosim.errors import SlotError, VosimError
+from vosim.market.schedule import LOCAL, NodeSchedule
+from vosim.market.slots import Slot, SlotList, free_slots
+
+SETTINGS = settings(max_examples=200, deadline=None)
+
+# Coordinates are multiples of 1/4 so sums and differences are exact in float64: the cut
+# property can then be checked with ==, not approximately.
+Q = 4
+
+
+def as_tuples(sl) -> list[tuple]:
+    return [(s.node, s.start, s.end, s.price, s.performance) for s in sl]
+
+
+@st.composite
+def node_intervals(draw, max_count=3, lo=0, hi=400, touch=True):
+    """Sorted disjoint intervals [a, b) in quarter units; touching ones allowed if ``touch``."""
+    count = draw(st.integers(0, max_count))
+    t = draw(st.integers(lo, lo + 40))
+    out = []
+    for _ in range(count):
+        gap = draw(st.integers(0 if touch else 1, 40))
+        length = draw(st.integers(1, 80))
+        a, b = t + gap, t + gap + length
+        if b > hi:
+            break
+        out.append((a / Q, b / Q))
+        t = b
+    return out
+
+
+@st.composite
+def slot_lists(draw, max_nodes=8, max_per_node=3):
+    """Lists of valid slots: disjoint (possibly touching) slots per node, per-node attributes."""
+    n_nodes = draw(st.integers(0, max_nodes))
+    slots = []
+    for node in draw(st.permutations(range(max_nodes)))[:n_nodes]:
+        price = draw(st.integers(0, 20)) / Q
+        perf = draw(st.integers(2, 10))
+        for a, b in draw(node_intervals(max_per_node)):
+            slots.append(Slot(node, a, b, price, float(perf)))
+    return draw(st.permutations(slots))
+
+
+# --------------------------------------------------------------------------------------------
+# Slot
+
+
+def test_slot_length_and_immutability():
+    s = Slot(3, 2.5, 10.0, 1.5, 4.0)
+    assert s.length == 7.5
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.start = 0.0  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------------------------
+# SlotList construction and validation
+
+
+def test_slotlist_sorts_by_start_then_node():
+    sl = SlotList(
+        [
+            Slot(2, 5.0, 6.0, 1.0, 2.0),
+            Slot(1, 5.0, 9.0, 1.0, 2.0),
+            Slot(0, 7.0, 8.0, 1.0, 2.0),
+            Slot(3, 0.0, 1.0, 1.0, 2.0),
+            Slot(0, 5.0, 6.0, 1.0, 2.0),
+        ]
+    )
+    assert [(s.start, s.node) for s in sl] == [(0.0, 3), (5.0, 0), (5.0, 1), (5.0, 2), (7.0, 0)]
+    assert sl.start.tolist() == [0.0, 5.0, 5.0, 5.0, 7.0]
+    assert sl.node.tolist() == [3, 0, 1, 2, 0]
+    assert sl.end.tolist() == [1.0, 6.0, 9.0, 6.0, 8.0]
+
+
+@SETTINGS
+@given(slot_lists())
+def test_slotlist_is_sorted_permutation_of_input(slots):
+    sl = SlotList(slots)
+    assert len(sl) == len(slots)
+    got = as_tuples(sl)
+    assert sorted(got) == sorted(as_tuples(slots))
+    keys = [(s[1], s[0]) for s in got]
+    assert keys == sorted(keys)
+    # the parallel arrays agree with the Slot objects
+    assert sl.node.tolist() == [s[0] for s in got]
+    assert sl.start.tolist() == [s[1] for s in got]
+    assert sl.end.tolist() == [s[2] for s in got]
+    assert sl.price.tolist() == [s[3] for s in got]
+    assert sl.performance.tolist() == [s[4] for s in got]
+    # from_arrays of the same columns in any order gives the same list
+    cols = [np.asarray([t[i] for t in as_tuples(slots)]) for i in range(5)]
+    if slots:
+        assert as_tuples(SlotList.from_arrays(*cols)) == got
+
+
+def test_slotlist_array_dtypes_and_item_types():
+    sl = SlotList([Slot(1, 0, 10, 2, 3)])
+    assert sl.node.dtype == np.int64
+    for col in (sl.start, sl.end, sl.price, sl.performance):
+        assert col.dtype == np.float64
+    s = sl[0]
+    assert type(s.node) is int and type(s.start) is float and type(s.price) is float
+    assert s == Slot(1, 0.0, 10.0, 2.0, 3.0)
+
+
+def test_empty_slotlist():
+    sl = SlotList()
+    assert len(sl) == 0
+    assert list(sl) == []
+    assert sl.node.dtype == np.int64
+    assert len(SlotList([])) == 0
+    assert len(SlotList.concat([])) == 0
+
+
+@pytest.mark.parametrize(
+    ("slot", "needle"),
+    [
+        (Slot(0, 5.0, 5.0, 1.0, 1.0), "end <= start"),
+        (Slot(0, 5.0, 4.0, 1.0, 1.0), "end <= start"),
+        (Slot(0, 0.0, 4.0, -0.5, 1.0), "negative price"),
+        (Slot(0, 0.0, 4.0, math.nan, 1.0), "price"),
+        (Slot(0, 0.0, 4.0, 1.0, 0.0), "performance"),
+        (Slot(0, 0.0, 4.0, 1.0, -2.0), "performance"),
+        (Slot(0, 0.0, 4.0, 1.0, math.nan), "performance"),
+        (Slot(0, 0.0, math.inf, 1.0, 1.0), "finite"),
+        (Slot(0, math.nan, 4.0, 1.0, 1.0), "finite"),
+        (Slot(0, -math.inf, 4.0, 1.0, 1.0), "finite"),
+    ],
+)
+def test_slotlist_rejects_bad_slot(slot, needle):
+    good = Slot(1, 0.0, 10.0, 1.0, 1.0)
+    with pytest.raises(SlotError, match=needle) as info:
+        SlotList([good, slot])
+    assert isinstance(info.value, ValueError) and isinstance(info.value, VosimError)
+    cols = [
+        np.asarray([getattr(s, f.name) for s in (good, slot)]) for f in dataclasses.fields(Slot)
+    ]
+    with pytest.raises(SlotError):
+        SlotList.from_arrays(*cols)
+    SlotList.from_arrays(*cols, validate=False)  # the caller vouches for the arrays
+
+
+def test_slotlist_zero_price_allowed():
+    assert SlotList([Slot(0, 0.0, 1.0, 0.0, 1.0)])[0].price == 0.0
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ((0.0, 10.0), (5.0, 15.0)),  # partial overlap
+        ((5.0, 15.0), (0.0, 10.0)),  # same, other input order
+        ((0.0, 10.0), (2.0, 3.0)),  # containment
+        ((0.0, 10.0), (0.0, 10.0)),  # identical
+        ((0.0, 10.0), (0.0, 3.0)),  # same start
+        ((0.0, 10.0), (9.5, 10.0)),  # same end
+    ],
+)
+def test_slotlist_rejects_overlap_on_one_node_and_names_it(pair):
+    (a1, b1), (a2, b2) = pair
+    slots = [Slot(7, a1, b1, 1.0, 1.0), Slot(2, 0.0, 20.0, 1.0, 1.0), Slot(7, a2, b2, 1.0, 1.0)]
+    with pytest.raises(SlotError, match="node 7"):
+        SlotList(slots)
+
+
+def test_slotlist_detects_overlap_hidden_behind_other_slots():
+    # [0, 100) contains [60, 70); the slots between them do not overlap their neighbours' ends.
+    slots = [
+        Slot(4, 0.0, 100.0, 1.0, 1.0),
+        Slot(4, 60.0, 70.0, 1.0, 1.0),
+        Slot(1, 10.0, 20.0, 1.0, 1.0),
+        Slot(1, 20.0, 30.0, 1.0, 1.0),
+    ]
+    with pytest.raises(SlotError, match="node 4"):
+        SlotList(slots)
+
+
+def test_slotlist_touching_slots_and_overlap_across_nodes_allowed():
+    sl = SlotList(
+        [
+            Slot(0, 0.0, 10.0, 1.0, 1.0),
+            Slot(0, 10.0, 20.0, 1.0, 1.0),
+            Slot(1, 5.0, 15.0, 1.0, 1.0),
+            Slot(2, 5.0, 15.0, 1.0, 1.0),
+        ]
+    )
+    assert len(sl) == 4
+
+
+@SETTINGS
+@given(slot_lists(max_nodes=4), st.data())
+def test_slotlist_rejects_any_injected_overlap(slots, data):
+    slots = [s for s in slots]
+    if not slots:
+        return
+    victim = data.draw(st.sampled_from(slots))
+    # a new slot on the victim's node that shares at least a point of its interior
+    a = data.draw(st.floats(victim.start - 10, victim.end, exclude_max=True))
+    b = data.draw(st.floats(max(a, victim.start), victim.end + 10, exclude_min=True))
+    extra = Slot(victim.node, a, b, victim.price, victim.performance)
+    with pytest.raises(SlotError, match=f"node {victim.node}"):
+        SlotList([*slots, extra])
+
+
+def test_concat_merges_and_sorts():
+    a = SlotList([Slot(0, 0.0, 5.0, 1.0, 1.0), Slot(0, 10.0, 20.0, 1.0, 1.0)])
+    b = SlotList([Slot(1, 3.0, 5.0, 2.0, 2.0)])
+    got = SlotList.concat([a, b])
+    assert [(s.node, s.start) for s in got] == [(0, 0.0), (1, 3.0), (0, 10.0)]
+
+
+def test_repr_counts_slots_and_nodes():
+    sl = SlotList([Slot(0, 0.0, 1.0, 1.0, 1.0), Slot(0, 2.0, 3.0, 1.0, 1.0)])
+    assert repr(sl) == "SlotList(2 slots on 1 nodes)"
+
+
+# --------------------------------------------------------------------------------------------
+# SlotList.cut
+
+
+def base_list() -> SlotList:
+    return SlotList(
+        [
+            Slot(0, 0.0, 100.0, 1.0, 2.0),
+            Slot(1, 50.0, 100.0, 2.0, 4.0),
+            Slot(1, 100.0, 120.0, 3.0, 4.0),  # touches the previous one
+        ]
+    )
+
+
+def test_cut_middle_leaves_two_remainders():
+    sl = base_list()
+    got = sl.cut([Slot(0, 20.0, 30.0, 1.0, 2.0)])
+    assert as_tuples(got) == [
+        (0, 0.0, 20.0, 1.0, 2.0),
+        (0, 30.0, 100.0, 1.0, 2.0),
+        (1, 50.0, 100.0, 2.0, 4.0),
+        (1, 100.0, 120.0, 3.0, 4.0),
+    ]
+    assert len(sl) == 3  # the original list is unchanged
+    assert as_tuples(sl) == as_tuples(base_list())
+
+
+def test_cut_at_slot_start_end_and_whole():
+    sl = base_list()
+    assert as_tuples(sl.cut([Slot(1, 50.0, 60.0, 2.0, 4.0)]))[1:] == [
+        (1, 60.0, 100.0, 2.0, 4.0),
+        (1, 100.0, 120.0, 3.0, 4.0),
+    ]
+    assert as_tuples(sl.cut([Slot(1, 90.0, 100.0, 2.0, 4.0)]))[1:] == [
+        (1, 50.0, 90.0, 2.0, 4.0),
+        (1, 100.0, 120.0, 3.0, 4.0),
+    ]
+    # the whole slot: both remainders are empty and dropped
+    assert as_tuples(sl.cut([Slot(1, 100.0, 120.0, 3.0, 4.0)])) == as_tuples(sl)[:2]
+
+
+def test_cut_window_on_several_nodes_and_window_object():
+    class FakeWindow:
+        slots = (Slot(0, 60.0, 80.0, 1.0, 2.0), Slot(1, 60.0, 70.0, 2.0, 4.0))
+
+    sl = base_list()
+    got = sl.cut(FakeWindow())
+    assert as_tuples(got) == [
+        (0, 0.0, 60.0, 1.0, 2.0),
+        (1, 50.0, 60.0, 2.0, 4.0),
+        (1, 70.0, 100.0, 2.0, 4.0),
+        (0, 80.0, 100.0, 1.0, 2.0),
+        (1, 100.0, 120.0, 3.0, 4.0),
+    ]
+    assert as_tuples(sl.cut(FakeWindow.slots)) == as_tuples(got)
+    assert len(sl.cut([])) == len(sl)
+
+
+@pytest.mark.parametrize(
+    "span",
+    [
+        Slot(0, 90.0, 110.0, 1.0, 2.0),  # sticks out of the slot's end
+        Slot(1, 40.0, 60.0, 2.0, 4.0),  # starts before the slot
+        Slot(1, 95.0, 105.0, 2.0, 4.0),  # across two touching slots
+        Slot(2, 10.0, 20.0, 1.0, 1.0),  # a node without slots
+        Slot(1, 10.0, 20.0, 2.0, 4.0),  # before the node's first slot
+        Slot(1, 130.0, 140.0, 2.0, 4.0),  # after its last slot
+    ],
+)
+def test_cut_outside_free_time_raises(span):
+    with pytest.raises(SlotError, match=f"node {span.node}"):
+        base_list().cut([span])
+
+
+def test_cut_same_span_twice_raises():
+    span = Slot(0, 20.0, 30.0, 1.0, 2.0)
+    with pytest.raises(SlotError):
+        base_list().cut([span, span])
+    once = base_list().cut([span])
+    with pytest.raises(SlotError):
+        once.cut([span])
+
+
+def test_cut_two_disjoint_spans_in_one_slot_equals_two_cuts():
+    # Both spans lie inside the free slot [0, 100) of node 0: cutting them together must
+    # equal cutting them one after the other.
+    a, b = Slot(0, 10.0, 20.0, 1.0, 2.0), Slot(0, 40.0, 50.0, 1.0, 2.0)
+    sl = base_list()
+    expected = as_tuples(sl.cut([a]).cut([b]))
+    assert expected[:3] == [
+        (0, 0.0, 10.0, 1.0, 2.0),
+        (0, 20.0, 40.0, 1.0, 2.0),
+        (0, 50.0, 100.0, 1.0, 2.0),
+    ]
+    assert as_tuples(sl.cut([a, b])) == expected
+
+
+@st.composite
+def list_and_spans(draw):
+    """A slot list and reserved spans on distinct nodes, each inside one slot of its node."""
+    slots = draw(slot_lists())
+    by_node: dict[int, list[Slot]] = {}
+    for s in slots:
+        by_node.setdefault(s.node, []).append(s)
+    spans = []
+    for node in draw(st.lists(st.sampled_from(sorted(by_node)), unique=True)) if by_node else []:
+        host = draw(st.sampled_from(by_node[node]))
+        a = draw(st.integers(int(host.start * Q), int(host.end * Q) - 1))
+        b = draw(st.integers(a + 1, int(host.end * Q)))
+        spans.append(Slot(node, a / Q, b / Q, host.price, host.performance))
+    return SlotList(slots), spans
+
+
+def overlaps(a0: float, a1: float, b0: float, b1: float) -> bool:
+    return a0 < b1 and b0 < a1
+
+
+@SETTINGS
+@given(list_and_spans())
+def test_cut_property(case):
+    sl, spans = case
+    got = sl.cut(spans)
+    reserved = sum(s.length for s in spans)
+    # total free length decreases by exactly the reserved length (exact: quarter units)
+    assert float(np.sum(got.end - got.start)) == float(np.sum(sl.end - sl.start)) - reserved
+    # no remaining slot overlaps a reserved span of its node
+    for r in got:
+        for s in spans:
+            if r.node == s.node:
+                assert not overlaps(r.start, r.end, s.start, s.end)
+    # still a valid, sorted slot list; remainders keep their slot's price and performance
+    again = SlotList(list(got))
+    assert as_tuples(again) == as_tuples(got)
+    attrs = {(s.node): (s.price, s.performance) for s in sl}
+    assert all(attrs[r.node] == (r.price, r.performance) for r in got)
+    # every remaining slot lies inside one original slot, and per node the remaining slots
+    # plus the spans tile exactly the original free time
+    for node in set(sl.node.tolist()):
+        orig = sorted((s.start, s.end) for s in sl if s.node == node)
+        rest = sorted(
+            [(s.start, s.end) for s in got if s.node == node]
+            + [(s.start, s.end) for s in spans if s.node == node]
+        )
+        assert merge(rest) == merge(orig)
+        for r0, r1 in rest:
+            assert any(o0 <= r0 and r1 <= o1 for o0, o1 in orig)
+    # untouched nodes keep their slots verbatim
+    cut_nodes = {s.node for s in spans}
+    assert [t for t in as_tuples(got) if t[0] not in cut_nodes] == [
+        t for t in as_tuples(sl) if t[0] not in cut_nodes
+    ]
+
+
+def merge(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Union of sorted intervals as maximal disjoint intervals (touching ones merged)."""
+    out: list[list[float]] = []
+    for a, b in intervals:
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
+
+
+@SETTINGS
+@given(list_and_spans(), st.data())
+def test_cut_rejects_span_sticking_out(case, data):
+    sl, spans = case
+    if not spans:
+        return
+    s = data.draw(st.sampled_from(spans))
+    # the only slot of the node holding s.start; a span past its end lies in no single slot,
+    # even when the next slot touches it
+    (host_end,) = [x.end for x in sl if x.node == s.node and x.start <= s.start < x.end]
+    end = host_end + data.draw(st.integers(1, 40)) / Q
+    bad = Slot(s.node, s.start, end, s.price, s.performance)
+    with pytest.raises(SlotError):
+        sl.cut([bad])
+
+
+# --------------------------------------------------------------------------------------------
+# free_slots
+
+
+def reference_free_slots(nodes, price, perf, busy, start, end):
+    """Brute force: per node, the gaps between its sorted busy intervals clipped to the interval."""
+    out = []
+    for k in nodes:
+        cur = start
+        for a, b in sorted((a, b) for n, a, b in busy if n == k):
+            a, b = max(a, start), min(b, end)
+            if b <= a:
+                continue  # outside [start, end)
+            if a > cur:
+                out.append((k, cur, a))
+            cur = max(cur, b)
+        if end > cur:
+            out.append((k, cur, end))
+    return sorted((k, a, b, float(price[k]), float(perf[k])) for k, a, b in out)
+
+
+@st.composite
+def busy_cases(draw):
+    nodes = draw(st.lists(st.integers(0, 7), min_size=1, max_size=8, unique=True))
+    price = np.asarray([draw(st.integers(0, 20)) / Q for _ in range(8)])
+    perf = np.asarray([float(draw(st.integers(2, 10))) for _ in range(8)])
+    busy = []
+    for k in nodes:
+        busy += [(k, a, b) for a, b in draw(node_intervals(max_count=5, lo=0, hi=500))]
+    busy = draw(st.permutations(busy))
+    start = draw(st.integers(0, 60)) / Q
+    end = start + draw(st.integers(1, 120)) / Q
+    return nodes, price, perf, busy, start, end
+
+
+def call_free_slots(nodes, price, perf, busy, start, end):
+    node = np.asarray([b[0] for b in busy], dtype=np.int64)
+    a = np.asarray([b[1] for b in busy], dtype=float)
+    b = np.asarray([b[2] for b in busy], dtype=float)
+    return free_slots(np.asarray(nodes), price, perf, node, a, b, start, end)
+
+
+@SETTINGS
+@given(busy_cases())
+def test_free_slots_matches_brute_force(case):
+    got = call_free_slots(*case)
+    assert sorted(as_tuples(got)) == reference_free_slots(*case)
+    keys = [(s.start, s.node) for s in got]
+    assert keys == sorted(keys)
+    SlotList(list(got))  # a valid slot list (no overlap, end > start)
+    # maximal: no two slots of one node touch
+    for s in got:
+        for t in got:
+            if s.node == t.node and s != t:
+                assert s.end != t.start
+
+
+def test_free_slots_docstring_example():
+    sl = free_slots(
+        np.array([0, 1]),
+        np.ones(2),
+        np.full(2, 2.0),
+        np.array([0]),
+        np.array([10.0]),
+        np.array([20.0]),
+        0.0,
+        100.0,
+    )
+    assert [(s.node, s.start, s.end) for s in sl] == [
+        (0, 0.0, 10.0),
+        (1, 0.0, 100.0),
+        (0, 20.0, 100.0),
+    ]
+
+
+def test_free_slots_clipping_and_full_cover():
+    nodes = np.array([0, 1, 2, 3])
+    price = np.array([1.0, 2.0, 3.0, 4.0])
+    perf = np.array([2.0, 3.0, 4.0, 5.0])
+    busy = [
+        (0, -50.0, 10.0),  # starts before the interval
+        (0, 90.0, 300.0),  # ends after it
+        (1, -10.0, 200.0),  # covers the whole interval: node 1 has no slot
+        (2, 100.0, 150.0),  # entirely after the interval: node 2 is idle
+        (3, 20.0, 30.0),
+        (3, 30.0, 40.0),  # touching busy intervals leave no empty slot between them
+    ]
+    got = call_free_slots(nodes, price, perf, busy, 0.0, 100.0)
+    assert as_tuples(got) == [
+        (2, 0.0, 100.0, 3.0, 4.0),
+        (3, 0.0, 20.0, 4.0, 5.0),
+        (0, 10.0, 90.0, 1.0, 2.0),
+        (3, 40.0, 100.0, 4.0, 5.0),
+    ]
+
+
+def test_free_slots_without_busy_intervals():
+    empty = np.empty(0)
+    got = free_slots(
+        np.array([3, 1]), np.arange(4.0), np.full(4, 2.0), empty.astype(int), empty, empty, 5.0, 6.0
+    )
+    assert as_tuples(got) == [(1, 5.0, 6.0, 1.0, 2.0), (3, 5.0, 6.0, 3.0, 2.0)]
+
+
+@pytest.mark.parametrize(("start", "end"), [(10.0, 10.0), (10.0, 5.0)])
+def test_free_slots_empty_interval_raises(start, end):
+    empty = np.empty(0)
+    with pytest.raises(SlotError, match="end > start"):
+        free_slots(
+            np.array([0]), np.ones(1), np.ones(1), empty.astype(int), empty, empty, start, end
+        )
+
+
+def test_free_slots_ignores_busy_intervals_of_uncovered_nodes():
+    # Only the nodes in ``nodes`` are covered; a busy interval of another node must not make
+    # free slots appear for that node.
+    got = call_free_slots([0], np.ones(3), np.ones(3), [(2, 10.0, 20.0)], 0.0, 100.0)
+    assert as_tuples(got) == [(0, 0.0, 100.0, 1.0, 1.0)]
+
+
+# --------------------------------------------------------------------------------------------
+# NodeSchedule
+
+
+def test_node_schedule_needs_nodes():
+    with pytest.raises(SlotError):
+        NodeSchedule([], [], [])
+
+
+def test_node_schedule_docstring_example():
+    s = NodeSchedule([0, 1], [1.0, 2.0], [2.0, 4.0])
+    s.add(0, 10.0, 20.0, LOCAL)
+    got = s.free_slots(0.0, 30.0)
+    assert as_tuples(got) == [
+        (0, 0.0, 10.0, 1.0, 2.0),
+        (1, 0.0, 30.0, 2.0, 4.0),
+        (0, 20.0, 30.0, 1.0, 2.0),
+    ]
+
+
+def test_node_schedule_noncontiguous_ids_keep_their_attributes():
+    s = NodeSchedule([5, 2], [7.0, 3.0], [9.0, 4.0])
+    s.add(5, 1.0, 2.0, 11)
+    assert as_tuples(s.free_slots(0.0, 3.0)) == [
+        (2, 0.0, 3.0, 3.0, 4.0),
+        (5, 0.0, 1.0, 7.0, 9.0),
+        (5, 2.0, 3.0, 7.0, 9.0),
+    ]
+
+
+def test_node_schedule_add_ignores_empty_intervals():
+    s = NodeSchedule([0], [1.0], [1.0])
+    s.add(0, 5.0, 5.0, LOCAL)
+    s.add(0, 6.0, 4.0, 3)
+    node, a, b, tag = s.intervals()
+    assert node.size == a.size == b.size == tag.size == 0
+    assert as_tuples(s.free_slots(0.0, 10.0)) == [(0, 0.0, 10.0, 1.0, 1.0)]
+
+
+def test_node_schedule_intervals_and_buffering():
+    s = NodeSchedule([0, 1], [1.0, 1.0], [1.0, 1.0])
+    s.add(0, 0.0, 5.0, LOCAL)
+    s.add(1, 2.0, 3.0, 7)
+    node, a, b, tag = s.intervals()
+    assert (node.tolist(), a.tolist(), b.tolist(), tag.tolist()) == (
+        [0, 1],
+        [0.0, 2.0],
+        [5.0, 3.0],
+        [LOCAL, 7],
+    )
+    assert node.dtype == np.int64 and tag.dtype == np.int64
+    s.add(0, 8.0, 9.0, 8)  # added after a flush
+    assert s.intervals()[0].tolist() == [0, 1, 0]
+    assert as_tuples(s.free_slots(0.0, 10.0)) == [
+        (1, 0.0, 2.0, 1.0, 1.0),
+        (1, 3.0, 10.0, 1.0, 1.0),
+        (0, 5.0, 8.0, 1.0, 1.0),
+        (0, 9.0, 10.0, 1.0, 1.0),
+    ]
+
+
+def test_node_schedule_shorten():
+    s = NodeSchedule([0, 1], [1.0, 1.0], [1.0, 1.0])
+    s.add(0, 10.0, 50.0, 4)
+    s.add(1, 10.0, 50.0, 4)  # same tag, other node
+    s.add(0, 60.0, 80.0, 5)  # other tag, same node
+    s.shorten(4, 0, 30.0)
+    node, a, b, tag = s.intervals()
+    assert sorted(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True)) == [
+        (0, 10.0, 30.0, 4),
+        (0, 60.0, 80.0, 5),
+        (1, 10.0, 50.0, 4),
+    ]
+    s.shorten(4, 0, 40.0)  # never extends an interval
+    assert 30.0 in s.intervals()[2].tolist() and 40.0 not in s.intervals()[2].tolist()
+    assert [(x.start, x.end) for x in s.free_slots(0.0, 100.0) if x.node == 0] == [
+        (0.0, 10.0),
+        (30.0, 60.0),
+        (80.0, 100.0),
+    ]
+    s.shorten(4, 0, 10.0)  # empty: dropped
+    s.shorten(5, 0, 0.0)  # ends before it starts: dropped
+    node, a, b, tag = s.intervals()
+    assert list(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True)) == [
+        (1, 10.0, 50.0, 4)
+    ]
+    assert [(x.start, x.end) for x in s.free_slots(0.0, 100.0) if x.node == 0] == [(0.0, 100.0)]
+    s.shorten(99, 1, 0.0)  # unknown tag: nothing happens
+    assert s.intervals()[0].tolist() == [1]
+
+
+def test_node_schedule_shorten_sees_pending_rows():
+    s = NodeSchedule([0], [1.0], [1.0])
+    s.add(0, 10.0, 50.0, 4)
+    s.shorten(4, 0, 20.0)  # without an intervals() call in between
+    assert s.intervals()[2].tolist() == [20.0]
+
+
+def test_node_schedule_prune():
+    s = NodeSchedule([0, 1], [1.0, 1.0], [1.0, 1.0])
+    s.add(0, 0.0, 10.0, LOCAL)
+    s.add(0, 10.0, 20.0, 1)
+    s.add(1, 5.0, 25.0, 2)
+    s.prune(10.0)  # ended by 10: dropped (end == now counts as ended)
+    assert sorted(s.intervals()[2].tolist()) == [20.0, 25.0]
+    s.prune(19.999)
+    assert sorted(s.intervals()[2].tolist()) == [20.0, 25.0]
+    s.prune(100.0)
+    assert s.intervals()[0].size == 0
+    assert len(s.free_slots(0.0, 1.0)) == 2
+
+
+@SETTINGS
+@given(busy_cases(), st.integers(0, 60))
+def test_node_schedule_free_slots_match_brute_force(case, now_q):
+    nodes, price, perf, busy, start, end = case
+    s = NodeSchedule(nodes, price[nodes], perf[nodes])
+    for i, (k, a, b) in enumerate(busy):
+        s.add(k, a, b, i)
+    assert sorted(as_tuples(s.free_slots(start, end))) == reference_free_slots(*case)
+    now = now_q / Q
+    s.prune(now)
+    left = [x for x in busy if x[2] > now]
+    assert sorted(s.intervals()[2].tolist()) == sorted(x[2] for x in left)
+    # pruning forgets only the past: free time from ``now`` on is unchanged
+    if end > now:
+        lo = max(start, now)
+        assert sorted(as_tuples(s.free_slots(lo, end))) == reference_free_slots(
+            nodes, price, perf, busy, lo, end
+        )
