@@ -13,6 +13,7 @@ __all__ = [
     "SlotError",
     "UnknownAllocatorError",
     "ParameterError",
+    "ProblemError",
 ]
 
 
@@ -61,3 +62,7 @@ class UnknownAllocatorError(VosimError, KeyError):
 
 class ParameterError(VosimError):
     """A model or run parameter is out of its allowed range; the message names it."""
+
+
+class ProblemError(VosimError):
+    """An availability allocation problem is malformed; the message names the field."""

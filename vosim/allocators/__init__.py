@@ -1,7 +1,8 @@
-"""Allocators: pure functions from free slots and a resource request to a window.
+"""Allocators: pure functions from free slots (or resources) and a request to a selection.
 
-Criteria are registered by name (see :func:`criteria`): ``"amp"`` (earliest start) and
-``"min_cost"`` (AEP §2.2).
+Two registries by name: window criteria for slot lists (:func:`criteria`, e.g. ``"amp"``,
+``"min_cost"``, AEP §2.2) and availability methods for :class:`AvailabilityProblem`
+(:func:`methods`, ICCS 2023 §2.3–2.4).
 """
 
 from vosim.allocators import aep as aep
@@ -13,8 +14,22 @@ from vosim.allocators.base import (
     criteria,
     register_criterion,
 )
+from vosim.allocators.problem import (
+    AvailabilityProblem,
+    AvailabilityResult,
+    allocate_resources,
+    methods,
+    register_method,
+    window_probability,
+)
 
 __all__ = [
+    "AvailabilityProblem",
+    "AvailabilityResult",
+    "allocate_resources",
+    "methods",
+    "register_method",
+    "window_probability",
     "Allocation",
     "ResourceRequest",
     "Window",
