@@ -103,6 +103,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-local-load", action="store_true", help="owners run no local jobs (dedicated nodes)"
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    exp = sub.add_parser(
+        "experiment",
+        help="reproduce a paper's figure set; writes a table (Parquet, CSV) and an altair chart",
+        description=(
+            "Run a named experiment that reproduces a figure set of the papers (see --list). "
+            "Writes NAME.parquet, NAME.csv and NAME.html/.png to --out. Same seed, same table "
+            "(timing columns aside)."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    exp.add_argument("name", nargs="?", help="experiment name (see --list)")
+    exp.add_argument("--list", action="store_true", help="list the experiments and exit")
+    exp.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
+    exp.add_argument("--quick", action="store_true", help="small grid and few repetitions (CI)")
+    exp.add_argument(
+        "--repetitions",
+        type=_positive_int,
+        default=None,
+        help="random instances per figure point (default: the experiment's own)",
+    )
+    exp.add_argument("--seed", type=int, default=1, help="random seed")
+    exp.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -195,6 +218,34 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _experiment(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from vosim.runs.experiments import experiments, run_experiment
+
+    registry = experiments()
+    if args.list or args.name is None:
+        for name, e in registry.items():
+            print(f"{name:20s} {e.description}")
+        return 0 if args.list else 2
+    if args.name not in registry:
+        raise VosimError(f"unknown experiment {args.name!r}; available: {', '.join(registry)}")
+    e = registry[args.name]
+    started = time.perf_counter()
+    with tqdm(total=e.points(args.quick), unit="point", desc=args.name, disable=args.quiet) as bar:
+        written = run_experiment(
+            args.name,
+            args.out,
+            quick=args.quick,
+            repetitions=args.repetitions,
+            seed=args.seed,
+            progress=bar.update,
+        )
+    print(f"{args.name}: {time.perf_counter() - started:.1f} s")
+    print(f"wrote {', '.join(p.name for p in written)} to {args.out}/")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``vosim`` console script; returns the exit status.
 
@@ -207,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return _run(args)
+        return _run(args) if args.command == "run" else _experiment(args)
     except VosimError as exc:
         print(f"vosim: error: {exc}", file=sys.stderr)
         return 2

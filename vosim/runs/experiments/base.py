@@ -1,0 +1,128 @@
+"""Experiment registry: each paper's figure set as a named, reproducible experiment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from vosim.analysis.charts import save_chart
+from vosim.errors import UnknownAllocatorError
+from vosim.runs.store import write_table
+
+__all__ = ["ExperimentConfig", "Experiment", "register_experiment", "experiments", "run_experiment"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentConfig:
+    """How to run an experiment.
+
+    Parameters
+    ----------
+    repetitions : int
+        Independent random instances per point of the figure (>= 1).
+    seed : int
+        Seed of the numpy Generator every instance is drawn from.
+    quick : bool
+        A reduced grid that finishes in seconds (for CI).
+    """
+
+    repetitions: int
+    seed: int
+    quick: bool
+
+    def rngs(self, *key: int) -> Iterator[np.random.Generator]:
+        """One independent Generator per repetition, keyed by the figure point ``key``."""
+        for rep in range(self.repetitions):
+            yield np.random.default_rng([self.seed, *key, rep])
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    """A registered experiment: ``run(config, progress) -> (table, chart)``."""
+
+    name: str
+    description: str
+    default_repetitions: int
+    quick_repetitions: int
+    run: Callable[[ExperimentConfig, Callable[[int], None]], tuple[pd.DataFrame, alt.TopLevelMixin]]
+    points: Callable[[bool], int]
+
+
+_EXPERIMENTS: dict[str, Experiment] = {}
+
+
+def register_experiment(experiment: Experiment) -> Experiment:
+    """Add ``experiment`` to the registry (``ValueError`` if its name is taken)."""
+    if experiment.name in _EXPERIMENTS:
+        raise ValueError(f"experiment {experiment.name!r} is already registered")
+    _EXPERIMENTS[experiment.name] = experiment
+    return experiment
+
+
+def experiments() -> dict[str, Experiment]:
+    """All registered experiments by name."""
+    return dict(sorted(_EXPERIMENTS.items()))
+
+
+def run_experiment(
+    name: str,
+    out: Path,
+    *,
+    quick: bool = False,
+    repetitions: int | None = None,
+    seed: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> list[Path]:
+    """Run the named experiment and write ``NAME.parquet``, ``NAME.csv`` and ``NAME.html/.png``.
+
+    Parameters
+    ----------
+    name : str
+        A registered experiment (see :func:`experiments`).
+    out : Path
+        Output directory (created).
+    quick : bool
+        Reduced grid and repetitions, for CI.
+    repetitions : int, optional
+        Instances per figure point; default the experiment's own (or its quick value).
+    seed : int
+        Seed; the same seed gives the same table (timings aside).
+    progress : callable, optional
+        Called with the number of figure points just finished.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    UnknownAllocatorError
+        ``name`` is not registered (the message lists the experiments).
+    ValueError
+        ``repetitions < 1``.
+    """
+    try:
+        experiment = _EXPERIMENTS[name]
+    except KeyError:
+        raise UnknownAllocatorError(
+            f"unknown experiment {name!r}; available: {', '.join(experiments())}"
+        ) from None
+    if repetitions is None:
+        repetitions = experiment.quick_repetitions if quick else experiment.default_repetitions
+    if repetitions < 1:
+        raise ValueError(f"repetitions must be >= 1, got {repetitions}")
+    config = ExperimentConfig(repetitions=repetitions, seed=seed, quick=quick)
+    table, chart = experiment.run(config, progress or (lambda k: None))
+    out = Path(out)
+    written = [write_table(table, out / f"{name}.parquet")]
+    csv = out / f"{name}.csv"
+    table.to_csv(csv, index=False)
+    written.append(csv)
+    written += save_chart(chart, out / name)
+    return written
