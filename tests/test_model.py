@@ -159,3 +159,43 @@ def test_default_step_schedule_is_off():
     model = VOModel(trace=NASA, jobs=20, rng=1)
     model.run_until(10_000)
     assert model.steps == 0  # time moved by events only
+
+
+@pytest.fixture(scope="module")
+def uncertain_run():
+    model = VOModel(trace=NASA, jobs=120, rng=5, availability=True)
+    model.run()
+    return model
+
+
+def test_availability_run_records_predictions_and_failures(uncertain_run):
+    jobs = uncertain_run.job_frame()
+    attempts = uncertain_run.attempt_frame()
+    assert len(jobs) == 120
+    assert len(attempts) >= (jobs["state"] == "completed").sum()
+    assert attempts["predicted_availability"].between(0, 1).all()
+    # every interruption lies inside its window's run, and failures are counted per job
+    failed = attempts[~attempts["succeeded"]]
+    assert (failed["interrupted_at"] >= failed["start"]).all()
+    happened = failed["interrupted_at"] <= uncertain_run.horizon  # drawn, and come by the end
+    assert jobs["failures"].sum() == happened.sum() > 0
+    # completed jobs ran through their last window
+    done = jobs[jobs["state"] == "completed"]
+    assert done["predicted_availability"].notna().all()
+
+
+def test_users_pay_only_for_what_ran(uncertain_run):
+    jobs = uncertain_run.job_frame()
+    paid = jobs["cost"].fillna(0).sum() + jobs["paid_for_failures"].sum()
+    assert sum(o.revenue for o in uncertain_run.owners) == pytest.approx(paid, rel=1e-9)
+
+
+def test_availability_criterion_picks_more_available_windows(uncertain_run):
+    jobs = uncertain_run.job_frame()
+    by = jobs.groupby("criterion")["predicted_availability"].mean()
+    assert by["availability"] > by[["finish", "runtime", "cost"]].max()
+
+
+def test_availability_off_means_no_failures(nasa_run):
+    assert nasa_run.job_frame()["failures"].sum() == 0
+    assert len(nasa_run.attempt_frame()) == 0

@@ -11,6 +11,7 @@ import pandas as pd
 
 from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
 from vosim.agents.user import USER_CRITERIA
+from vosim.allocators import methods
 from vosim.allocators.base import criteria
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
@@ -66,6 +67,20 @@ class VOModel(mesa.Model):
     horizon : float or None
         End of the run, model time units; ``None`` is the last submission plus ``L``.
         Jobs not completed by then end ``unfinished``.
+    availability : bool
+        Utilization uncertainty (ICCS 2021/2023): owners' local jobs become uncertain event
+        chains and every node gets a global event; each reserved window's ``P_a^w`` is
+        predicted, and its realisation drawn: a job whose node is taken during its run fails
+        at that moment, pays only for what ran and is requeued.
+    global_load : float
+        Standard deviation of the nodes' global occupation probability ``|N(0, sd)|`` (ICCS
+        2021 §4.1), in [0, 1]; used when ``availability`` is on.
+    availability_method : str
+        Registered availability method (see :func:`vosim.allocators.methods`) that users with
+        the ``availability`` criterion use at each start of the time scan.
+    user_criteria : tuple of str or None
+        Criteria users are drawn from (uniformly); default finish, runtime, cost, plus
+        availability when ``availability`` is on.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -104,6 +119,10 @@ class VOModel(mesa.Model):
         local_load: tuple[float, float] | None = (0.10, 0.50),
         criterion_allocators: dict[str, str] | None = None,
         horizon: float | None = None,
+        availability: bool = False,
+        global_load: float = 0.05,
+        availability_method: str = "knapsack_p",
+        user_criteria: tuple[str, ...] | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -124,6 +143,23 @@ class VOModel(mesa.Model):
         lo, hi = budget_range
         if not 0 < lo <= hi:
             raise ParameterError(f"budget_range must satisfy 0 < low <= high, got {budget_range}")
+        if not 0 <= global_load <= 1:
+            raise ParameterError(f"global_load must be in [0, 1], got {global_load}")
+        if availability_method not in methods():
+            raise UnknownAllocatorError(
+                f"unknown availability_method {availability_method!r}; registered: "
+                f"{', '.join(methods())}"
+            )
+        if user_criteria is None:
+            user_criteria = ("finish", "runtime", "cost") + (
+                ("availability",) if availability else ()
+            )
+        user_criteria = tuple(user_criteria)
+        bad = [c for c in user_criteria if c not in USER_CRITERIA]
+        if bad or not user_criteria:
+            raise ParameterError(
+                f"user_criteria must be a non-empty subset of {USER_CRITERIA}, got {user_criteria}"
+            )
         mapping = criterion_allocators or None
         if mapping is not None:
             for user_criterion, name in mapping.items():
@@ -132,7 +168,7 @@ class VOModel(mesa.Model):
                         f"criterion_allocators key {user_criterion!r} is not a user criterion "
                         f"({', '.join(USER_CRITERIA)})"
                     )
-                if name not in criteria():
+                if name not in (*criteria(), "max_availability"):
                     raise UnknownAllocatorError(
                         f"unknown criterion {name!r} for {user_criterion!r}; registered: "
                         f"{', '.join(criteria())}"
@@ -166,6 +202,18 @@ class VOModel(mesa.Model):
         )
         self.node_count = nodes
         self.node_ids = np.arange(nodes)
+        self.availability = bool(availability)
+        self.availability_method = availability_method
+        self.user_criteria = user_criteria
+        # Global events: |N(0, global_load)| per node, capped at 1 (ICCS 2021 §4.1).
+        self.node_global_p = (
+            np.minimum(np.abs(self.rng.normal(0.0, global_load, size=nodes)), 1.0)
+            if self.availability
+            else np.zeros(nodes)
+        )
+        #: One row per reserved window: (job_id, decided at, start, predicted P_a^w, succeeded,
+        #: interruption time or inf).
+        self.attempts: list[tuple[int, float, float, float, bool, float]] = []
         self.node_price = np.array([n.price for n in self.nodes])
         self.node_performance = np.array([n.performance for n in self.nodes])
 
@@ -200,9 +248,9 @@ class VOModel(mesa.Model):
             by_user[job.user].append(job)
         user_ids = sorted(by_user)
         factors = self.rng.uniform(lo, hi, size=len(user_ids))
-        picks = self.rng.integers(0, len(USER_CRITERIA), size=len(user_ids))
+        picks = self.rng.integers(0, len(user_criteria), size=len(user_ids))
         self.users = [
-            UserAgent(self, uid, by_user[uid], float(f), USER_CRITERIA[int(c)], cost_per_work)
+            UserAgent(self, uid, by_user[uid], float(f), user_criteria[int(c)], cost_per_work)
             for uid, f, c in zip(user_ids, factors, picks, strict=True)
         ]
 
@@ -312,6 +360,25 @@ class VOModel(mesa.Model):
         from vosim.analysis.metrics import job_table
 
         return job_table(self.jobs, self.owner_of_node)
+
+    def attempt_frame(self) -> pd.DataFrame:
+        """One row per reserved window: predicted ``P_a^w`` and whether it ran through.
+
+        Columns ``job_id``, ``decided_at``, ``start``, ``predicted_availability`` (in [0, 1]),
+        ``succeeded`` (bool), ``interrupted_at`` (model time, NaN if it ran through). Empty
+        unless ``availability`` is on.
+        """
+        cols = [
+            "job_id",
+            "decided_at",
+            "start",
+            "predicted_availability",
+            "succeeded",
+            "interrupted_at",
+        ]
+        df = pd.DataFrame.from_records(self.attempts, columns=cols)
+        df["interrupted_at"] = df["interrupted_at"].replace(np.inf, np.nan)
+        return df
 
     def cycle_frame(self) -> pd.DataFrame:
         """One row per scheduling cycle (time, batch, scheduled, queue, utilization, revenue)."""

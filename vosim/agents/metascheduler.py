@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import math
 from collections.abc import Mapping
 
 import mesa
 import numpy as np
 
 from vosim.allocators import allocate_window
+from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.screen import (
     BUDGET_TOO_LOW,
     FITS_MAYBE,
     TOO_FEW_LONG_SLOTS,
     screen_requests,
 )
+from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList, free_slots
+from vosim.market.uncertainty import local_jobs_schedule, sample_interruption
 from vosim.market.workload import Job
 
 __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
@@ -34,6 +39,7 @@ DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
     "finish": "amp",
     "runtime": "amp",
     "cost": "min_cost",
+    "availability": "max_availability",
 }
 
 
@@ -75,7 +81,10 @@ class MetaschedulerAgent(mesa.Agent):
         self.queue: list[int] = []  # indices into model.jobs, in queue (submission) order
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
         self.running: list[Job] = []
-        self._completions: list[tuple[float, int, Job]] = []
+        self._completions: list[tuple[float, int, int, Job]] = []
+        self._failures: list[tuple[float, int, int, Job]] = []
+        # Without uncertainty every node is available (P_a = 1) for the availability criterion.
+        self._certain = UtilizationSchedule.from_chains(model.node_count)
         self.completed = 0
         self.rejected = 0
         self.cycles = 0
@@ -140,17 +149,26 @@ class MetaschedulerAgent(mesa.Agent):
             )
             self.wait_code[index] = code
             waiting = code != FITS_MAYBE
+            uncertain = self.utilization_schedule(now) if model.availability else None
             for pos in np.flatnonzero(~waiting).tolist():
                 job = model.jobs[batch[pos]]
                 criterion = self.criterion_allocators[job.criterion]
-                result = allocate_window(slots, job.request(), criterion)
+                if criterion == "max_availability":
+                    result = max_availability_window(
+                        slots,
+                        job.request(),
+                        (uncertain or self._certain).p_avail,
+                        model.availability_method,
+                    )
+                else:
+                    result = allocate_window(slots, job.request(), criterion)
                 if result.window is None:
                     job.last_reason = result.reason
                     self.wait_code[job.index] = ALLOCATOR_FAILED
                     waiting[pos] = True
                     continue
                 slots = slots.cut(result.window)
-                self._reserve(job, result.window)
+                self._reserve(job, result.window, uncertain)
                 scheduled += 1
             self.queue = index[waiting].tolist()
         self.last_scheduled = scheduled
@@ -163,7 +181,34 @@ class MetaschedulerAgent(mesa.Agent):
             return job.last_reason
         return WAIT_REASONS.get(code, "")
 
-    def _reserve(self, job: Job, window) -> None:
+    def utilization_schedule(self, now: float) -> UtilizationSchedule:
+        """Owners' local jobs as uncertain event chains plus each node's global event."""
+        parts = [owner.local_job_arrays(now) for owner in self.model.owners]
+        node, start, end = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        return local_jobs_schedule(
+            self.model.node_count, node, start, end, self.model.node_global_p
+        )
+
+    def _realise(self, job: Job, window, uncertain: UtilizationSchedule) -> float:
+        """Predict the window's ``P_a^w`` and draw when (if ever) one of its nodes is taken."""
+        model = self.model
+        predicted = 1.0
+        for d in sorted({s.length for s in window.slots}):
+            nodes = [s.node for s in window.slots if s.length == d]
+            predicted *= uncertain.window_availability(nodes, window.start, d)
+        job.predicted_availability = predicted
+        fail = math.inf
+        for s, end in zip(window.slots, job.task_ends, strict=True):
+            fail = min(
+                fail,
+                sample_interruption(uncertain, s.node, window.start, min(s.end, end), model.rng),
+            )
+        model.attempts.append(
+            (job.job_id, float(model.time), window.start, predicted, math.isinf(fail), fail)
+        )
+        return fail
+
+    def _reserve(self, job: Job, window, uncertain: UtilizationSchedule | None = None) -> None:
         model = self.model
         job.window = window
         job.state = "scheduled"
@@ -177,14 +222,47 @@ class MetaschedulerAgent(mesa.Agent):
             owner = model.owner_of_node[s.node]
             owner.reserve(s.node, s.start, s.end, job.job_id, s.price * (s.end - s.start))
         self.running.append(job)
-        heapq.heappush(self._completions, (job.finish, job.job_id, job))
-        model.schedule_event(self.complete_due, at=job.finish)
+        job.attempt += 1
+        fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
+        if fail < job.finish:
+            heapq.heappush(self._failures, (fail, job.job_id, job.attempt, job))
+            model.schedule_event(self.fail_due, at=fail)
+        else:
+            heapq.heappush(self._completions, (job.finish, job.job_id, job.attempt, job))
+            model.schedule_event(self.complete_due, at=job.finish)
+
+    def fail_due(self) -> None:
+        """Interrupt every job one of whose nodes was taken by now, and requeue it.
+
+        The user pays only for what ran: each node's price times the time from the window
+        start to the interruption; the rest of the reservation is refunded and released.
+        """
+        now = self.model.time
+        while self._failures and self._failures[0][0] <= now:
+            _, _, attempt, job = heapq.heappop(self._failures)
+            if job.attempt != attempt or job.state != "scheduled":
+                continue
+            self.running.remove(job)
+            ran = max(0.0, now - job.start)
+            for s in job.window.slots:
+                owner = self.model.owner_of_node[s.node]
+                owner.refund(s.price * max(0.0, s.end - s.start - ran))
+                owner.release(s.node, job.job_id, min(s.end, s.start + ran))
+                job.paid_for_failures += s.price * min(ran, s.end - s.start)
+            job.failures += 1
+            job.state = "waiting"
+            job.window = None
+            job.start = job.finish = math.nan
+            job.task_ends = ()
+            bisect.insort(self.queue, job.index)
 
     def complete_due(self) -> None:
         """Complete every job whose finish time has come and release the rest of its window."""
         now = self.model.time
         while self._completions and self._completions[0][0] <= now:
-            _, _, job = heapq.heappop(self._completions)
+            _, _, attempt, job = heapq.heappop(self._completions)
+            if job.attempt != attempt or job.state != "scheduled":
+                continue
             job.state = "completed"
             self.completed += 1
             self.running.remove(job)

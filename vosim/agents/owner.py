@@ -52,6 +52,7 @@ class ResourceOwnerAgent(mesa.Agent):
         )
         self.revenue = 0.0
         self._load_until = 0.0
+        self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
 
     def offer(self, now: float, until: float) -> tuple[np.ndarray, ...]:
         """Busy intervals ``(node, a, b, tag)`` of this owner's nodes relevant from ``now`` on.
@@ -67,8 +68,25 @@ class ResourceOwnerAgent(mesa.Agent):
                 for node in self.nodes:
                     for a, b in self.local_load.generate(self._load_until, rng):
                         self.schedule.add(node.id, a, b, LOCAL)
+                        self.local_jobs.append((node.id, a, b))
                 self._load_until += self.local_load.period
         return self.schedule.intervals()
+
+    def local_job_arrays(self, now: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Local jobs that can still matter, as arrays ``(node, expected start, expected end)``.
+
+        Local jobs whose expected end lies more than one job length before ``now`` (ten
+        release standard deviations) are forgotten.
+        """
+        self.local_jobs = [j for j in self.local_jobs if j[2] + (j[2] - j[1]) > now]
+        if not self.local_jobs:
+            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
+        node, a, b = zip(*self.local_jobs, strict=True)
+        return np.asarray(node, dtype=np.int64), np.asarray(a), np.asarray(b)
+
+    def refund(self, amount: float) -> None:
+        """Return ``amount`` (cost units) of a failed job's payment for time it did not run."""
+        self.revenue -= amount
 
     def reserve(self, node_id: int, start: float, end: float, job_id: int, cost: float) -> None:
         """Reserve ``[start, end)`` on one of this owner's nodes for VO job ``job_id``.

@@ -10,8 +10,9 @@ from vosim.market.workload import Job
 
 __all__ = ["UserAgent", "USER_CRITERIA"]
 
-#: Users' preferred criteria (VO Preferences §4: finish time, runtime or cost).
-USER_CRITERIA = ("finish", "runtime", "cost")
+#: Users' preferred criteria: finish time, runtime or cost (VO Preferences §4) and window
+#: availability ``P_a^w`` (ICCS 2021/2023).
+USER_CRITERIA = ("finish", "runtime", "cost", "availability")
 
 
 class UserAgent(mesa.Agent):

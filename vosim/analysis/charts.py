@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
-__all__ = ["utilization_queue_chart", "save_chart"]
+__all__ = ["utilization_queue_chart", "calibration_chart", "save_chart"]
 
 #: Charts embed at most this many rows (altair's own limit is 5,000).
 MAX_POINTS = 4000
@@ -50,6 +51,54 @@ def utilization_queue_chart(cycles: pd.DataFrame, title: str = "") -> alt.VConca
     return alt.vconcat(
         util.properties(width=640, height=180), queue.properties(width=640, height=180)
     ).properties(title=title)
+
+
+def calibration_chart(attempts: pd.DataFrame, bins: int = 10) -> alt.LayerChart:
+    """Predicted window availability ``P_a^w`` against the realised share of windows that ran.
+
+    Parameters
+    ----------
+    attempts : pandas.DataFrame
+        ``VOModel.attempt_frame()``: ``predicted_availability`` in [0, 1], ``succeeded`` bool.
+    bins : int
+        Equal-width bins of the predicted probability (>= 1).
+
+    Returns
+    -------
+    altair.LayerChart
+        Points (bin mean prediction, realised success rate, sized by count) and the diagonal
+        of perfect calibration.
+    """
+    df = attempts[["predicted_availability", "succeeded"]].copy()
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    df["bin"] = np.clip(np.digitize(df["predicted_availability"], edges) - 1, 0, bins - 1)
+    table = (
+        df.groupby("bin")
+        .agg(
+            predicted=("predicted_availability", "mean"),
+            realised=("succeeded", "mean"),
+            windows=("succeeded", "size"),
+        )
+        .reset_index()
+    )
+    diagonal = (
+        alt.Chart(pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, 1.0]}))
+        .mark_line(strokeDash=[4, 4], color="gray")
+        .encode(x="x:Q", y="y:Q")
+    )
+    points = (
+        alt.Chart(table)
+        .mark_circle(color="#1f77b4")
+        .encode(
+            x=alt.X("predicted:Q", title="predicted P_a^w", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("realised:Q", title="realised success rate", scale=alt.Scale(domain=[0, 1])),
+            size=alt.Size("windows:Q", title="windows"),
+            tooltip=["predicted:Q", "realised:Q", "windows:Q"],
+        )
+    )
+    return (diagonal + points).properties(
+        width=360, height=360, title="Calibration of predicted window availability"
+    )
 
 
 def save_chart(chart: alt.TopLevelMixin, stem: Path) -> list[Path]:

@@ -37,6 +37,7 @@ __all__ = [
     "occupation_event",
     "release_event",
     "lognormal_shape",
+    "lognormal_shapes",
     "normal_cdf",
     "availability",
     "UtilizationSchedule",
@@ -123,10 +124,11 @@ def lognormal_shape(median_offset: float, sd: float) -> float:
         raise ParameterError(f"median_offset must be a finite number > 0, got {median_offset!r}")
     if not (math.isfinite(sd) and sd >= 0):
         raise ParameterError(f"release sd must be a finite number >= 0, got {sd!r}")
-    return float(_lognormal_shapes(np.array([median_offset]), np.array([sd]))[0])
+    return float(lognormal_shapes(np.array([median_offset]), np.array([sd]))[0])
 
 
-def _lognormal_shapes(median_offset: np.ndarray, sd: np.ndarray) -> np.ndarray:
+def lognormal_shapes(median_offset: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`lognormal_shape` (no validation), shapes like the inputs."""
     r2 = (sd / median_offset) ** 2
     # log(u) = log1p(u - 1), u - 1 = (sqrt(1 + 4 r^2) - 1) / 2 = 2 r^2 / (1 + sqrt(1 + 4 r^2))
     return np.sqrt(np.log1p(2.0 * r2 / (1.0 + np.sqrt(1.0 + 4.0 * r2))))
@@ -452,7 +454,7 @@ class _ChainTable(NamedTuple):
         has_release = ~np.isnan(release_time)
         with np.errstate(invalid="ignore"):
             median = np.where(has_release, release_time - end, 1.0)
-            shape = np.where(has_release, _lognormal_shapes(median, release_sd), 0.0)
+            shape = np.where(has_release, lognormal_shapes(median, release_sd), 0.0)
             log_median = np.where(has_release, np.log(median), np.nan)
             lo = np.where(has_alloc, alloc_time - _Z_FAR * alloc_sd, start)
             with np.errstate(over="ignore"):

@@ -68,6 +68,10 @@ class Job:
     start: float = math.nan
     finish: float = math.nan
     task_ends: tuple[float, ...] = ()
+    attempt: int = 0
+    failures: int = 0
+    paid_for_failures: float = 0.0
+    predicted_availability: float = math.nan
     last_reason: str = ""
 
     def request(self) -> ResourceRequest:

@@ -102,6 +102,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--no-local-load", action="store_true", help="owners run no local jobs (dedicated nodes)"
     )
+    run.add_argument(
+        "--availability",
+        action="store_true",
+        help=(
+            "utilization uncertainty (ICCS 2021/2023): local jobs and global events may take a "
+            "reserved node; jobs can fail and are requeued; writes attempts.parquet and "
+            "calibration.html"
+        ),
+    )
+    run.add_argument(
+        "--global-load", type=float, default=0.05, help="sd of nodes' global occupation P_o"
+    )
+    run.add_argument(
+        "--availability-method",
+        default="knapsack_p",
+        help="method of users with the availability criterion (see vosim.allocators.methods())",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     exp = sub.add_parser(
@@ -148,7 +165,7 @@ def _summary_lines(summary: dict) -> list[str]:
 def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vosim.analysis.charts import save_chart, utilization_queue_chart
+    from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
     from vosim.analysis.metrics import run_summary
     from vosim.model import VOModel
     from vosim.runs.store import write_json, write_table
@@ -162,6 +179,9 @@ def _run(args: argparse.Namespace) -> int:
         cycle_period=args.cycle_period,
         scheduling_interval=args.scheduling_interval,
         local_load=None if args.no_local_load else (0.10, 0.50),
+        availability=args.availability,
+        global_load=args.global_load,
+        availability_method=args.availability_method,
         rng=args.seed,
     )
     bar = tqdm(
@@ -199,6 +219,8 @@ def _run(args: argparse.Namespace) -> int:
             "interrupted": interrupted,
             "wall_seconds": wall,
             "jobs_per_second": len(jobs) / wall if wall > 0 else None,
+            "availability": model.availability,
+            "failures": int(jobs["failures"].sum()),
         }
     )
     write_table(jobs, out / "jobs.parquet")
@@ -208,9 +230,16 @@ def _run(args: argparse.Namespace) -> int:
         utilization_queue_chart(cycles, title=f"vosim on {Path(str(args.trace)).name}"),
         out / "chart",
     )
+    extra = []
+    if model.availability:
+        attempts = model.attempt_frame()
+        write_table(attempts, out / "attempts.parquet")
+        extra.append("attempts.parquet")
+        if len(attempts):
+            charts += save_chart(calibration_chart(attempts), out / "calibration")
     for line in _summary_lines(summary):
         print(line)
-    written = ["jobs.parquet", "cycles.parquet", "summary.json", *(p.name for p in charts)]
+    written = ["jobs.parquet", "cycles.parquet", "summary.json", *extra, *(p.name for p in charts)]
     print(f"wrote {', '.join(written)} to {out}/")
     if interrupted:
         print("interrupted: jobs not yet done are recorded as unfinished", file=sys.stderr)

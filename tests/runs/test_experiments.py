@@ -1,0 +1,190 @@
+"""The paper experiments (ICCS 2023 Figs. 4-8, ICCS 2021 Fig. 5 and Table 1) in quick mode."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim.runs.experiments import experiments, run_experiment
+from vosim.runs.experiments.iccs2021 import (
+    FIG5_COLUMNS,
+    TABLE1_COLUMNS,
+    TABLE1_STARTS,
+    TABLE1_STEP,
+)
+from vosim.runs.experiments.iccs2023 import COLUMNS, LARGE_METHODS, SMALL_METHODS, TREE_METHODS
+
+#: name -> (columns, figure axis, quick grid, methods)
+EXPECTED = {
+    "iccs2023-fig4-5": (COLUMNS, "n", [1, 4, 8, 14, 18, 21], SMALL_METHODS),
+    "iccs2023-fig6": (COLUMNS, "C", [30, 60, 90, 120], SMALL_METHODS),
+    "iccs2023-fig7-8": (COLUMNS, "C", [80, 140, 220], LARGE_METHODS),
+    "iccs2021-fig5": (
+        FIG5_COLUMNS,
+        "job_load",
+        [0.0, 0.3, 0.6, 1.0],
+        ("knapsack_p", "greedy_united"),
+    ),
+    "iccs2021-table1": (TABLE1_COLUMNS, "job_load", [0.5], ("knapsack_p", "greedy_united")),
+}
+NAMES = sorted(EXPECTED)
+
+
+def _time_free(table: pd.DataFrame) -> pd.DataFrame:
+    """The columns that must not depend on the machine (wall times and ratios of them)."""
+    return table.drop(columns=[c for c in table if "seconds" in c or c == "speedup"])
+
+
+@pytest.fixture(scope="module")
+def quick_runs(tmp_path_factory):
+    """Run every experiment once in quick mode; name -> (table read back, files written)."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            out = tmp_path_factory.mktemp(name)
+            ticks = []
+            written = run_experiment(name, out, quick=True, seed=3, progress=ticks.append)
+            assert sum(ticks) == experiments()[name].points(True)
+            cache[name] = (pd.read_parquet(out / f"{name}.parquet"), written, out)
+        return cache[name]
+
+    return get
+
+
+def test_the_five_experiments_are_registered():
+    assert set(NAMES) <= set(experiments())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_quick_run_writes_the_table_and_the_chart(quick_runs, name):
+    table, written, out = quick_runs(name)
+    names = {p.name for p in written}
+    assert {f"{name}.parquet", f"{name}.csv", f"{name}.html"} <= names
+    assert (out / f"{name}.html").stat().st_size > 1000
+    csv = pd.read_csv(out / f"{name}.csv")
+    assert len(csv) == len(table)
+
+    columns, axis, grid, methods = EXPECTED[name]
+    assert list(table.columns) == columns
+    assert sorted(table[axis].unique().tolist()) == grid
+    assert set(table["method"]) == set(methods)
+    assert not table.duplicated(subset=[axis, "method", "label"]).any()
+    assert ((table["mean_probability"] >= 0) & (table["mean_probability"] <= 1)).all()
+    assert (table["mean_seconds"] > 0).all()
+    assert (table["repetitions"] == experiments()[name].quick_repetitions).all()
+
+
+@pytest.mark.parametrize("name", ["iccs2023-fig4-5", "iccs2023-fig6"])
+def test_exact_methods_agree_with_brute_force(quick_runs, name):
+    table, _, _ = quick_runs(name)
+    axis = EXPECTED[name][1]
+    p = table.pivot(index=axis, columns="method", values="mean_probability")
+    for m in ("knapsack_group", "exact"):
+        np.testing.assert_allclose(p[m], p["brute_force"], rtol=1e-12)
+    for m in ("greedy", "greedy_plus", "knapsack_p"):
+        assert (p[m] <= p["exact"] * (1 + 1e-12)).all()
+    opt = table.set_index(["method", axis])["optimal_share"]
+    assert (opt.loc[["brute_force", "knapsack_group", "exact"]] == 1).all()
+
+
+def test_fig4_5_without_budget(quick_runs):
+    table, _, _ = quick_runs("iccs2023-fig4-5")
+    assert table["C"].isna().all()  # no cost limit: C is each instance's total cost
+    p = table.pivot(index="n", columns="method", values="mean_probability")
+    # without a budget the greedy relaxations are exact (§3.2) ...
+    np.testing.assert_allclose(p["greedy"], p["exact"], rtol=1e-12)
+    # ... and KnapsackSingle is exact when groups do not matter: n = 1 and n = N
+    np.testing.assert_allclose(p.loc[[1, 21], "knapsack_p"], p.loc[[1, 21], "exact"], rtol=1e-12)
+    # one resource: the best group; all 21: every group
+    assert p.loc[1, "exact"] >= p.loc[21, "exact"]
+
+
+def test_fig7_8_tree_sizes_and_reference(quick_runs):
+    table, _, _ = quick_runs("iccs2023-fig7-8")
+    tree = table.set_index("method")[["mean_tree_size", "median_tree_size"]]
+    assert (tree.loc[list(TREE_METHODS)] >= 1).all().all()
+    assert tree.drop(index=list(TREE_METHODS)).isna().all().all()
+    p = table.pivot(index="C", columns="method", values="mean_probability")
+    np.testing.assert_allclose(p["knapsack_group"], p["exact"], rtol=1e-12)
+    assert (p["knapsack_p"] <= p["exact"] * (1 + 1e-12)).all()
+    assert (p["greedy"] <= p["exact"] * (1 + 1e-12)).all()
+    # the same instances at every C: the optimum cannot fall as the budget grows
+    assert (np.diff(p["exact"].to_numpy()) >= -1e-12).all()
+
+
+def test_fig5_knapsack_never_below_greedyjnt(quick_runs):
+    table, _, _ = quick_runs("iccs2021-fig5")
+    p = table.pivot(index="job_load", columns="method", values="mean_probability")
+    assert (p["knapsack_p"] >= p["greedy_united"] * (1 - 1e-12)).all()
+    assert p.loc[1.0].eq(0).all()  # full load: no window anywhere (§4.2)
+    assert p.loc[0.0, "knapsack_p"] > 0.9
+    found = table.set_index(["job_load", "method"])
+    assert found.loc[(0.0, "knapsack_p"), "found_share"] == 1
+    assert found.loc[(0.0, "greedy_united"), "advantage"] == 0
+
+
+def test_table1_rows(quick_runs):
+    table, _, _ = quick_runs("iccs2021-table1")
+    starts = table.loc[table["scan"] == "starting points"]
+    assert starts.loc[starts["method"] == "knapsack_p", "starts"].tolist() == list(TABLE1_STARTS)
+    assert (starts["step"] == TABLE1_STEP).all()
+    assert table.loc[table["scan"] != "starting points", "step"].isna().all()
+    full = table.iloc[0]
+    assert (full["method"], full["scan"], full["accuracy"], full["speedup"]) == (
+        "knapsack_p",
+        "full",
+        1.0,
+        1.0,
+    )
+    assert full["mean_evaluations"] == 801
+    fast = table.loc[table["scan"] == "fast exact"].iloc[0]
+    assert fast["accuracy"] == 1.0 and fast["mean_probability"] == full["mean_probability"]
+    ok = table["accuracy"].dropna()
+    assert ((ok >= 0) & (ok <= 1 + 1e-12)).all()
+    assert (table["speedup"] > 0).all()
+    # a full scan or a search through every starting point returns the full-scan optimum at most
+    assert (table["mean_probability"] <= full["mean_probability"] * (1 + 1e-12)).all()
+    assert table["paper_accuracy"].notna().sum() == 9
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_same_table(quick_runs, tmp_path, name):
+    first, _, _ = quick_runs(name)
+    run_experiment(name, tmp_path, quick=True, seed=3)
+    again = pd.read_parquet(tmp_path / f"{name}.parquet")
+    pd.testing.assert_frame_equal(_time_free(first), _time_free(again))
+
+
+def test_cli_lists_the_experiments():
+    proc = subprocess.run(
+        [sys.executable, "-m", "vosim.runs.cli", "experiment", "--list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    listed = {line.split()[0] for line in proc.stdout.splitlines() if line.strip()}
+    assert set(NAMES) <= listed
+
+
+def test_cli_unknown_experiment_is_one_line_on_stderr():
+    proc = subprocess.run(
+        [sys.executable, "-m", "vosim.runs.cli", "experiment", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nope" in lines[0] and "iccs2023-fig6" in lines[0]
+    assert proc.stdout == ""
+
+
+def test_another_seed_other_instances(quick_runs, tmp_path):
+    first, _, _ = quick_runs("iccs2023-fig7-8")
+    run_experiment("iccs2023-fig7-8", tmp_path, quick=True, seed=4)
+    other = pd.read_parquet(tmp_path / "iccs2023-fig7-8.parquet")
+    assert not np.allclose(first["mean_probability"], other["mean_probability"])

@@ -1,0 +1,128 @@
+"""The window of maximum availability ``P_a^w`` within budget over a slot list (time scan)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from vosim.allocators.base import Allocation, ResourceRequest, Window
+from vosim.allocators.timescan import time_scan
+from vosim.market.slots import Slot, SlotList
+
+__all__ = ["max_availability_window", "COST_RESOLUTION"]
+
+#: Budget resolution of the knapsack: costs are scaled so the budget is this many units.
+COST_RESOLUTION = 1000
+
+
+def _eligibility(slots: SlotList, duration: np.ndarray, candidates: np.ndarray, size: int):
+    """Boolean (size, K): node i has a slot covering ``[t_k, t_k + T_i]``; per-node price."""
+    latest = slots.end - duration[slots.node]
+    ok = latest >= slots.start
+    first = np.searchsorted(candidates, slots.start[ok], side="left")
+    stop = np.searchsorted(candidates, latest[ok], side="right")
+    diff = np.zeros((size, candidates.size + 1), dtype=np.int64)
+    np.add.at(diff, (slots.node[ok], first), 1)
+    np.add.at(diff, (slots.node[ok], stop), -1)
+    price = np.zeros(size)
+    np.maximum.at(price, slots.node, slots.price)  # the dearest slot: a conservative cost
+    return np.cumsum(diff, axis=1)[:, :-1] > 0, price
+
+
+def max_availability_window(
+    slots: SlotList,
+    request: ResourceRequest,
+    p_avail: Callable[[float, np.ndarray], np.ndarray],
+    method: str = "knapsack_p",
+    *,
+    resolution: int = COST_RESOLUTION,
+) -> Allocation:
+    """The window maximising ``P_a^w`` (eq. 2) within budget ``C``, scanning the slot starts.
+
+    For every candidate start ``t_k`` (the slot starts, as in the AEP scan) a node is usable
+    when one of its slots covers ``[t_k, t_k + T_i]``; its availability is
+    ``p_avail(T_i, starts)[i, k]`` and its cost ``price_i * T_i`` (the node's dearest slot price
+    if its slots differ). The time scan then picks the start and the ``n`` nodes of maximum
+    product availability with the named method (``"knapsack_p"`` exact, ``"greedy_united"``,
+    ... see :func:`vosim.allocators.methods`).
+
+    Parameters
+    ----------
+    slots : SlotList
+        Free slots; node ids index the rows of ``p_avail``'s result.
+    request : ResourceRequest
+        ``n``, volume ``V`` (or time ``T``), budget ``C``.
+    p_avail : callable ``(duration, starts) -> (N, K)``
+        Availability of every node for a reservation of ``duration`` model time units starting
+        at each of ``starts`` (e.g. :meth:`vosim.market.availability.UtilizationSchedule.p_avail`).
+    method : str
+        Static availability method used at each start.
+    resolution : int
+        The budget is scaled to this many integer units and costs are rounded *up*, so every
+        window respects ``C``; the choice is optimal up to that resolution.
+
+    Returns
+    -------
+    Allocation
+        ``criterion="max_availability"``; ``stats["probability"]`` is the window's ``P_a^w``.
+        ``window=None`` with a reason when no ``n`` usable nodes within budget have a
+        positive availability.
+
+    References
+    ----------
+    ICCS 2021 §3.2 (dynamic time scan of ``P_a^w(t)``), ICCS 2023 eq. (2); AEP §2.1 for the
+    candidate starts.
+    """
+    size = int(slots.node.max()) + 1 if len(slots) else 0
+    if size == 0:
+        return Allocation(None, "no free slot", "max_availability", {})
+    perf = np.ones(size)
+    perf[slots.node] = slots.performance
+    duration = request.durations(perf)
+    candidates = np.unique(slots.start)
+    eligible, price = _eligibility(slots, duration, candidates, size)
+    eligible &= (perf >= request.min_performance)[:, None]
+    if not eligible.any():
+        return Allocation(None, "no slot long enough", "max_availability", {})
+    keep = np.flatnonzero(eligible.sum(axis=0) >= request.n)
+    if keep.size == 0:
+        reason = f"no {request.n} concurrent slots long enough in the interval"
+        return Allocation(None, reason, "max_availability", {})
+    candidates, eligible = candidates[keep], eligible[:, keep]
+    prob = np.zeros(eligible.shape)
+    for d in np.unique(duration):
+        rows = np.flatnonzero(duration == d)
+        prob[rows] = np.asarray(p_avail(float(d), candidates))[rows]
+    prob = np.where(eligible, np.clip(prob, 0.0, 1.0), 0.0)
+    cost = price * duration
+    if math.isinf(request.budget):
+        int_cost, budget = np.zeros(size, dtype=np.int64), 0
+    elif request.budget <= 0:
+        int_cost = np.where(cost > 0, resolution + 1, 0).astype(np.int64)
+        budget = 0
+    else:
+        with np.errstate(over="ignore"):
+            scaled = np.ceil(cost / request.budget * resolution - 1e-9)
+        # Costs beyond the budget are capped just above it (they can never be chosen).
+        int_cost = np.minimum(scaled, resolution + 1).astype(np.int64)
+        budget = resolution
+    res = time_scan(prob, np.maximum(int_cost, 0), request.n, budget, method=method, fast=True)
+    stats = {"candidates": int(candidates.size), "evaluations": res.stats.get("evaluations")}
+    if res.time_index is None or res.time_index < 0 or not res.probability > 0:
+        reason = f"no {request.n} available nodes within budget C={request.budget:g}"
+        return Allocation(None, reason, "max_availability", stats)
+    t = float(candidates[res.time_index])
+    chosen = tuple(
+        Slot(int(i), t, t + float(duration[i]), float(price[i]), float(perf[i]))
+        for i in np.sort(res.selected)
+    )
+    window = Window(
+        slots=chosen,
+        start=t,
+        runtime=max(s.length for s in chosen),
+        cost=float(sum(s.price * s.length for s in chosen)),
+    )
+    stats["probability"] = float(res.probability)
+    return Allocation(window, "", "max_availability", stats)
