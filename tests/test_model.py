@@ -199,3 +199,13 @@ def test_availability_criterion_picks_more_available_windows(uncertain_run):
 def test_availability_off_means_no_failures(nasa_run):
     assert nasa_run.job_frame()["failures"].sum() == 0
     assert len(nasa_run.attempt_frame()) == 0
+
+
+def test_vo_criterion_availability_applies_to_every_job():
+    model = VOModel(trace=NASA, jobs=40, rng=5, availability=True, vo_criterion="availability")
+    model.run()
+    attempts = model.attempt_frame()
+    assert len(attempts) > 0
+    assert set(model.metascheduler.criterion_allocators.values()) == {"max_availability"}
+    with pytest.raises(ParameterError, match="vo_criterion"):
+        VOModel(trace=NASA, jobs=5, vo_criterion="cost")

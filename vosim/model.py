@@ -81,6 +81,9 @@ class VOModel(mesa.Model):
     user_criteria : tuple of str or None
         Criteria users are drawn from (uniformly); default finish, runtime, cost, plus
         availability when ``availability`` is on.
+    vo_criterion : str or None
+        A VO policy overriding the users' criteria: ``"availability"`` makes every window
+        the one of maximum ``P_a^w`` within budget; ``None`` follows each user's criterion.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -123,6 +126,7 @@ class VOModel(mesa.Model):
         global_load: float = 0.05,
         availability_method: str = "knapsack_p",
         user_criteria: tuple[str, ...] | None = None,
+        vo_criterion: str | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -161,6 +165,15 @@ class VOModel(mesa.Model):
                 f"user_criteria must be a non-empty subset of {USER_CRITERIA}, got {user_criteria}"
             )
         mapping = criterion_allocators or None
+        if vo_criterion is not None:
+            if vo_criterion != "availability":
+                raise ParameterError(
+                    f"vo_criterion must be 'availability' or None, got {vo_criterion!r}"
+                )
+            if mapping is not None:
+                raise ParameterError("give vo_criterion or criterion_allocators, not both")
+            mapping = dict.fromkeys(USER_CRITERIA, "max_availability")
+        self.vo_criterion = vo_criterion
         if mapping is not None:
             for user_criterion, name in mapping.items():
                 if user_criterion not in USER_CRITERIA:

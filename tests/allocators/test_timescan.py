@@ -181,6 +181,16 @@ def test_fast_scan_equals_full_scan_on_larger_instances(seed, budget):
         assert np.count_nonzero(~np.isnan(fast.curve)) >= fast.stats["evaluations"]
 
 
+def test_fast_scan_with_optimum_zero_everywhere_knows_every_column():
+    p = np.random.default_rng(0).random((8, 100))
+    p[:4] = 0.0  # the cheap resources are never available; the others are unaffordable
+    cost = np.array([1, 1, 1, 1, 9, 9, 9, 9])
+    fast = time_scan(p, cost, 3, 5, fast=True)
+    assert_same_answer(fast, time_scan(p, cost, 3, 5))
+    assert fast.time_index == 0 and fast.probability == 0.0
+    assert fast.stats["dp_solves"] == 0 and np.all(fast.curve == 0.0)
+
+
 def test_fast_scan_deduplicates_repeated_columns_and_prunes():
     p, cost = stepped_instance(3, m=30, K=400, events=8)
     fast = time_scan(p, cost, 6, 40, fast=True)

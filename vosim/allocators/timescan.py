@@ -329,20 +329,26 @@ def time_scan(
        than the reduced ``C`` are dropped; if the ``n`` cheapest do not fit, every time index
        is infeasible (``O(m log m)``, no DP);
     2. runs of identical consecutive columns (``P_a`` changes only near events) are solved once;
-    3. for all columns at once (one ``np.argpartition``, ``O(K m)``): the upper bound above,
-       with a *certificate* when those ``n`` resources fit the budget (the bound is then the
-       optimum) or when it is 0; a zero certificate when the ``n`` cheapest resources of
-       positive availability do not fit; every column is feasible, so the best value is >= 0;
-    4. the remaining columns, in decreasing bound order, get a Lagrangian bound
-       ``exp(λ C + max_{|S|=n} Σ_S (log p - λ c))`` with the multiplier that minimises it for
-       the leading column (a grid of ``λ``); its maximisers, when they fit, are lower bounds;
-    5. chunks of 16, 32, 64, ... columns of largest bound are solved exactly by the eq. 3 DP,
-       vectorised across the chunk and the budget axis (``O(m' n C)`` numpy work per chunk);
-       ``m'`` counts only resources that can belong to a set reaching the best value so far
-       (``p_i`` times the ``n - 1`` largest entries must reach it) and that are not dominated,
-       in every column of the chunk, by ``n`` others no dearer and at least as available.
-       Columns whose bound falls below the best value found (minus the tie tolerance) are
-       never solved.
+    3. bounds in two levels: every block of 16 consecutive columns is bounded at once by the
+       product of the ``n`` largest of its resources' maxima over the block (``O(K m)``, one
+       pass); a block that can still reach the best value found is *opened*: its columns get
+       their own bound (``np.partition``), with a *certificate* when those ``n`` resources fit
+       the budget (the bound is then the optimum) or when it is 0. Blocks open in rounds, the
+       block of largest bound first; while no positive value is known, 1, 2, 4, ... blocks at
+       a time, and columns of optimum 0 are recognised without a DP (the ``n`` cheapest
+       resources of positive availability do not fit). Every column is feasible, so the best
+       value is >= 0 from the start;
+    4. Lagrangian bounds ``exp(λ C + max_{|S|=n} Σ_S (log p - λ c))``, with the multiplier
+       that minimises the bound of the leading column or block (a grid of ``λ``), prune
+       columns and whole blocks (a block's bound uses its maxima); the maximisers that fit
+       the budget are lower bounds;
+    5. chunks of 16, 32, 64, ... open columns of largest bound are solved exactly by the eq. 3
+       DP, vectorised across the chunk and the budget axis (``O(m' n C)`` numpy work per
+       chunk); ``m'`` counts only resources that can belong to a set reaching the best value
+       so far (``p_i`` times the ``n - 1`` largest entries must reach it) and that are not
+       dominated, in every column of the chunk, by ``n`` others no dearer and at least as
+       available. Columns (and blocks) whose bound falls below the best value found (minus
+       the tie tolerance) are never solved.
 
     The time index is then the full scan's (same tie rule, same criterion). The selection at
     that index is the one ``knapsack_p`` makes there: the n most available resources when they

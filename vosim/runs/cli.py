@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="knapsack_p",
         help="method of users with the availability criterion (see vosim.allocators.methods())",
     )
+    run.add_argument(
+        "--vo-criterion",
+        choices=["availability"],
+        default=None,
+        help="VO policy overriding users' criteria: every window maximises P_a^w within budget",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     exp = sub.add_parser(
@@ -182,6 +188,7 @@ def _run(args: argparse.Namespace) -> int:
         availability=args.availability,
         global_load=args.global_load,
         availability_method=args.availability_method,
+        vo_criterion=args.vo_criterion,
         rng=args.seed,
     )
     bar = tqdm(
