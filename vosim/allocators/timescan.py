@@ -48,7 +48,7 @@ _FIRST_CHUNK = 16
 #: Consecutive distinct columns bounded together before any column bound is computed.
 _BLOCK = 16
 #: Multipliers tried by the Lagrangian bound, per unit of log-probability spread.
-_LAMBDA_GRID = np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 48)])
+_LAMBDA_GRID = np.concatenate([[0.0], np.geomspace(1e-6, 1.0, 32)])
 #: Largest table (cells) of one vectorised DP round, of the dominance test and of the traced DP.
 _MAX_DP_CELLS = 1 << 24
 
@@ -339,9 +339,9 @@ def time_scan(
        resources of positive availability do not fit). Every column is feasible, so the best
        value is >= 0 from the start;
     4. Lagrangian bounds ``exp(λ C + max_{|S|=n} Σ_S (log p - λ c))``, with the multiplier
-       that minimises the bound of the leading column or block (a grid of ``λ``), prune
-       columns and whole blocks (a block's bound uses its maxima); the maximisers that fit
-       the budget are lower bounds;
+       that minimises the bound of the first column or block it is needed for (a grid of
+       ``λ``; any ``λ >= 0`` gives a valid bound), prune columns and whole blocks (a block's
+       bound uses its maxima); the maximisers that fit the budget are lower bounds;
     5. chunks of 16, 32, 64, ... open columns of largest bound are solved exactly by the eq. 3
        DP, vectorised across the chunk and the budget axis (``O(m' n C)`` numpy work per
        chunk); ``m'`` counts only resources that can belong to a set reaching the best value
@@ -764,16 +764,20 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
 
     def tighten(idx: np.ndarray, M: np.ndarray = Q, R: np.ndarray = rest, U_: np.ndarray = upper):
         # (4) Lagrangian bounds of the rows `idx` of M (columns, or block maxima), with the
-        # multiplier that suits the leading one; computed in log space, so used only above
-        # underflow (_TINY). Returns the rows that may still reach the best value.
+        # multiplier that suits the first leading row (then reused); computed in log space,
+        # so used only above underflow (_TINY). Returns the rows that may still reach the
+        # best value.
         nonlocal best
         rows_l = live(idx, floor(), M, R)
         if rows_l.size < n:
             return idx[:0]  # none can reach the best value
         Mt, cl = M[np.ix_(idx, rows_l)], cr[rows_l]
-        lam, lead_lower = _dual_lambda(Mt[np.argmax(U_[idx])], cl, n, B)
-        if M is Q:  # a block's maximiser is no selection of a column
-            best = max(best, lead_lower)
+        lam = multiplier[0]
+        if lam is None:  # chosen once, for the first leading column, then reused
+            lam, lead_lower = _dual_lambda(Mt[np.argmax(U_[idx])], cl, n, B)
+            multiplier[0] = lam
+            if M is Q:  # a block's maximiser is no selection of a column
+                best = max(best, lead_lower)
         if lam > 0:
             lag_upper, lag_lower = _lagrange_pass(Mt, cl, n, B, lam)
             if M is Q:
@@ -783,13 +787,14 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
                 return idx[U_[idx] >= floor()]
         return idx
 
+    multiplier: list[float | None] = [None]
     # the block of largest bound first (ties: the earliest), then the others that can reach
     # the best value found, in rounds
     todo = bound(np.array([int(np.argmax(upper_b))]))
     chunk = _FIRST_CHUNK
     max_chunk = max(1, _MAX_DP_CELLS // ((n + 1) * (B + 1)))
     zero_checked = False
-    grow = 1
+    grow = 3
     while True:
         todo = survivors(todo)
         if todo.size:
@@ -821,7 +826,7 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
         more = np.flatnonzero(~closed & (upper_b >= floor()))
         if best == 0 and not todo.size:
             more = more[np.lexsort((more, -upper_b[more]))[:grow]]
-            grow *= 2
+            grow *= 4
         if more.size > 1 and best > _TINY:
             more = tighten(more, block_max, rest_b, upper_b)
             closed[np.flatnonzero(~closed & (upper_b < floor()))] = True  # pruned for good
