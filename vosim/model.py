@@ -320,7 +320,7 @@ class VOModel(mesa.Model):
     @property
     def revenue(self) -> float:
         """Owners' total revenue so far, cost units."""
-        return float(sum(o.revenue for o in self.owners))
+        return float(self.agents_by_type[ResourceOwnerAgent].agg("revenue", sum))
 
     @property
     def completed(self) -> int:
