@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vosim.errors import ParameterError
-from vosim.market.pricing import ExponentialPricing
+from vosim.market.pricing import ExponentialPricing, PricingPolicy
 
 __all__ = ["Node", "generate_nodes"]
 
@@ -45,7 +45,7 @@ def generate_nodes(
     rng: np.random.Generator,
     *,
     performance_range: tuple[int, int] = (2, 10),
-    pricing: ExponentialPricing | None = None,
+    pricing: PricingPolicy | None = None,
 ) -> list[Node]:
     """Generate a heterogeneous domain as in VO Preferences §4 and split it among owners.
 
@@ -63,8 +63,9 @@ def generate_nodes(
         Source of randomness.
     performance_range : (int, int)
         Inclusive bounds of the integer performance (default (2, 10)).
-    pricing : ExponentialPricing, optional
-        Pricing policy; the default is the VO Preferences §4 policy.
+    pricing : PricingPolicy, optional
+        Pricing policy (e.g. :class:`~vosim.market.pricing.ProportionalPricing`); the
+        default is the VO Preferences §4 policy.
 
     Returns
     -------

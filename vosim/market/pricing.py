@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from vosim.errors import ParameterError
 
-__all__ = ["ExponentialPricing"]
+__all__ = ["AEP_PRICE_SD", "ExponentialPricing", "PricingPolicy", "ProportionalPricing"]
+
+
+class PricingPolicy(Protocol):
+    """What a pricing policy provides: node prices and the dearest base cost of work."""
+
+    def prices(self, performance: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Draw prices per time unit (> 0) for nodes of the given performance, same shape."""
+        ...
+
+    def dearest_cost_per_work(self, performance_range: tuple[float, float]) -> float:
+        """Return the highest base cost of one unit of work over the performance range."""
+        ...
+
+
+#: Standard deviation of the relative price deviation of the AEP domain, calibrated so that the
+#: mean minimum-cost window of :func:`~vosim.market.domains.aep_job` is close to the paper's
+#: minCost of 1027.3 (see :func:`~vosim.market.domains.aep_domain`).
+AEP_PRICE_SD = 0.164
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +104,70 @@ class ExponentialPricing:
         """
         p = np.linspace(performance_range[0], performance_range[1], 65)
         return float(np.max(self.base_price(p) / p))
+
+
+@dataclass(frozen=True, slots=True)
+class ProportionalPricing:
+    """Price proportional to performance with a normal relative deviation (AEP §3.1).
+
+    ``price = scale * performance * max(1 + d, floor)`` with ``d ~ Normal(0, sd)``. The cost of
+    a task of volume ``V`` on a node, ``price * V / performance = scale * V * (1 + d)``, does not
+    depend on the node's performance: only the deviation makes a node cheap or dear.
+
+    Parameters
+    ----------
+    scale : float
+        Cost per unit of work (performance x time unit) at zero deviation (> 0). Default 1.
+    sd : float
+        Standard deviation of the relative deviation ``d`` (>= 0). Default
+        :data:`AEP_PRICE_SD`.
+    floor : float
+        Lowest price factor ``1 + d`` after clipping, so every price stays positive (> 0).
+        Default 0.01 (reached only at ``d <= -0.99``, six standard deviations at the default
+        ``sd``).
+
+    Raises
+    ------
+    ParameterError
+        A parameter outside its range.
+
+    References
+    ----------
+    AEP §3.1: "the resource usage cost was formed proportionally to their performance with an
+    element of normally distributed deviation in order to simulate a free market pricing
+    model". The paper gives no deviation; :data:`AEP_PRICE_SD` is vosim's calibration.
+
+    Examples
+    --------
+    >>> pricing = ProportionalPricing(sd=0.0)
+    >>> pricing.prices(np.array([2.0, 10.0]), np.random.default_rng(0)).tolist()
+    [2.0, 10.0]
+    >>> pricing.dearest_cost_per_work((2, 10))
+    1.0
+    """
+
+    scale: float = 1.0
+    sd: float = AEP_PRICE_SD
+    floor: float = 0.01
+
+    def __post_init__(self) -> None:
+        if not self.scale > 0:
+            raise ParameterError(f"pricing scale must be > 0, got {self.scale}")
+        if not (self.sd >= 0 and math.isfinite(self.sd)):
+            raise ParameterError(f"price_sd must be a finite number >= 0, got {self.sd}")
+        if not self.floor > 0:
+            raise ParameterError(f"price floor must be > 0, got {self.floor}")
+
+    def base_price(self, performance: np.ndarray | float) -> np.ndarray:
+        """Return the price per time unit at zero deviation, ``scale * performance``."""
+        return self.scale * np.asarray(performance, dtype=float)
+
+    def prices(self, performance: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Draw node prices per time unit (> 0), shape like ``performance``."""
+        performance = np.asarray(performance, dtype=float)
+        dev = rng.normal(0.0, self.sd, size=performance.shape)
+        return self.base_price(performance) * np.maximum(1.0 + dev, self.floor)
+
+    def dearest_cost_per_work(self, performance_range: tuple[float, float]) -> float:
+        """Return the base cost of one unit of work, ``scale`` (the same on every node)."""
+        return float(self.scale)

@@ -207,6 +207,8 @@ class HypergeometricLocalLoad:
         Length of the period the fraction applies to, model time units (> 0).
     good, bad, draws : int
         Hypergeometric parameters (defaults 20, 20, 20).
+    jobs : (int, int)
+        Inclusive bounds of the number of local jobs per node and period (default (1, 3)).
 
     Raises
     ------
@@ -235,6 +237,7 @@ class HypergeometricLocalLoad:
     good: int = 20
     bad: int = 20
     draws: int = 20
+    jobs: tuple[int, int] = (1, 3)
 
     def __post_init__(self) -> None:
         if not (0 <= self.low <= self.high < 1):
@@ -243,12 +246,16 @@ class HypergeometricLocalLoad:
             )
         if not self.period > 0:
             raise ParameterError(f"local load period must be > 0, got {self.period}")
+        if not 1 <= self.jobs[0] <= self.jobs[1]:
+            raise ParameterError(
+                f"local jobs per period must satisfy 1 <= low <= high, got {self.jobs}"
+            )
 
     def generate(self, start: float, rng: np.random.Generator) -> list[tuple[float, float]]:
         """Local jobs ``(a, b)`` of one node in the period ``[start, start + period)``, sorted."""
         x = rng.hypergeometric(self.good, self.bad, self.draws)
         busy = (self.low + (self.high - self.low) * x / self.draws) * self.period
-        count = int(rng.integers(1, 4))
+        count = int(rng.integers(self.jobs[0], self.jobs[1] + 1))
         if busy <= 0:
             return []
         gaps = rng.dirichlet(np.ones(count + 1)) * (self.period - busy)
