@@ -11,9 +11,16 @@ from vosim.market.swf import read_swf
 NASA = "NASA-iPSC-1993-3.1-cln"
 
 
-@pytest.fixture(scope="module")
-def nasa_run():
-    model = VOModel(trace=NASA, jobs=300, rng=7)
+#: First fit (one alternative per job), and the cyclic scheme with alternatives and a VO policy.
+SCHEMES = {
+    "first-fit": {},
+    "css": {"max_alternatives": 3, "vo_objective": "cost", "ua": 25.0},
+}
+
+
+@pytest.fixture(scope="module", params=sorted(SCHEMES))
+def nasa_run(request):
+    model = VOModel(trace=NASA, jobs=300, rng=7, **SCHEMES[request.param])
     model.run()
     return model
 
@@ -209,3 +216,67 @@ def test_vo_criterion_availability_applies_to_every_job():
     assert set(model.metascheduler.criterion_allocators.values()) == {"max_availability"}
     with pytest.raises(ParameterError, match="vo_criterion"):
         VOModel(trace=NASA, jobs=5, vo_criterion="cost")
+
+
+# -- the cyclic scheduling scheme with a VO policy (VO Preferences) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def css_runs():
+    runs = {}
+    for name, kwargs in {
+        "users": {"user_evaluation": "ordinal", "ua": 0.0},
+        "vo": {"ua": None},
+        "half": {"ua": 50.0},
+    }.items():
+        model = VOModel(trace=NASA, jobs=200, rng=5, max_alternatives=4, **kwargs)
+        model.run()
+        runs[name] = model
+    return runs
+
+
+def test_css_records_alternatives_and_evaluations(css_runs):
+    for model in css_runs.values():
+        jobs = model.job_frame()
+        scheduled = jobs[jobs["starting_time"].notna()]
+        assert (scheduled["alternatives"].between(1, 4)).all()
+        assert scheduled["user_evaluation"].notna().all()
+        cycles = model.cycle_frame()
+        assert cycles["alternatives"].sum() >= len(scheduled)
+        a = cycles["vo_evaluation"].dropna()
+        assert len(a) > 0 and a.between(-1e-9, 100 + 1e-9).all()
+
+
+def test_ua_zero_gives_every_user_its_best_alternative(css_runs):
+    jobs = css_runs["users"].job_frame()
+    assert (jobs["user_evaluation"].dropna() == 0).all()
+
+
+def test_unconstrained_policy_is_the_vo_optimum(css_runs):
+    a = css_runs["vo"].cycle_frame()["vo_evaluation"].dropna()
+    assert (a.abs() < 1e-9).all()
+    # the VO maximises revenue: chosen alternatives cost at least what the users' choice costs
+    users = css_runs["users"].job_frame()["user_evaluation"].dropna()
+    vo = css_runs["vo"].job_frame()["user_evaluation"].dropna()
+    assert vo.mean() >= users.mean()
+
+
+def test_first_fit_is_css_with_one_alternative():
+    a = VOModel(trace=NASA, jobs=120, rng=2)
+    b = VOModel(trace=NASA, jobs=120, rng=2, max_alternatives=1, ua=10.0, vo_objective="finish")
+    a.run()
+    b.run()
+    pd.testing.assert_frame_equal(a.job_frame(), b.job_frame())
+    assert (a.job_frame()["user_evaluation"].dropna() == 0).all()
+
+
+def test_bad_policy_parameters_name_the_value():
+    for kwargs, words in [
+        ({"max_alternatives": 0}, "max_alternatives"),
+        ({"vo_objective": "profit"}, "profit"),
+        ({"vo_limit": "energy"}, "energy"),
+        ({"user_evaluation": "cardinal"}, "cardinal"),
+        ({"ua": -3.0}, "-3"),
+    ]:
+        with pytest.raises(ParameterError, match=words):
+            VOModel(trace=NASA, jobs=5, **kwargs)

@@ -13,6 +13,7 @@ from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
 from vosim.agents.user import USER_CRITERIA
 from vosim.allocators import methods
 from vosim.allocators.base import criteria
+from vosim.allocators.css import VOPolicy
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.nodes import generate_nodes
@@ -84,6 +85,20 @@ class VOModel(mesa.Model):
     vo_criterion : str or None
         A VO policy overriding the users' criteria: ``"availability"`` makes every window
         the one of maximum ``P_a^w`` within budget; ``None`` follows each user's criterion.
+    max_alternatives : int or None
+        Alternatives searched per job and cycle (step 1 of the cyclic scheme; >= 1, ``None``
+        until the slots run out). 1 (default) is first fit: each job takes the window its
+        user's criterion finds, and step 2 has nothing to choose.
+    vo_objective : str
+        VO criterion of step 2: ``"cost"`` (``C -> max``, owners' revenue), ``"runtime"`` or
+        ``"finish"`` (``T -> min``). See :class:`~vosim.allocators.css.VOPolicy`.
+    vo_limit : str
+        What bounds it: ``"user"`` (users' evaluations, ``lim U``), ``"cost"`` or ``"time"``.
+    user_evaluation : str
+        ``"ordinal"`` (ranks) or ``"relative"`` (%) user evaluations ``U``.
+    ua : float or None
+        ``U_a``, the mean user evaluation allowed per job (ranks or %), or the position of a
+        cost or time limit between the batch's extremes (%); ``None``: no limit.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -127,6 +142,11 @@ class VOModel(mesa.Model):
         availability_method: str = "knapsack_p",
         user_criteria: tuple[str, ...] | None = None,
         vo_criterion: str | None = None,
+        max_alternatives: int | None = 1,
+        vo_objective: str = "cost",
+        vo_limit: str = "user",
+        user_evaluation: str = "relative",
+        ua: float | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -174,6 +194,7 @@ class VOModel(mesa.Model):
                 raise ParameterError("give vo_criterion or criterion_allocators, not both")
             mapping = dict.fromkeys(USER_CRITERIA, "max_availability")
         self.vo_criterion = vo_criterion
+        self.policy = VOPolicy(vo_objective, vo_limit, user_evaluation, ua, max_alternatives)
         if mapping is not None:
             for user_criterion, name in mapping.items():
                 if user_criterion not in USER_CRITERIA:
@@ -253,7 +274,9 @@ class VOModel(mesa.Model):
         self.job_n = np.array([j.n for j in self.jobs], dtype=np.int64)
         self.job_volume = np.array([j.volume for j in self.jobs], dtype=float)
         self.job_budget = np.full(len(self.jobs), np.nan)
-        self.metascheduler = MetaschedulerAgent(self, self.scheduling_interval, mapping)
+        self.metascheduler = MetaschedulerAgent(
+            self, self.scheduling_interval, mapping, self.policy
+        )
 
         cost_per_work = self.pricing.dearest_cost_per_work(performance_range)
         by_user: dict[int, list[Job]] = defaultdict(list)
@@ -283,6 +306,9 @@ class VOModel(mesa.Model):
                 "time": "cycle_time",
                 "batch_size": "cycle_batch",
                 "jobs_scheduled": "cycle_scheduled",
+                "alternatives": "cycle_alternatives",
+                "user_evaluation": "cycle_ua",
+                "vo_evaluation": "cycle_vo_evaluation",
                 "queue_length": "queue_length",
                 "running_jobs": "running_jobs",
                 "utilization": "utilization",
@@ -301,6 +327,21 @@ class VOModel(mesa.Model):
     def cycle_scheduled(self) -> int:
         """Jobs given a window in the last cycle."""
         return self.metascheduler.last_scheduled
+
+    @property
+    def cycle_alternatives(self) -> int:
+        """Alternatives found in the last cycle (step 1 of the cyclic scheme)."""
+        return self.metascheduler.last_alternatives
+
+    @property
+    def cycle_ua(self) -> float:
+        """Mean user evaluation ``U`` of the alternatives chosen in the last cycle (NaN: none)."""
+        return self.metascheduler.last_ua
+
+    @property
+    def cycle_vo_evaluation(self) -> float:
+        """VO evaluation ``A`` (%) of the last cycle's combination (NaN without step 2)."""
+        return self.metascheduler.last_vo_evaluation
 
     @property
     def queue_length(self) -> int:
@@ -394,5 +435,10 @@ class VOModel(mesa.Model):
         return df
 
     def cycle_frame(self) -> pd.DataFrame:
-        """One row per scheduling cycle (time, batch, scheduled, queue, utilization, revenue)."""
+        """One row per scheduling cycle.
+
+        Columns ``time``, ``batch_size``, ``jobs_scheduled``, ``alternatives``,
+        ``user_evaluation`` (mean chosen ``U``), ``vo_evaluation`` (``A``, %),
+        ``queue_length``, ``running_jobs``, ``utilization``, ``revenue``, ``completed``.
+        """
         return self.datacollector.get_model_vars_dataframe().reset_index(drop=True)

@@ -10,8 +10,10 @@ from collections.abc import Mapping
 import mesa
 import numpy as np
 
-from vosim.allocators import allocate_window
 from vosim.allocators.availability_window import max_availability_window
+from vosim.allocators.base import Allocation, ResourceRequest, Window
+from vosim.allocators.csa import batch_alternatives
+from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.screen import (
     BUDGET_TOO_LOW,
     FITS_MAYBE,
@@ -25,8 +27,6 @@ from vosim.market.workload import Job
 
 __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
 
-#: Window criterion used for each user criterion. ``finish`` and ``runtime`` map to AMP (the
-#: earliest start) until exact minFinish / minRuntime criteria are registered.
 #: Code of a job the allocator tried and found no window for (its reason is job.last_reason).
 ALLOCATOR_FAILED = 3
 #: Why a job screened out by :func:`~vosim.allocators.screen.screen_requests` waits.
@@ -35,22 +35,26 @@ WAIT_REASONS = {
     BUDGET_TOO_LOW: "budget C below n tasks on the cheapest node with a slot long enough",
 }
 
+#: Window criterion used for each user criterion (AEP §2.2): the exact minFinish, minRuntime
+#: and minCost, and the maximum ``P_a^w`` window (ICCS 2021) for availability.
 DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
-    "finish": "amp",
-    "runtime": "amp",
+    "finish": "min_finish",
+    "runtime": "min_runtime",
     "cost": "min_cost",
     "availability": "max_availability",
 }
 
 
 class MetaschedulerAgent(mesa.Agent):
-    """The VO metascheduler: one scheduling cycle per period, first fit in queue order.
+    """The VO metascheduler: the cyclic scheduling scheme (CSS) with a VO policy.
 
     Each cycle (a recurring Mesa event) it takes the batch of waiting jobs, asks the owners for
-    their node schedules over the scheduling interval ``[t, t + L)``, builds the slot list and,
-    for each job in queue order (submission order), searches a window with the allocator that
-    matches the user's criterion. A found window is cut out of the slot list and reserved at the
-    owners, so later jobs cannot take it; jobs that fit nowhere wait for the next cycle.
+    their node schedules over the scheduling interval ``[t, t + L)`` and builds the slot list.
+    Step 1 finds up to ``policy.max_alternatives`` alternatives per job, in queue order, by the
+    allocator matching the user's criterion, cutting each one out of the slot list so no two
+    alternatives conflict. Step 2 picks one alternative per job under the VO policy (e.g.
+    ``C -> max`` with the users' evaluations bounded by ``U_a``). The chosen windows are
+    reserved at the owners; jobs without an alternative wait for the next cycle.
 
     Parameters
     ----------
@@ -61,12 +65,14 @@ class MetaschedulerAgent(mesa.Agent):
     criterion_allocators : mapping of str to str
         User criterion -> registered window criterion (default
         :data:`DEFAULT_CRITERION_ALLOCATORS`).
+    policy : VOPolicy, optional
+        The VO policy of step 2; default ``VOPolicy(max_alternatives=1)``: first fit, one
+        alternative per job, nothing to choose.
 
     References
     ----------
-    VO Preferences §2 (cyclic scheduling scheme, step 1: first fit in queue order with slot
-    reservation); AEP §1. Step 2 (choosing among several alternatives per job) needs the
-    alternatives search and is not part of this agent yet.
+    VO Preferences §2 (CSS: step 1 first fit in queue order with slot reservation, step 2 the
+    combination) and §3 (user evaluations, ``U_a``, the VO evaluation ``A``); AEP §1.
     """
 
     def __init__(
@@ -74,10 +80,12 @@ class MetaschedulerAgent(mesa.Agent):
         model: mesa.Model,
         scheduling_interval: float,
         criterion_allocators: Mapping[str, str] | None = None,
+        policy: VOPolicy | None = None,
     ) -> None:
         super().__init__(model)
         self.scheduling_interval = scheduling_interval
         self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
+        self.policy = policy or VOPolicy(max_alternatives=1)
         self.queue: list[int] = []  # indices into model.jobs, in queue (submission) order
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
         self.running: list[Job] = []
@@ -90,6 +98,10 @@ class MetaschedulerAgent(mesa.Agent):
         self.cycles = 0
         self.last_batch = 0
         self.last_scheduled = 0
+        self.last_alternatives = 0
+        self.last_ua = math.nan
+        self.last_vo_evaluation = math.nan
+        self.last_vo_total = math.nan
 
     # -- submissions -------------------------------------------------------------------------
     def submit(self, job: Job) -> None:
@@ -137,6 +149,8 @@ class MetaschedulerAgent(mesa.Agent):
         self.cycles += 1
         batch = self.queue
         self.last_batch = len(batch)
+        self.last_alternatives = 0
+        self.last_ua = self.last_vo_evaluation = self.last_vo_total = math.nan
         scheduled = 0
         if batch:
             model = self.model
@@ -150,29 +164,67 @@ class MetaschedulerAgent(mesa.Agent):
             self.wait_code[index] = code
             waiting = code != FITS_MAYBE
             uncertain = self.utilization_schedule(now) if model.availability else None
-            for pos in np.flatnonzero(~waiting).tolist():
-                job = model.jobs[batch[pos]]
-                criterion = self.criterion_allocators[job.criterion]
-                if criterion == "max_availability":
-                    result = max_availability_window(
-                        slots,
-                        job.request(),
-                        (uncertain or self._certain).p_avail,
-                        model.availability_method,
-                    )
-                else:
-                    result = allocate_window(slots, job.request(), criterion)
-                if result.window is None:
-                    job.last_reason = result.reason
+            positions = np.flatnonzero(~waiting).tolist()
+            jobs = [model.jobs[batch[pos]] for pos in positions]
+            # Step 1: alternatives in queue order, each cut out of the slot list.
+            found = batch_alternatives(
+                slots,
+                [job.request() for job in jobs],
+                [self._search(job, uncertain) for job in jobs],
+                self.policy.max_alternatives,
+            )
+            self.last_alternatives = sum(len(w) for w in found.windows)
+            # Step 2: one alternative per job under the VO policy.
+            choice, evals = self._choose(jobs, found.windows, uncertain)
+            for pos, job, alts, reason, k, u in zip(
+                positions, jobs, found.windows, found.reasons, choice, evals, strict=True
+            ):
+                if k < 0:
+                    job.last_reason = reason
                     self.wait_code[job.index] = ALLOCATOR_FAILED
                     waiting[pos] = True
                     continue
-                slots = slots.cut(result.window)
-                self._reserve(job, result.window, uncertain)
+                job.alternatives = len(alts)
+                job.user_evaluation = float(u[k])
+                self._reserve(job, alts[k], uncertain)
                 scheduled += 1
             self.queue = index[waiting].tolist()
         self.last_scheduled = scheduled
         self.model.record_cycle()
+
+    def _search(self, job: Job, uncertain: UtilizationSchedule | None):
+        """The window search for ``job``: a registered criterion name, or a P_a^w search."""
+        criterion = self.criterion_allocators[job.criterion]
+        if criterion != "max_availability":
+            return criterion
+        p_avail = (uncertain or self._certain).p_avail
+        method = self.model.availability_method
+
+        def search(slots: SlotList, request: ResourceRequest) -> Allocation:
+            return max_availability_window(slots, request, p_avail, method)
+
+        return search
+
+    def _choose(
+        self,
+        jobs: list[Job],
+        windows: list[list[Window]],
+        uncertain: UtilizationSchedule | None,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Step 2: the chosen alternative per job (-1: none) and each alternative's ``U``."""
+        if self.policy.max_alternatives == 1:
+            choice = np.array([0 if w else -1 for w in windows], dtype=np.int64)
+            return choice, [np.zeros(len(w)) for w in windows]
+        criteria = [job.criterion for job in jobs]
+        availability = None
+        if "availability" in criteria:
+            schedule = uncertain or self._certain
+            availability = [[self.window_availability(w, schedule) for w in ws] for ws in windows]
+        result = choose_alternatives(windows, criteria, self.policy, availability)
+        self.last_ua = result.ua
+        self.last_vo_evaluation = result.vo_evaluation
+        self.last_vo_total = result.vo_total
+        return result.choice, result.user_evals
 
     def wait_reason(self, job: Job) -> str:
         """Why ``job`` got no window in the last cycle that tried it ("" if never tried)."""
@@ -189,13 +241,19 @@ class MetaschedulerAgent(mesa.Agent):
             self.model.node_count, node, start, end, self.model.node_global_p
         )
 
-    def _realise(self, job: Job, window, uncertain: UtilizationSchedule) -> float:
-        """Predict the window's ``P_a^w`` and draw when (if ever) one of its nodes is taken."""
-        model = self.model
+    @staticmethod
+    def window_availability(window: Window, schedule: UtilizationSchedule) -> float:
+        """Predicted ``P_a^w`` of ``window`` in [0, 1] (ICCS 2023 eq. (3), no groups)."""
         predicted = 1.0
         for d in sorted({s.length for s in window.slots}):
             nodes = [s.node for s in window.slots if s.length == d]
-            predicted *= uncertain.window_availability(nodes, window.start, d)
+            predicted *= schedule.window_availability(nodes, window.start, d)
+        return predicted
+
+    def _realise(self, job: Job, window, uncertain: UtilizationSchedule) -> float:
+        """Predict the window's ``P_a^w`` and draw when (if ever) one of its nodes is taken."""
+        model = self.model
+        predicted = self.window_availability(window, uncertain)
         job.predicted_availability = predicted
         fail = math.inf
         for s, end in zip(window.slots, job.task_ends, strict=True):

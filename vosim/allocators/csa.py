@@ -7,10 +7,11 @@ cyclic scheduling scheme, VO Preferences §2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from vosim.allocators.base import ResourceRequest, Window, allocate_window
+from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.errors import RequestError
 from vosim.market.slots import SlotList
 
@@ -151,8 +152,8 @@ class BatchAlternatives:
 def batch_alternatives(
     slots: SlotList,
     requests: Sequence[ResourceRequest],
-    criteria: Sequence[str],
-    max_alternatives: int,
+    criteria: Sequence[str | Callable[[SlotList, ResourceRequest], Allocation]],
+    max_alternatives: int | None,
 ) -> BatchAlternatives:
     """Step 1 of the cyclic scheduling scheme: alternatives for a batch in queue order.
 
@@ -168,11 +169,12 @@ def batch_alternatives(
         Free slots of the scheduling interval (not modified).
     requests : sequence of ResourceRequest
         The batch, in queue order (shape (J,)).
-    criteria : sequence of str
+    criteria : sequence of str or callable
         A registered window criterion per job (shape (J,)), e.g. the one matching the user's
-        criterion: ``min_finish``, ``min_runtime`` or ``min_cost``.
-    max_alternatives : int
-        At most this many alternatives per job (>= 1).
+        criterion: ``min_finish``, ``min_runtime`` or ``min_cost``; or a function
+        ``(slots, request) -> Allocation`` (e.g. a maximum-availability search).
+    max_alternatives : int or None
+        At most this many alternatives per job (>= 1); ``None``: until the slots run out.
 
     Returns
     -------
@@ -209,23 +211,28 @@ def batch_alternatives(
     >>> [[(w.start, w.nodes) for w in alts] for alts in batch.windows]
     [[(0.0, (0,)), (40.0, (0,))], [(0.0, (1,)), (40.0, (1,))]]
     """
-    if max_alternatives < 1:
-        raise RequestError(f"max_alternatives must be >= 1, got {max_alternatives!r}")
+    if max_alternatives is not None and max_alternatives < 1:
+        raise RequestError(f"max_alternatives must be >= 1 or None, got {max_alternatives!r}")
     if len(criteria) != len(requests):
         raise RequestError(f"{len(requests)} requests but {len(criteria)} criteria")
     windows: list[list[Window]] = [[] for _ in requests]
+    limit = max_alternatives if max_alternatives is not None else math.inf
     reasons = [f"limit of {max_alternatives} alternative(s)"] * len(requests)
     active = list(range(len(requests)))
     while active:
         still = []
         for i in active:
-            result = allocate_window(slots, requests[i], criteria[i])
+            criterion = criteria[i]
+            if callable(criterion):
+                result = criterion(slots, requests[i])
+            else:
+                result = allocate_window(slots, requests[i], criterion)
             if result.window is None:
                 reasons[i] = result.reason
                 continue
             windows[i].append(result.window)
             slots = slots.cut(result.window)
-            if len(windows[i]) < max_alternatives:
+            if len(windows[i]) < limit:
                 still.append(i)
         active = still
     return BatchAlternatives(windows, slots, reasons)

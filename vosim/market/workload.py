@@ -43,6 +43,10 @@ class Job:
         Position of the job in the model's job list (trace order).
     reason : str
         Why the job cannot run at all (set at mapping time), else empty.
+    alternatives : int
+        Alternatives found for the job in the cycle that scheduled it (VO Preferences §2).
+    user_evaluation : float
+        User evaluation ``U`` of the alternative chosen for it (rank or %; NaN until chosen).
 
     Notes
     -----
@@ -73,6 +77,8 @@ class Job:
     paid_for_failures: float = 0.0
     predicted_availability: float = math.nan
     last_reason: str = ""
+    alternatives: int = 0
+    user_evaluation: float = math.nan
 
     def request(self) -> ResourceRequest:
         """The job's :class:`ResourceRequest` (volume ``V``, node count ``n``, budget ``C``)."""

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from vosim import __version__
+from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
 from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import VosimError
 
@@ -38,6 +39,16 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return value
 
 
@@ -125,6 +136,43 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="VO policy overriding users' criteria: every window maximises P_a^w within budget",
     )
+    css = run.add_argument_group(
+        "cyclic scheduling scheme (VO Preferences)",
+        "Step 1 finds up to --max-alternatives windows per job by the user's criterion; step 2 "
+        "picks one per job optimising the VO objective under a limit on the users' evaluations "
+        "U (or on the batch cost or time). With --max-alternatives 1 the scheme is first fit.",
+    )
+    css.add_argument(
+        "--max-alternatives",
+        type=_positive_int,
+        default=1,
+        help="alternatives searched per job and cycle",
+    )
+    css.add_argument(
+        "--vo-objective",
+        choices=list(VO_OBJECTIVES),
+        default="cost",
+        help="VO criterion: cost (C -> max, owners' revenue), runtime or finish (T -> min)",
+    )
+    css.add_argument(
+        "--vo-limit",
+        choices=list(VO_LIMITS),
+        default="user",
+        help="what bounds the VO criterion: users' evaluations U, batch cost or batch time",
+    )
+    css.add_argument(
+        "--user-evaluation",
+        choices=list(EVALUATIONS),
+        default="relative",
+        help="user evaluation U: ordinal (ranks 0..N_a-1) or relative (0-100 %%)",
+    )
+    css.add_argument(
+        "--ua",
+        type=_non_negative_float,
+        default=None,
+        help="U_a: mean U allowed per job (ranks or %%), or the cost/time limit's position "
+        "between the batch's extremes in %%; default: no limit (the VO optimum)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
     exp = sub.add_parser(
@@ -189,6 +237,11 @@ def _run(args: argparse.Namespace) -> int:
         global_load=args.global_load,
         availability_method=args.availability_method,
         vo_criterion=args.vo_criterion,
+        max_alternatives=args.max_alternatives,
+        vo_objective=args.vo_objective,
+        vo_limit=args.vo_limit,
+        user_evaluation=args.user_evaluation,
+        ua=args.ua,
         rng=args.seed,
     )
     bar = tqdm(
