@@ -1,13 +1,21 @@
 """Allocators: pure functions from free slots (or resources) and a request to a selection.
 
-Two registries by name: window criteria for slot lists (:func:`criteria`, e.g. ``"amp"``,
-``"min_cost"``, AEP §2.2) and availability methods for :class:`AvailabilityProblem`
-(:func:`methods`: ``knapsack_p``, ``max_p``, ``min_c``, ``max_p_per_c``, ``greedy_united``,
-``knapsack_group``, ``greedy``, ``greedy_plus``, ``brute_force``, ``exact``, ``milp``;
-ICCS 2023 §2.3–2.4), plus the time scan of ICCS 2021 (:func:`time_scan`).
+Two registries by name: window criteria for slot lists (:func:`criteria`: the AEP family
+``amp``, ``min_cost``, ``min_runtime``, ``min_finish``, ``min_proc_time`` and the paper's
+``min_runtime_substitution``, ``min_finish_substitution``, AEP §2.2; any user function of a
+window through :func:`~vosim.allocators.aep.window_criterion`) and availability methods for
+:class:`AvailabilityProblem` (:func:`methods`: ``knapsack_p``, ``max_p``, ``min_c``,
+``max_p_per_c``, ``greedy_united``, ``knapsack_group``, ``greedy``, ``greedy_plus``,
+``brute_force``, ``exact``, ``milp``; ICCS 2023 §2.3–2.4), plus the time scan of ICCS 2021
+(:func:`time_scan`). The cyclic scheduling scheme of VO Preferences: alternatives
+(:mod:`~vosim.allocators.csa`: CSA, step 1), the combination of alternatives
+(:mod:`~vosim.allocators.combination`) and VO policies (:mod:`~vosim.allocators.css`, step 2).
 """
 
 from vosim.allocators import aep as aep
+from vosim.allocators import combination as combination
+from vosim.allocators import csa as csa
+from vosim.allocators import css as css
 from vosim.allocators import exact as exact
 from vosim.allocators import greedy as greedy
 from vosim.allocators import groups as groups
@@ -20,6 +28,9 @@ from vosim.allocators.base import (
     criteria,
     register_criterion,
 )
+from vosim.allocators.combination import choose_combination, combination_curve
+from vosim.allocators.csa import batch_alternatives, find_alternatives
+from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.problem import (
     AvailabilityProblem,
     AvailabilityResult,
@@ -38,8 +49,14 @@ __all__ = [
     "TimeScanResult",
     "Window",
     "allocate_resources",
+    "VOPolicy",
     "allocate_window",
+    "batch_alternatives",
+    "choose_alternatives",
+    "choose_combination",
+    "combination_curve",
     "criteria",
+    "find_alternatives",
     "methods",
     "register_criterion",
     "register_method",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -281,6 +282,9 @@ def _run(args: argparse.Namespace) -> int:
             "jobs_per_second": len(jobs) / wall if wall > 0 else None,
             "availability": model.availability,
             "failures": int(jobs["failures"].sum()),
+            "vo_policy": dataclasses.asdict(model.policy),
+            "mean_user_evaluation": float(jobs["user_evaluation"].mean()),
+            "mean_vo_evaluation": float(cycles["vo_evaluation"].mean()),
         }
     )
     write_table(jobs, out / "jobs.parquet")

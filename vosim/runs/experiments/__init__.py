@@ -1,5 +1,6 @@
 """Experiments that reproduce the papers' figure sets, one module per paper."""
 
+from vosim.runs.experiments import aep as aep
 from vosim.runs.experiments import iccs2021 as iccs2021
 from vosim.runs.experiments import iccs2023 as iccs2023
 from vosim.runs.experiments import vo_preferences as vo_preferences

@@ -1,0 +1,185 @@
+"""The AEP experiments (Figs. 1-3, Tables 1-2) in quick mode."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim.allocators.aep import BUDGET_RTOL
+from vosim.runs.experiments import ExperimentConfig, experiments, run_experiment
+from vosim.runs.experiments.aep import (
+    FIG1_3_ALGORITHMS,
+    FIG1_3_COLUMNS,
+    LABELS,
+    METRICS,
+    PAPER_FIG1_3,
+    PAPER_PROCEDURES,
+    PAPER_TABLE1,
+    PAPER_TABLE2,
+    TABLE1_2_COLUMNS,
+    TABLE1_NODES,
+    TABLE2_INTERVALS,
+    TIME_ALGORITHMS,
+    aep_table_domain,
+    fig1_3_cycles,
+)
+
+NAMES = ("aep-fig1-3", "aep-table1-2")
+SEED = 3
+#: Columns that depend on the machine (wall times and ratios of them).
+TIMING = ("ms", "ratio")
+#: Slack of the exact-criterion invariants against float rounding of summed costs.
+TOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def quick_runs(tmp_path_factory):
+    """Run each AEP experiment once in quick mode; name -> (table, files written, out dir)."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            out = tmp_path_factory.mktemp(name)
+            ticks = []
+            written = run_experiment(name, out, quick=True, seed=SEED, progress=ticks.append)
+            assert sum(ticks) == experiments()[name].points(True)
+            cache[name] = (pd.read_parquet(out / f"{name}.parquet"), written, out)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def cycles():
+    """Every cycle of the quick Figs. 1-3 run (same seed and repetitions as ``quick_runs``)."""
+    reps = experiments()["aep-fig1-3"].quick_repetitions
+    return fig1_3_cycles(ExperimentConfig(repetitions=reps, seed=SEED, quick=True))
+
+
+def test_both_experiments_are_registered():
+    assert set(NAMES) <= set(experiments())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_quick_run_writes_the_table_and_the_chart(quick_runs, name):
+    table, written, out = quick_runs(name)
+    assert {f"{name}.parquet", f"{name}.csv", f"{name}.html"} <= {p.name for p in written}
+    assert (out / f"{name}.html").stat().st_size > 1000
+    assert len(pd.read_csv(out / f"{name}.csv")) == len(table)
+    assert (table["repetitions"] == experiments()[name].quick_repetitions).all()
+
+
+def test_fig1_3_table(quick_runs):
+    table, _, _ = quick_runs("aep-fig1-3")
+    assert list(table.columns) == FIG1_3_COLUMNS
+    assert list(dict.fromkeys(table["algorithm"])) == list(FIG1_3_ALGORITHMS)
+    assert set(table["label"]) == {LABELS[a] for a in FIG1_3_ALGORITHMS}
+    assert not table.duplicated(subset=["algorithm", "metric"]).any()
+    for algorithm in FIG1_3_ALGORITHMS:
+        metrics = set(table.loc[table["algorithm"] == algorithm, "metric"])
+        extra = {"alternatives"} if algorithm == "csa" else set()
+        assert metrics == set(METRICS) | extra
+    assert (table["found_share"] == 1).all()
+    assert table["mean"].notna().all()
+    # the paper's values, NaN elsewhere; its procedures share the paper's figures
+    by = table.set_index(["algorithm", "metric"])
+    for (algorithm, metric), value in PAPER_FIG1_3.items():
+        assert by.loc[(algorithm, metric), "paper"] == value
+    for procedure, algorithm in PAPER_PROCEDURES.items():
+        np.testing.assert_array_equal(
+            by.loc[procedure, "paper"], by.loc[algorithm, "paper"].loc[list(METRICS)]
+        )
+    shared = sum(a in PAPER_PROCEDURES.values() for a, _ in PAPER_FIG1_3)
+    assert table["paper"].notna().sum() == len(PAPER_FIG1_3) + shared
+    assert by.loc[("csa", "alternatives"), "mean"] >= 1
+
+
+def test_fig1_3_table_is_the_mean_of_the_cycles(quick_runs, cycles):
+    table, _, _ = quick_runs("aep-fig1-3")
+    means = cycles.groupby("algorithm")[[*METRICS, "alternatives"]].mean()
+    by = table.set_index(["algorithm", "metric"])["mean"]
+    for algorithm in FIG1_3_ALGORITHMS:
+        for metric in METRICS:
+            assert by[(algorithm, metric)] == pytest.approx(means.loc[algorithm, metric])
+    assert by[("csa", "alternatives")] == pytest.approx(means.loc["csa", "alternatives"])
+
+
+def test_fig1_3_invariants_on_every_cycle(cycles):
+    assert len(cycles) == len(FIG1_3_ALGORITHMS) * experiments()["aep-fig1-3"].quick_repetitions
+    assert cycles[list(METRICS)].notna().all().all()
+    for metric, best in [
+        ("finish", "min_finish"),
+        ("runtime", "min_runtime"),
+        ("cost", "min_cost"),
+        ("start", "amp"),
+    ]:
+        wide = cycles.pivot(index="repetition", columns="algorithm", values=metric)
+        others = wide.drop(columns=best)
+        assert (wide[best].to_numpy()[:, None] <= others.to_numpy() + TOL).all(), metric
+    assert (cycles["cost"] <= 1500 * (1 + BUDGET_RTOL)).all()
+    # one window per algorithm; CSA's bests by each criterion come from different alternatives
+    single = cycles.loc[cycles["algorithm"] != "csa"]
+    assert (single["finish"] == single["start"] + single["runtime"]).all()
+    best = cycles.loc[cycles["algorithm"] == "csa"]
+    assert (best["finish"] >= best["start"] + best["runtime"]).all()
+    assert (cycles["cpu_time"] >= 5 * 30 - TOL).all()  # 5 slots, 300 / 10 at best
+    alternatives = cycles.loc[cycles["algorithm"] == "csa", "alternatives"]
+    assert (alternatives >= 1).all()
+    assert cycles.loc[cycles["algorithm"] != "csa", "alternatives"].isna().all()
+
+
+def test_table1_2_table(quick_runs):
+    table, _, _ = quick_runs("aep-table1-2")
+    assert list(table.columns) == TABLE1_2_COLUMNS
+    assert set(table["algorithm"]) == set(TIME_ALGORITHMS)
+    t1 = table.loc[table["table"] == "Table 1"]
+    t2 = table.loc[table["table"] == "Table 2"]
+    assert sorted(t1["nodes"].unique()) == list(TABLE1_NODES[:2])
+    assert (t1["interval"] == 600).all()
+    assert sorted(t2["interval"].unique()) == list(TABLE2_INTERVALS[:2])
+    assert (t2["nodes"] == 100).all()
+    assert len(table) == 4 * len(TIME_ALGORITHMS)
+    assert not table.duplicated(subset=["table", "nodes", "interval", "algorithm"]).any()
+    assert (table["ms"] > 0).all()
+    assert (table["slots"] > 0).all() and (table["alternatives"] >= 1).all()
+    np.testing.assert_allclose(table["ratio"], table["ms"] / table["paper_ms"])
+    # the paper's figures, the procedures sharing minRuntime's and minFinish's
+    for _, row in table.iterrows():
+        paper = PAPER_TABLE1 if row["table"] == "Table 1" else PAPER_TABLE2
+        grid = TABLE1_NODES if row["table"] == "Table 1" else TABLE2_INTERVALS
+        k = grid.index(row["nodes"] if row["table"] == "Table 1" else row["interval"])
+        algorithm = PAPER_PROCEDURES.get(row["algorithm"], row["algorithm"])
+        assert row["paper_ms"] == paper[algorithm][k]
+        assert row["paper_alternatives"] == paper["alternatives"][k]
+    assert t1["paper_slots"].isna().all()
+    assert (t2["paper_slots"].isin(PAPER_TABLE2["slots"])).all()
+    # CSA per alternative is CSA's mean time over its mean number of alternatives
+    point = ["table", "nodes", "interval"]
+    wide = table.pivot_table(index=point, columns="algorithm", values="ms")
+    alternatives = table.groupby(point)["alternatives"].first()
+    np.testing.assert_allclose(wide["csa_per_alternative"], wide["csa"] / alternatives)
+    # the slot count grows with the interval (the load covers the whole interval)
+    slots = t2.groupby("interval")["slots"].first()
+    assert slots[1200] > 1.5 * slots[600]
+
+
+def test_table_domain_slots_grow_linearly_with_the_interval():
+    def mean_slots(interval):
+        rngs = (np.random.default_rng([SEED, k]) for k in range(3))
+        return np.mean([len(aep_table_domain(rng, interval=interval).slots) for rng in rngs])
+
+    counts = {interval: mean_slots(interval) for interval in (600.0, 1800.0, 3600.0)}
+    step1 = (counts[1800.0] - counts[600.0]) / 2
+    step2 = (counts[3600.0] - counts[1800.0]) / 3
+    assert 300 < step1 < 500 and 300 < step2 < 500  # about 400 slots per 600 time units
+    domain = aep_table_domain(np.random.default_rng(SEED), interval=3600.0)
+    assert domain.interval == (0.0, 3600.0)
+    assert domain.busy_start.min() < 600 and domain.busy_end.max() > 3000
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_same_table(quick_runs, tmp_path, name):
+    first, _, _ = quick_runs(name)
+    run_experiment(name, tmp_path, quick=True, seed=SEED)
+    again = pd.read_parquet(tmp_path / f"{name}.parquet")
+    drop = [c for c in TIMING if c in first]
+    pd.testing.assert_frame_equal(first.drop(columns=drop), again.drop(columns=drop))
