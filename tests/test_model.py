@@ -20,14 +20,16 @@ SCHEMES = {
 
 @pytest.fixture(scope="module", params=sorted(SCHEMES))
 def nasa_run(request):
-    model = VOModel(trace=NASA, jobs=300, rng=7, **SCHEMES[request.param])
+    # NASA's 128-node requests keep a queue waiting: the CSS run takes fewer jobs to stay quick
+    jobs = 300 if request.param == "first-fit" else 160
+    model = VOModel(trace=NASA, jobs=jobs, rng=7, **SCHEMES[request.param])
     model.run()
     return model
 
 
 def test_every_job_ends_in_exactly_one_state(nasa_run):
     jobs = nasa_run.job_frame()
-    assert len(jobs) == 300
+    assert len(jobs) == len(nasa_run.jobs) >= 160
     assert set(jobs["state"].unique()) <= {"completed", "rejected", "unfinished"}
     assert jobs["state"].notna().all()
     assert jobs["job_id"].is_unique
@@ -229,7 +231,7 @@ def css_runs():
         "vo": {"ua": None},
         "half": {"ua": 50.0},
     }.items():
-        model = VOModel(trace=NASA, jobs=200, rng=5, max_alternatives=4, **kwargs)
+        model = VOModel(trace=NASA, jobs=100, rng=5, max_alternatives=4, **kwargs)
         model.run()
         runs[name] = model
     return runs

@@ -44,6 +44,8 @@ __all__ = [
 BUDGET_RTOL = 1e-9
 #: Smallest block of candidate starts evaluated at once after the first one.
 _MIN_BLOCK = 64
+#: Cells (starts x slots) a block may hold beyond 2N starts: ~8 MB of float64.
+_BLOCK_CELLS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,9 @@ def _blocks(scan: _Scan, first: int = 8) -> Iterator[_Block]:
     scan ``O(K * N)``; the small first block lets AMP stop early at little cost.
     """
     k, size, total = 0, first, scan.candidates.size
-    cap = max(_MIN_BLOCK, 2 * scan.nodes)
+    # At least 2N starts a block; more while the matrix stays small (few slots), since every
+    # block costs a fixed numpy overhead.
+    cap = max(_MIN_BLOCK, 2 * scan.nodes, _BLOCK_CELLS // max(1, scan.start.size))
     while k < total:
         end = min(total, k + size)
         yield _block(scan, k, end)
@@ -157,9 +161,14 @@ def _min_runtime_rows(block: _Block, scan: _Scan, n: int) -> np.ndarray:
     durations = scan.durations
     rows = block.t.size
     fits = _cheapest_sums(block.cost, n) <= scan.limit
-    lo = _thresholds(block, n, durations)
     hi = np.full(rows, durations.size - 1)
-    lo = np.minimum(lo, hi)
+    lo = hi.copy()
+    fit_rows = np.flatnonzero(fits)
+    if fit_rows.size == 0:
+        return np.full(rows, np.inf)
+    if durations.size > 1:
+        sub = _Block(block.k0, block.t[fit_rows], block.cols, block.cost[fit_rows], block.duration)
+        lo[fit_rows] = np.minimum(_thresholds(sub, n, durations), hi[fit_rows])
     while True:
         active = np.flatnonzero(fits & (lo < hi))
         if active.size == 0:
