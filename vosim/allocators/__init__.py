@@ -10,6 +10,8 @@ window through :func:`~vosim.allocators.aep.window_criterion`) and availability 
 (:func:`time_scan`). The cyclic scheduling scheme of VO Preferences: alternatives
 (:mod:`~vosim.allocators.csa`: CSA, step 1), the combination of alternatives
 (:mod:`~vosim.allocators.combination`) and VO policies (:mod:`~vosim.allocators.css`, step 2).
+The multiple-choice knapsack of task options across clusters (Knapsack Grid):
+:func:`~vosim.allocators.mckp.solve_mckp`.
 """
 
 from vosim.allocators import aep as aep
@@ -20,6 +22,7 @@ from vosim.allocators import exact as exact
 from vosim.allocators import greedy as greedy
 from vosim.allocators import groups as groups
 from vosim.allocators import knapsack as knapsack
+from vosim.allocators import mckp as mckp
 from vosim.allocators.base import (
     Allocation,
     ResourceRequest,
