@@ -1,0 +1,355 @@
+"""The Knapsack Grid comparison: knapsack policies against FCFS, EASY backfilling and gang.
+
+Parra-Hernandez, Vanderster, Dimopoulos, *Resource Management and Knapsack Formulations on
+the Grid* (slides, ``knapsack-grid-slides.md``), "Experimental Evaluation of the Knapsack
+Strategy". Two experiments run the same strategies on the same tasks (:mod:`vosim.grid`):
+
+``knapsack-grid``
+    The slides' grid (4 clusters of 4, 8, 16, 32 processors) and stream: Poisson arrivals with
+    mean inter-arrival ``lambda = 0.64 h``, bimodal demand, 2000 tasks
+    (:func:`~vosim.grid.workload.poisson_tasks`).
+``knapsack-grid-swf``
+    The bundled real trace UniLu-Gaia-2014-2 (first 500 jobs): the grid's clusters are the
+    processors of a VO of 4 resource owners sharing Gaia's 2004 processors in contiguous blocks
+    (501 each, as :func:`~vosim.grid.workload.clusters_from_owners` derives clusters from a
+    VO's owners); each job's options come from its requested processors
+    (:func:`~vosim.grid.workload.swf_tasks`: the reference option on one cluster, a split
+    across two, half the processors for twice as long, the other clusters), with base credits
+    drawn uniformly from [1, 10] because SWF carries none. With clusters this large the exact
+    knapsack runs as a MILP (HiGHS), a fraction of a second per cycle.
+
+Reported per strategy (mean over repetitions): the overall completion time (the last task's
+finish, hours), the mean turnaround, the mean and median per-task speedup relative to FCFS
+(FCFS turnaround / the strategy's turnaround, "Speedup Relative to FCFS"), the Spearman
+correlation of each task's credit value with its speedup ("Correlation of Credit-Value-Metric
+with Speedup"), preemptions per task, and the knapsack's solve time per cycle. The slides'
+claims are checked and reported as rows of kind ``claim`` (``holds`` True/False):
+
+1. KS+BF has the lowest overall completion time;
+2. the knapsack does better than gang (overall completion time);
+3. the knapsack gives the largest task speedup;
+4. QoS policies favour high-value tasks (credit-speedup correlation above 0 for policy 1)
+   without raising the overall completion time (at most FCFS's).
+
+Choices the slides leave open: the strategies' parameters (gang slices of 1 h and 10 h; the
+knapsack with every policy at ``tau = 1 h``, policy 1 also at 0.25 h and 4 h; KS+BF with
+policies 1 and 5 at 1 h) and the number of repetitions (3 streams by default).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from vosim.data import DEFAULT_TRACE, trace_path
+from vosim.grid import (
+    EASY,
+    FCFS,
+    Gang,
+    Knapsack,
+    KnapsackBackfill,
+    poisson_tasks,
+    simulate,
+    swf_tasks,
+)
+from vosim.grid.workload import DEFAULT_CLUSTERS
+from vosim.market.swf import header_int, read_swf
+from vosim.runs.experiments.base import Experiment, ExperimentConfig, register_experiment
+
+__all__ = ["COLUMNS", "CLAIMS", "strategies", "trace_clusters"]
+
+#: Columns of both tables.
+COLUMNS = [
+    "kind",
+    "strategy",
+    "family",
+    "policy",
+    "tau",
+    "overall_completion_time",
+    "overall_completion_time_std",
+    "mean_turnaround",
+    "mean_speedup",
+    "median_speedup",
+    "credit_speedup_correlation",
+    "preemptions_per_task",
+    "mean_solve_ms",
+    "max_solve_ms",
+    "wall_seconds",
+    "tasks",
+    "repetitions",
+    "claim",
+    "holds",
+]
+
+#: The slides' claims (see the module docstring).
+CLAIMS = (
+    "KS+BF has the lowest overall completion time",
+    "knapsack does better than gang",
+    "knapsack gives the largest task speedup",
+    "QoS policies favour high-value tasks without raising overall completion time",
+)
+
+
+def strategies(quick: bool, trace: bool = False) -> list:
+    """The strategies compared, FCFS first (the speedup baseline).
+
+    ``trace``: the shorter list of the SWF run, where every knapsack cycle is a MILP.
+    """
+    if quick:
+        return [FCFS(), EASY(), Gang(1.0), Knapsack(1, 1.0), KnapsackBackfill(1, 1.0)]
+    if trace:
+        return [
+            FCFS(),
+            EASY(),
+            Gang(1.0),
+            Knapsack(1, 1.0),
+            Knapsack(2, 1.0),
+            KnapsackBackfill(1, 1.0),
+        ]
+    return [
+        FCFS(),
+        EASY(),
+        Gang(1.0),
+        Gang(10.0),
+        *(Knapsack(p, 1.0) for p in (1, 2, 3, 4, 5)),
+        Knapsack(1, 0.25),
+        Knapsack(1, 4.0),
+        KnapsackBackfill(1, 1.0),
+        KnapsackBackfill(5, 1.0),
+    ]
+
+
+def _family(strategy) -> str:
+    if isinstance(strategy, KnapsackBackfill):
+        return "KS+BF"
+    if isinstance(strategy, Knapsack):
+        return "KS"
+    if isinstance(strategy, Gang):
+        return "gang"
+    return {"FCFS": "FCFS", "EASY": "BF"}[strategy.name]
+
+
+def trace_clusters(trace: str = DEFAULT_TRACE, owners: int = 4) -> tuple[int, ...]:
+    """Processors per owner when ``owners`` share the trace's ``MaxProcs`` in equal blocks.
+
+    Raises
+    ------
+    ValueError
+        The trace header names no ``MaxProcs``.
+    """
+    header = read_swf(trace_path(trace), max_jobs=1).attrs.get("header", {})
+    procs = header_int(header, "MaxProcs")
+    if not procs:
+        raise ValueError(f"trace {trace!r} has no MaxProcs in its header")
+    return tuple(procs // owners + (1 if k < procs % owners else 0) for k in range(owners))
+
+
+def _metrics(results: list, baseline) -> list[dict]:
+    rows = []
+    for result in results:
+        speedup = result.speedup(baseline)
+        credit = result.tasks.set_index("task_id")["credit"]
+        ticks = result.cycles[result.cycles["tick"]] if "tick" in result.cycles else result.cycles
+        solve = ticks["solve_seconds"].to_numpy() * 1000.0
+        rows.append(
+            {
+                "strategy": result.strategy,
+                "overall_completion_time": float(result.overall_completion_time),
+                "mean_turnaround": float(result.tasks["turnaround"].mean()),
+                "mean_speedup": float(speedup.mean()),
+                "median_speedup": float(speedup.median()),
+                # undefined for a constant speedup (FCFS against itself)
+                "credit_speedup_correlation": float(
+                    credit.corr(speedup.reindex(credit.index), method="spearman")
+                )
+                if speedup.nunique() > 1
+                else math.nan,
+                "preemptions_per_task": float(result.tasks["n_preemptions"].mean()),
+                "mean_solve_ms": float(solve.mean()) if solve.size else math.nan,
+                "max_solve_ms": float(solve.max()) if solve.size else math.nan,
+            }
+        )
+    return rows
+
+
+def _compare(
+    config: ExperimentConfig,
+    progress: Callable[[int], None],
+    make_tasks: Callable[[np.random.Generator], tuple[list, tuple[int, ...]]],
+    trace: bool = False,
+) -> pd.DataFrame:
+    per_rep = []
+    for rng in config.rngs(0):
+        tasks, clusters = make_tasks(rng)
+        results, walls = [], {}
+        for strategy in strategies(config.quick, trace):
+            started = time.perf_counter()
+            results.append(simulate(tasks, clusters, strategy))
+            walls[strategy.name] = time.perf_counter() - started
+        rows = _metrics(results, results[0])
+        for row in rows:
+            row["wall_seconds"] = walls[row["strategy"]]
+            row["tasks"] = len(tasks)
+        per_rep.append(pd.DataFrame(rows))
+        progress(1)
+    every = pd.concat(per_rep)
+    table = every.groupby("strategy", sort=False).mean(numeric_only=True).reset_index()
+    std = every.groupby("strategy", sort=False)["overall_completion_time"].std(ddof=1)
+    table["overall_completion_time_std"] = table["strategy"].map(std).fillna(0.0)
+    info = {s.name: s for s in strategies(config.quick, trace)}
+    table["family"] = [_family(info[name]) for name in table["strategy"]]
+    table["policy"] = [getattr(info[name], "policy", math.nan) for name in table["strategy"]]
+    table["tau"] = [getattr(info[name], "tau", math.nan) for name in table["strategy"]]
+    table["kind"] = "strategy"
+    table["repetitions"] = config.repetitions
+    return pd.concat([table, _claims(table)], ignore_index=True).reindex(columns=COLUMNS)
+
+
+def _claims(table: pd.DataFrame) -> pd.DataFrame:
+    fam = table.groupby("family")
+    best_ct = fam["overall_completion_time"].min()
+    ks = table[table["family"] == "KS"]
+    fcfs = float(best_ct["FCFS"])
+    policy1 = ks[ks["policy"] == 1]
+    holds = [
+        bool(best_ct.get("KS+BF", math.inf) <= best_ct.min() + 1e-9),
+        bool(best_ct.get("KS", math.inf) < best_ct.get("gang", -math.inf)),
+        bool(
+            table.loc[table["family"].isin(["KS", "KS+BF"]), "mean_speedup"].max()
+            >= table["mean_speedup"].max() - 1e-12
+        ),
+        bool(
+            len(policy1) > 0
+            and (policy1["credit_speedup_correlation"] > 0).all()
+            and (policy1["overall_completion_time"] <= fcfs + 1e-9).all()
+        ),
+    ]
+    return pd.DataFrame({"kind": "claim", "claim": list(CLAIMS), "holds": holds})
+
+
+def _chart(table: pd.DataFrame, title: str) -> alt.TopLevelMixin:
+    keep = [c for c in COLUMNS if c not in ("kind", "claim", "holds")]
+    rows = table.loc[table["kind"] == "strategy", keep].copy()
+    # NaN is not JSON (vega-lite): undefined values become 0 in the bars (FCFS's correlation
+    # with its own speedup) and "n/a" in the tooltips.
+    for c in keep:
+        if c in ("strategy", "family"):
+            continue
+        if c in ("overall_completion_time", "mean_speedup", "credit_speedup_correlation"):
+            rows[c] = rows[c].fillna(0.0)
+        else:
+            rows[c] = [f"{v:.4g}" if pd.notna(v) else "n/a" for v in rows[c]]
+    claims = table[table["kind"] == "claim"]
+    verdict = "; ".join(
+        f"{c} - {'holds' if h else 'does NOT hold'}"
+        for c, h in zip(claims["claim"], claims["holds"], strict=True)
+    )
+    order = list(rows["strategy"])
+    base = alt.Chart(rows).encode(
+        y=alt.Y("strategy:N", sort=order, title=None),
+        color=alt.Color("family:N", title="family"),
+        tooltip=keep,
+    )
+    completion = base.mark_bar().encode(
+        x=alt.X("overall_completion_time:Q", title="overall completion time, h")
+    )
+    errors = (
+        alt.Chart(
+            pd.DataFrame(
+                {
+                    "strategy": rows["strategy"],
+                    "lo": table.loc[rows.index, "overall_completion_time"]
+                    - table.loc[rows.index, "overall_completion_time_std"],
+                    "hi": table.loc[rows.index, "overall_completion_time"]
+                    + table.loc[rows.index, "overall_completion_time_std"],
+                }
+            )
+        )
+        .mark_errorbar()
+        .encode(
+            y=alt.Y("strategy:N", sort=order),
+            x=alt.X("lo:Q", title="overall completion time, h"),
+            x2="hi:Q",
+        )
+    )
+    speedup = base.mark_bar().encode(
+        x=alt.X("mean_speedup:Q", title="mean speedup relative to FCFS")
+    )
+    correlation = base.mark_bar().encode(
+        x=alt.X("credit_speedup_correlation:Q", title="Spearman(credit value, speedup)")
+    )
+    return alt.vconcat(
+        (completion + errors).properties(title="Overall completion time", width=420),
+        speedup.properties(title="Speedup relative to FCFS", width=420),
+        correlation.properties(title="Correlation of credit value with speedup", width=420),
+    ).properties(title=alt.TitleParams(title, subtitle=verdict.split("; ")))
+
+
+def run_synthetic(
+    config: ExperimentConfig, progress: Callable[[int], None]
+) -> tuple[pd.DataFrame, alt.TopLevelMixin]:
+    """``knapsack-grid``: the slides' grid and Poisson stream."""
+    count = 200 if config.quick else 2000
+
+    def make(rng):
+        return poisson_tasks(rng, DEFAULT_CLUSTERS, tasks=count, mean_interarrival=0.64), (
+            DEFAULT_CLUSTERS
+        )
+
+    table = _compare(config, progress, make)
+    title = f"Knapsack Grid: {count} tasks, lambda = 0.64 h, clusters 4/8/16/32 (vosim)"
+    return table, _chart(table, title)
+
+
+def run_swf(
+    config: ExperimentConfig, progress: Callable[[int], None]
+) -> tuple[pd.DataFrame, alt.TopLevelMixin]:
+    """``knapsack-grid-swf``: the same comparison on the bundled UniLu-Gaia trace."""
+    count = 60 if config.quick else 500
+    clusters = trace_clusters(DEFAULT_TRACE, owners=4)
+    frame = read_swf(trace_path(DEFAULT_TRACE), max_jobs=count)
+
+    def make(rng):
+        return swf_tasks(frame, clusters, rng=rng).tasks, clusters
+
+    table = _compare(config, progress, make, trace=True)
+    title = (
+        f"Knapsack Grid on {DEFAULT_TRACE}: first {count} jobs, clusters "
+        f"{'/'.join(map(str, clusters))} processors (vosim)"
+    )
+    return table, _chart(table, title)
+
+
+KNAPSACK_GRID = register_experiment(
+    Experiment(
+        name="knapsack-grid",
+        description=(
+            "Knapsack Grid slides: FCFS, EASY backfilling, gang (1 h, 10 h slices), the "
+            "knapsack with utility policies 1-5 and tau = 0.25/1/4 h, KS+BF; 2000 tasks, "
+            "lambda = 0.64 h, clusters 4/8/16/32; 3 streams by default"
+        ),
+        default_repetitions=3,
+        quick_repetitions=1,
+        run=run_synthetic,
+        points=lambda quick: 1 if quick else 3,
+    )
+)
+
+KNAPSACK_GRID_SWF = register_experiment(
+    Experiment(
+        name="knapsack-grid-swf",
+        description=(
+            "The Knapsack Grid comparison on the bundled UniLu-Gaia trace (first 500 jobs) "
+            "on 4 clusters of 501 processors (a VO of 4 owners); 1 run by default"
+        ),
+        default_repetitions=1,
+        quick_repetitions=1,
+        run=run_swf,
+        points=lambda quick: 1,
+    )
+)
