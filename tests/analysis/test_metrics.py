@@ -1,8 +1,9 @@
 import numpy as np
 import pandas as pd
+import pytest
 
 from vosim.analysis.charts import utilization_queue_chart
-from vosim.analysis.metrics import _interval_set, bounded_slowdown, run_summary
+from vosim.analysis.metrics import _interval_set, bounded_slowdown, gini, jain_index, run_summary
 
 
 def test_bounded_slowdown_threshold():
@@ -40,3 +41,29 @@ def test_chart_thins_long_runs():
     spec = utilization_queue_chart(cycles).to_dict()
     rows = next(iter(spec["datasets"].values()))
     assert len(rows) <= 4000
+
+
+# -- fairness ------------------------------------------------------------------------------------
+
+
+def test_jain_index_hand_cases():
+    assert jain_index([2.0, 2.0, 2.0, 2.0]) == 1.0  # equal shares
+    assert jain_index([1.0, 0.0]) == 0.5  # one of two holds everything: 1/k
+    assert jain_index([1.0, 3.0]) == pytest.approx(16 / 20)  # (1+3)^2 / (2 * (1+9))
+    assert np.isnan(jain_index([])) and np.isnan(jain_index([0.0, 0.0]))
+    with pytest.raises(ValueError, match="-1"):
+        jain_index([1.0, -1.0])
+
+
+def test_gini_hand_cases():
+    assert gini([7.0, 7.0, 7.0]) == 0.0
+    assert gini([0.0, 10.0]) == pytest.approx(0.5)  # max for k = 2 is 1 - 1/2
+    # |1-3| + |1-6| + |3-6| = 10, doubled over 2 k^2 mean = 2 * 9 * 10/3 -> 20 / 60
+    assert gini([1.0, 3.0, 6.0]) == pytest.approx(20 / 60)
+    with pytest.raises(ValueError, match="nan"):
+        gini([1.0, float("nan")])
+
+
+def test_bounded_slowdown_of_a_job_shorter_than_tau():
+    # a 2 s job that waited 18 s: (18 + 2) / max(2, 10) = 2, not 10
+    assert bounded_slowdown([18.0], [2.0], tau=10.0).tolist() == [2.0]

@@ -1,4 +1,4 @@
-"""Per-job records and run metrics: wait time, bounded slowdown, utilization, revenue."""
+"""Per-job records and run metrics: wait, bounded slowdown, utilization, revenue, fairness."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 
 from vosim.market.workload import JOB_STATES, Job
 
-__all__ = ["JOB_COLUMNS", "job_table", "bounded_slowdown", "run_summary"]
+__all__ = ["JOB_COLUMNS", "job_table", "bounded_slowdown", "jain_index", "gini", "run_summary"]
 
 #: Columns of ``jobs.parquet``: Batsim's ``_jobs.csv`` names first, then vosim's own.
 JOB_COLUMNS: dict[str, str] = {
@@ -141,6 +141,74 @@ def bounded_slowdown(wait: np.ndarray, run: np.ndarray, tau: float = 10.0) -> np
     return np.maximum(1.0, (wait + run) / np.maximum(run, tau))
 
 
+def jain_index(x: Sequence[float]) -> float:
+    """Jain's fairness index ``(sum x)^2 / (k * sum x^2)`` of ``k`` non-negative shares.
+
+    1 when every share is equal, ``1/k`` when one holder has everything; NaN for no shares or
+    all zero.
+
+    Parameters
+    ----------
+    x : array_like, shape (k,)
+        Non-negative allocations (e.g. per-user mean bounded slowdown or revenue).
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite share.
+
+    References
+    ----------
+    Jain, Chiu, Hawe, "A Quantitative Measure of Fairness and Discrimination for Resource
+    Allocation in Shared Computer Systems", DEC-TR-301, 1984.
+
+    Examples
+    --------
+    >>> jain_index([3.0, 3.0, 3.0]), jain_index([1.0, 0.0, 0.0, 0.0])
+    (1.0, 0.25)
+    """
+    x = np.asarray(x, dtype=float)
+    if not np.isfinite(x).all() or (x < 0).any():
+        raise ValueError(f"shares must be finite and >= 0, got {x.tolist()}")
+    total = float((x**2).sum())
+    if x.size == 0 or total == 0:
+        return float("nan")
+    return float(x.sum() ** 2 / (x.size * total))
+
+
+def gini(x: Sequence[float]) -> float:
+    """Gini coefficient of ``k`` non-negative shares, in [0, 1 - 1/k] (0: all equal).
+
+    Parameters
+    ----------
+    x : array_like, shape (k,)
+        Non-negative amounts (e.g. owners' revenue, cost units).
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite amount.
+
+    References
+    ----------
+    The mean absolute difference over twice the mean: ``sum_ij |x_i - x_j| / (2 k^2 mean)``.
+
+    Examples
+    --------
+    >>> gini([5.0, 5.0]), gini([0.0, 0.0, 0.0, 12.0])
+    (0.0, 0.75)
+    """
+    x = np.asarray(x, dtype=float)
+    if not np.isfinite(x).all() or (x < 0).any():
+        raise ValueError(f"amounts must be finite and >= 0, got {x.tolist()}")
+    if x.size == 0 or x.sum() == 0:
+        return float("nan")
+    x = np.sort(x)
+    k = x.size
+    # sum_ij |x_i - x_j| = 2 sum_i (2i - k - 1) x_(i), i = 1..k over the sorted amounts
+    return float((2 * np.arange(1, k + 1) - k - 1) @ x / (k * x.sum()))
+
+
 def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -> dict:
     """Summarise a run: job counts by state, mean wait, bounded slowdown, utilization, revenue.
 
@@ -157,6 +225,11 @@ def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -
     revenue : sequence of float
         Revenue of each owner, cost units.
 
+    Fairness: ``users_jain_slowdown`` is Jain's index over users of their mean bounded
+    slowdown (1: every user waits alike, relative to job length); ``owners_revenue_gini`` the
+    Gini coefficient of the owners' revenue; ``mean_user_evaluation`` the mean U of the chosen
+    alternatives (VO Preferences §3; NaN without alternatives).
+
     Returns
     -------
     dict
@@ -171,8 +244,16 @@ def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -
         wait = float(done["waiting_time"].mean())
         bsld = float(bounded_slowdown(done["waiting_time"], done["execution_time"]).mean())
         makespan = span
+        fairness = float("nan")
+        if "user" in done:
+            per_user = (
+                done.assign(bsld=bounded_slowdown(done["waiting_time"], done["execution_time"]))
+                .groupby("user")["bsld"]
+                .mean()
+            )
+            fairness = jain_index(per_user.to_numpy())
     else:
-        util = wait = bsld = makespan = float("nan")
+        util = wait = bsld = makespan = fairness = float("nan")
     return {
         "jobs_read": len(jobs),
         **counts,
@@ -182,4 +263,9 @@ def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -
         "makespan": makespan,
         "owners_revenue": float(sum(revenue)),
         "owners_revenue_by_owner": [float(r) for r in revenue],
+        "owners_revenue_gini": gini([max(0.0, float(r)) for r in revenue]),
+        "users_jain_slowdown": fairness,
+        "mean_user_evaluation": float(jobs["user_evaluation"].mean())
+        if "user_evaluation" in jobs
+        else float("nan"),
     }
