@@ -26,7 +26,6 @@ Run: ``PYTHONPATH=. python benchmarks/bench_mckp.py [--instances 10] [--repeat 3
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import math
 import os
@@ -43,7 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vosim.allocators.mckp import solve_mckp  # noqa: E402
+from vosim.allocators.mckp import quiet_stdout, solve_mckp  # noqa: E402
 
 CLUSTERS = np.array([4, 8, 16, 32])
 OPTIONS = 4
@@ -84,21 +83,6 @@ def cycle(rng: np.random.Generator, tasks: int) -> tuple[list, list]:
         values.append(procs * rng.uniform(1.0, 10.0, OPTIONS))
         demands.append(d)
     return values, demands
-
-
-@contextlib.contextmanager
-def quiet_stdout():
-    """Send file descriptor 1 to /dev/null (C-level prints too), then restore it."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            yield
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 def timed(fn, repeat: int):

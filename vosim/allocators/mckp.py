@@ -41,9 +41,12 @@ another optimal choice (of equal value within HiGHS's tolerances).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +57,7 @@ __all__ = [
     "DP_MAX_CELLS",
     "DP_MAX_STATES",
     "METHODS",
+    "quiet_stdout",
     "MCKPResult",
     "solve_mckp",
 ]
@@ -266,6 +270,21 @@ def _solve_dp(
     return choice
 
 
+@contextlib.contextmanager
+def quiet_stdout() -> Iterator[None]:
+    """Send file descriptor 1 to ``/dev/null`` (C-level prints too), then restore it."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _solve_milp(
     vals: list[np.ndarray], dems: list[np.ndarray], kept: list[np.ndarray], cap: np.ndarray
 ) -> np.ndarray:
@@ -287,16 +306,17 @@ def _solve_milp(
     one_each = csr_array((np.ones(n_vars), (row, np.arange(n_vars))), shape=(len(tasks), n_vars))
     per_cluster = csr_array(d.T.astype(float))
     scale = min(_MILP_SCALE / float(v.max()), 1e300)  # v > 0; no overflow for tiny values
-    res = milp(
-        -v * scale,
-        constraints=[
-            LinearConstraint(one_each, -np.inf, 1.0),
-            LinearConstraint(per_cluster, -np.inf, cap.astype(float)),
-        ],
-        integrality=np.ones(n_vars),
-        bounds=Bounds(0.0, 1.0),
-        options={"mip_rel_gap": 0.0},
-    )
+    with quiet_stdout():  # HiGHS may print debug lines straight to file descriptor 1
+        res = milp(
+            -v * scale,
+            constraints=[
+                LinearConstraint(one_each, -np.inf, 1.0),
+                LinearConstraint(per_cluster, -np.inf, cap.astype(float)),
+            ],
+            integrality=np.ones(n_vars),
+            bounds=Bounds(0.0, 1.0),
+            options={"mip_rel_gap": 0.0},
+        )
     if res.x is None:
         raise RuntimeError(f"HiGHS found no solution (taking nothing is one): {res.message}")
     on = res.x > 0.5
