@@ -282,3 +282,30 @@ def test_bad_policy_parameters_name_the_value():
     ]:
         with pytest.raises(ParameterError, match=words):
             VOModel(trace=NASA, jobs=5, **kwargs)
+
+
+# -- owners' pricing policies ---------------------------------------------------------------------
+
+
+def test_demand_pricing_moves_prices_within_the_band():
+    fixed = VOModel(trace=NASA, jobs=80, rng=4)
+    demand = VOModel(trace=NASA, jobs=80, rng=4, pricing_policy="demand")
+    start = demand.node_price.copy()
+    fixed.run()
+    demand.run()
+    f, d = fixed.cycle_frame()["price_factor"], demand.cycle_frame()["price_factor"]
+    assert f.nunique() == 1  # fixed prices never move
+    assert d.nunique() > 1
+    # at most 5 % per cycle, and within +-60 % of the market base price at the end
+    assert (d.pct_change().dropna().abs() <= 0.05 + 1e-9).all()
+    ratio = demand.node_price / demand.node_base_price
+    assert ((ratio >= 0.4 - 1e-9) & (ratio <= 1.6 + 1e-9)).all()
+    assert not np.array_equal(start, demand.node_price)
+    # reserved windows were charged at the prices of their cycle: cost within budget
+    done = demand.job_frame().query("state == 'completed'")
+    assert (done["cost"] <= done["budget"] * (1 + 1e-9)).all()
+
+
+def test_unknown_pricing_policy_names_the_value():
+    with pytest.raises(ParameterError, match="auction"):
+        VOModel(trace=NASA, jobs=5, pricing_policy="auction")

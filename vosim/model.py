@@ -17,7 +17,7 @@ from vosim.allocators.css import VOPolicy
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.nodes import generate_nodes
-from vosim.market.pricing import ExponentialPricing
+from vosim.market.pricing import PRICING_POLICIES, DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
 from vosim.market.workload import HypergeometricLocalLoad, Job, jobs_from_trace
 
@@ -99,6 +99,11 @@ class VOModel(mesa.Model):
     ua : float or None
         ``U_a``, the mean user evaluation allowed per job (ranks or %), or the position of a
         cost or time limit between the batch's extremes (%); ``None``: no limit.
+    pricing_policy : str
+        Owners' pricing policy (:data:`~vosim.market.pricing.PRICING_POLICIES`): ``"fixed"``
+        (VO Preferences §4) or ``"demand"`` (every cycle each owner's prices move with its VO
+        utilization over the last cycle period, at most 5 % per cycle, within ±60 % of the
+        market base price; :class:`~vosim.market.pricing.DemandPricing`).
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -147,6 +152,7 @@ class VOModel(mesa.Model):
         vo_limit: str = "user",
         user_evaluation: str = "relative",
         ua: float | None = None,
+        pricing_policy: str = "fixed",
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -230,6 +236,12 @@ class VOModel(mesa.Model):
         self.scheduling_interval = float(scheduling_interval)
         self.reference_performance = float(reference_performance)
         self.pricing = ExponentialPricing()
+        if pricing_policy not in PRICING_POLICIES:
+            raise ParameterError(
+                f"pricing_policy must be one of {', '.join(PRICING_POLICIES)}, "
+                f"got {pricing_policy!r}"
+            )
+        self.pricing_policy = pricing_policy
         performance_range = (2, 10)
         self.nodes = generate_nodes(
             nodes, owners, self.rng, performance_range=performance_range, pricing=self.pricing
@@ -259,7 +271,11 @@ class VOModel(mesa.Model):
         by_owner: dict[int, list] = defaultdict(list)
         for node in self.nodes:
             by_owner[node.owner].append(node)
-        self.owners = [ResourceOwnerAgent(self, k, by_owner[k], load) for k in range(owners)]
+        repricing = DemandPricing() if pricing_policy == "demand" else None
+        self.owners = [
+            ResourceOwnerAgent(self, k, by_owner[k], load, repricing) for k in range(owners)
+        ]
+        self.node_base_price = np.asarray(self.pricing.base_price(self.node_performance))
         self.owner_of_node = [self.owners[n.owner] for n in self.nodes]
 
         self.jobs: list[Job] = jobs_from_trace(
@@ -313,6 +329,7 @@ class VOModel(mesa.Model):
                 "running_jobs": "running_jobs",
                 "utilization": "utilization",
                 "revenue": "revenue",
+                "price_factor": "price_factor",
                 "completed": "completed",
             }
         )
@@ -362,6 +379,20 @@ class VOModel(mesa.Model):
     def revenue(self) -> float:
         """Owners' total revenue so far, cost units."""
         return float(self.agents_by_type[ResourceOwnerAgent].agg("revenue", sum))
+
+    @property
+    def price_factor(self) -> float:
+        """Mean node price over the market base price (1: base; fixed prices hover near 1)."""
+        return float(np.mean(self.node_price / self.node_base_price))
+
+    def reprice(self, now: float) -> None:
+        """Let every owner apply its pricing policy (called at the start of each cycle)."""
+        if self.pricing_policy == "fixed":
+            return
+        for owner in self.owners:
+            new = owner.reprice(now, self.cycle_period)
+            if new is not None:
+                self.node_price[owner.node_ids] = new
 
     @property
     def completed(self) -> int:

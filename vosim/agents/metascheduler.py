@@ -147,6 +147,7 @@ class MetaschedulerAgent(mesa.Agent):
         """Run one scheduling cycle at the current model time (a recurring event)."""
         now = self.model.time
         self.cycles += 1
+        self.model.reprice(now)  # owners' pricing policies see the cycle that just ended
         batch = self.queue
         self.last_batch = len(batch)
         self.last_alternatives = 0

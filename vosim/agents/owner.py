@@ -8,6 +8,7 @@ import mesa
 import numpy as np
 
 from vosim.market.nodes import Node
+from vosim.market.pricing import DemandPricing
 from vosim.market.schedule import LOCAL, NodeSchedule
 from vosim.market.workload import HypergeometricLocalLoad
 
@@ -27,6 +28,8 @@ class ResourceOwnerAgent(mesa.Agent):
         The owner's nodes (their ``price`` is this owner's pricing).
     local_load : HypergeometricLocalLoad or None
         Generator of the local job flow; ``None`` for dedicated nodes.
+    pricing : DemandPricing or None
+        Repricing rule (``None``: the fixed prices of VO Preferences §4).
 
     References
     ----------
@@ -40,8 +43,16 @@ class ResourceOwnerAgent(mesa.Agent):
         owner_id: int,
         nodes: Sequence[Node],
         local_load: HypergeometricLocalLoad | None,
+        pricing: DemandPricing | None = None,
     ) -> None:
         super().__init__(model)
+        self.pricing = pricing
+        self.node_ids = np.array([n.id for n in nodes], dtype=np.int64)
+        # the market's base price of each node: the centre of the band demand pricing keeps to
+        self.base_price = np.asarray(
+            model.pricing.base_price(np.array([n.performance for n in nodes], dtype=float))
+        )
+        self.utilization = 0.0
         self.owner_id = owner_id
         self.nodes = list(nodes)
         self.local_load = local_load
@@ -71,6 +82,23 @@ class ResourceOwnerAgent(mesa.Agent):
                         self.local_jobs.append((node.id, a, b))
                 self._load_until += self.local_load.period
         return self.schedule.intervals()
+
+    def reprice(self, now: float, window: float) -> np.ndarray | None:
+        """Apply the pricing rule to this owner's nodes after the window ``[now - window, now)``.
+
+        The owner's utilization is the share of its node time in the window taken by VO
+        reservations (local jobs excluded), in [0, 1]. Returns the new prices (cost per time
+        unit, one per node of ``node_ids``), or ``None`` for fixed prices. Call before
+        :meth:`offer` prunes the intervals that ended by ``now``.
+        """
+        if self.pricing is None:
+            return None
+        _, a, b, tag = self.schedule.intervals()
+        vo = tag != LOCAL
+        busy = np.clip(np.minimum(b[vo], now) - np.maximum(a[vo], now - window), 0.0, None)
+        self.utilization = float(busy.sum() / (self.node_ids.size * window))
+        current = self.model.node_price[self.node_ids]
+        return self.pricing.update(current, self.base_price, self.utilization)
 
     def local_job_arrays(self, now: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Local jobs that can still matter, as arrays ``(node, expected start, expected end)``.

@@ -10,7 +10,19 @@ import numpy as np
 
 from vosim.errors import ParameterError
 
-__all__ = ["AEP_PRICE_SD", "ExponentialPricing", "PricingPolicy", "ProportionalPricing"]
+__all__ = [
+    "AEP_PRICE_SD",
+    "PRICING_POLICIES",
+    "DemandPricing",
+    "ExponentialPricing",
+    "PricingPolicy",
+    "ProportionalPricing",
+]
+
+#: Owners' pricing policies by name: ``fixed`` keeps the prices drawn at the start (VO
+#: Preferences §4); ``demand`` moves them with the owner's recent utilization
+#: (:class:`DemandPricing`).
+PRICING_POLICIES = ("fixed", "demand")
 
 
 class PricingPolicy(Protocol):
@@ -171,3 +183,72 @@ class ProportionalPricing:
     def dearest_cost_per_work(self, performance_range: tuple[float, float]) -> float:
         """Return the base cost of one unit of work, ``scale`` (the same on every node)."""
         return float(self.scale)
+
+
+@dataclass(frozen=True, slots=True)
+class DemandPricing:
+    """Demand-driven repricing: an owner's prices follow its recent utilization.
+
+    Each update multiplies a node's price by ``1 + step`` with
+    ``step = clip(sensitivity * (u - target), -max_step, +max_step)`` for the owner's
+    utilization ``u`` in [0, 1] over the recent window, then keeps it inside the market band
+    ``[(1 - band) * base, (1 + band) * base]`` around the node's base price, so users' budget
+    rule (which assumes the band) stays valid.
+
+    Parameters
+    ----------
+    target : float
+        Utilization at which prices hold, in [0, 1]. Default 0.5.
+    sensitivity : float
+        Relative price change per unit of utilization gap (>= 0). Default 0.2.
+    max_step : float
+        Largest relative change per update, in [0, 1). Default 0.05 (5 % per cycle).
+    band : float
+        Half-width of the allowed band as a fraction of the base price, in [0, 1).
+        Default 0.6 (VO Preferences §4's ±60 % markup or discount).
+
+    Raises
+    ------
+    ParameterError
+        A parameter outside its range.
+
+    References
+    ----------
+    VO Preferences §4 (base market price and the ±60 % band); the demand rule itself is
+    vosim's (the papers keep prices fixed).
+
+    Examples
+    --------
+    >>> rule = DemandPricing()
+    >>> rule.update(np.array([10.0, 10.0]), np.array([10.0, 10.0]), 1.0).tolist()
+    [10.5, 10.5]
+    >>> rule.update(np.array([4.1]), np.array([10.0]), 0.0).tolist()  # floor of the band
+    [4.0]
+    """
+
+    target: float = 0.5
+    sensitivity: float = 0.2
+    max_step: float = 0.05
+    band: float = 0.6
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.target <= 1:
+            raise ParameterError(f"demand pricing target must be in [0, 1], got {self.target}")
+        if not self.sensitivity >= 0:
+            raise ParameterError(f"demand sensitivity must be >= 0, got {self.sensitivity}")
+        if not 0 <= self.max_step < 1:
+            raise ParameterError(f"max_step must be in [0, 1), got {self.max_step}")
+        if not 0 <= self.band < 1:
+            raise ParameterError(f"band must be in [0, 1), got {self.band}")
+
+    def update(self, price: np.ndarray, base: np.ndarray, utilization: float) -> np.ndarray:
+        """Return the new prices (same shape as ``price``) after one update.
+
+        ``price`` and ``base`` are cost per time unit; ``utilization`` in [0, 1].
+        """
+        step = np.clip(
+            self.sensitivity * (utilization - self.target), -self.max_step, self.max_step
+        )
+        new = np.asarray(price, dtype=float) * (1.0 + step)
+        base = np.asarray(base, dtype=float)
+        return np.clip(new, (1.0 - self.band) * base, (1.0 + self.band) * base)
