@@ -393,3 +393,18 @@ def test_errors_are_value_errors():
 def test_oversized_option_is_not_an_error():
     r = solve_mckp([[5]], [[[100, 0]]], [4, 8])
     assert r.choice.tolist() == [-1] and r.value == 0.0
+
+
+def test_time_limit_returns_a_feasible_choice_and_says_whether_optimal():
+    rng = np.random.default_rng(3)
+    values = [rng.uniform(1, 10, size=4) for _ in range(60)]
+    demands = [rng.integers(0, 40, size=(4, 3)) + np.eye(4, 3, dtype=int) for _ in range(60)]
+    exact = solve_mckp(values, demands, [120, 130, 140], method="milp")
+    limited = solve_mckp(values, demands, [120, 130, 140], method="milp", time_limit=30.0)
+    assert exact.optimal and limited.used.tolist() <= [120, 130, 140]
+    if limited.optimal:
+        assert limited.value == pytest.approx(exact.value)
+    else:
+        assert limited.value <= exact.value + 1e-9
+    with pytest.raises(ProblemError, match="time_limit"):
+        solve_mckp(values, demands, [120, 130, 140], time_limit=0.0)

@@ -96,6 +96,8 @@ class MCKPResult:
         Wall time of the whole call, input checks included (``time.perf_counter``), in s.
     used : numpy.ndarray of int64, shape (n_clusters,)
         Processors used per cluster by the chosen options (``<= capacity``).
+    optimal : bool
+        ``True`` unless the MILP stopped at its ``time_limit`` with its best choice so far.
     """
 
     choice: np.ndarray
@@ -103,6 +105,7 @@ class MCKPResult:
     method: str
     seconds: float
     used: np.ndarray
+    optimal: bool = True
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,9 +289,13 @@ def quiet_stdout() -> Iterator[None]:
 
 
 def _solve_milp(
-    vals: list[np.ndarray], dems: list[np.ndarray], kept: list[np.ndarray], cap: np.ndarray
-) -> np.ndarray:
-    """The choice by HiGHS: one binary per option that can be taken (see Notes)."""
+    vals: list[np.ndarray],
+    dems: list[np.ndarray],
+    kept: list[np.ndarray],
+    cap: np.ndarray,
+    time_limit: float | None = None,
+) -> tuple[np.ndarray, bool]:
+    """The choice by HiGHS (one binary per option that can be taken) and whether optimal."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array
 
@@ -296,7 +303,7 @@ def _solve_milp(
     choice = np.full(n, -1, dtype=np.int64)
     tasks = [i for i in range(n) if kept[i].size]
     if not tasks:
-        return choice
+        return choice, True
     task_of = np.concatenate([np.full(kept[i].size, i, dtype=np.int64) for i in tasks])
     option = np.concatenate([kept[i] for i in tasks])
     v = np.concatenate([vals[i][kept[i]] for i in tasks])
@@ -315,7 +322,9 @@ def _solve_milp(
             ],
             integrality=np.ones(n_vars),
             bounds=Bounds(0.0, 1.0),
-            options={"mip_rel_gap": 0.0},
+            options={"mip_rel_gap": 0.0}
+            if time_limit is None
+            else {"mip_rel_gap": 0.0, "time_limit": float(time_limit)},
         )
     if res.x is None:
         raise RuntimeError(f"HiGHS found no solution (taking nothing is one): {res.message}")
@@ -325,10 +334,12 @@ def _solve_milp(
     choice[task_of[on]] = option[on]
     if (d[on].sum(axis=0) > cap).any():
         raise RuntimeError("HiGHS returned a choice above a cluster's capacity")
-    return choice
+    return choice, res.status == 0
 
 
-def solve_mckp(values, demands, capacity, method: str = "auto") -> MCKPResult:
+def solve_mckp(
+    values, demands, capacity, method: str = "auto", time_limit: float | None = None
+) -> MCKPResult:
     """The options of the waiting tasks that fit the free processors with the most utility.
 
     Solves ``max sum U_ij x_ij`` subject to ``sum_ij demand_ijk x_ij <= capacity_k`` for every
@@ -353,6 +364,10 @@ def solve_mckp(values, demands, capacity, method: str = "auto") -> MCKPResult:
         its lattice has at most :data:`DP_MAX_STATES` states and its back-pointers take at
         most :data:`DP_MAX_CELLS` bytes, otherwise the MILP. ``"dp"`` runs the DP whatever
         its size (time and memory grow with the lattice).
+    time_limit : float, optional
+        Seconds HiGHS may spend (> 0); when it stops there the result is its best choice so
+        far with ``optimal=False``. ``None`` (default): solve to optimality, however long.
+        The DP ignores it (it is exact and bounded by its lattice).
 
     Returns
     -------
@@ -419,6 +434,8 @@ def solve_mckp(values, demands, capacity, method: str = "auto") -> MCKPResult:
     ([-1, 0], 11.0, [10, 0])
     """
     t0 = time.perf_counter()
+    if time_limit is not None and not time_limit > 0:
+        raise ProblemError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
     if method not in METHODS:
         raise ProblemError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     vals, dems, cap = _problem(values, demands, capacity)
@@ -434,14 +451,15 @@ def solve_mckp(values, demands, capacity, method: str = "auto") -> MCKPResult:
         wide = 1 if top <= 127 else 2 if top <= 32767 else 4  # bytes per back-pointer
         small = states <= DP_MAX_STATES and busy * states * wide <= DP_MAX_CELLS
         method = "dp" if small else "milp"
+    optimal = True
     if method == "dp":
         choice = _solve_dp(vals, dems, kept, dims, size)
     else:
-        choice = _solve_milp(vals, dems, kept, cap)
+        choice, optimal = _solve_milp(vals, dems, kept, cap, time_limit)
     used = np.zeros(cap.size, dtype=np.int64)
     value = 0.0
     for i, j in enumerate(choice.tolist()):
         if j >= 0:
             value += float(vals[i][j])
             used += dems[i][j]
-    return MCKPResult(choice, value, method, time.perf_counter() - t0, used)
+    return MCKPResult(choice, value, method, time.perf_counter() - t0, used, optimal)

@@ -532,6 +532,8 @@ class Knapsack(_Fitting):
         t0 = time.perf_counter()
         result = solver(values, demands, capacity, method=self.method)
         state.solve_seconds = float(getattr(result, "seconds", time.perf_counter() - t0))
+        if not getattr(result, "optimal", True):  # a MILP stopped at its time limit
+            self.suboptimal_cycles += 1
         choice = np.asarray(result.choice)
         return {i: int(perm[c]) for i, c, perm in zip(cands, choice, perms, strict=True) if c >= 0}
 
@@ -539,6 +541,8 @@ class Knapsack(_Fitting):
         """Prepare the option orders of a new run."""
         super().reset(tasks, capacity)
         self._identity = [np.arange(len(t.options)) for t in tasks]
+        #: Cycles whose knapsack was not solved to optimality (a solver time limit hit).
+        self.suboptimal_cycles = 0
 
     def decide(self, state: GridState) -> dict[int, int]:
         """At a tick, solve the knapsack over all present tasks; otherwise keep running."""
