@@ -14,6 +14,7 @@ __all__ = [
     "UnknownAllocatorError",
     "ParameterError",
     "ProblemError",
+    "ConfigError",
 ]
 
 
@@ -66,3 +67,29 @@ class ParameterError(VosimError):
 
 class ProblemError(VosimError):
     """An availability allocation problem is malformed; the message names the field."""
+
+
+class ConfigError(VosimError):
+    """A sweep or scenario file (TOML) is invalid; the message names the key.
+
+    Parameters
+    ----------
+    path : str
+        The file (``"<string>"`` for text given directly).
+    line : int or None
+        1-based line of the offending key or syntax error, ``None`` when unknown.
+    message : str
+        What is wrong, naming the key and, where there is a list, the allowed values.
+
+    Examples
+    --------
+    >>> str(ConfigError("sweep.toml", 4, "[sweep] ua: expected a list of values, got 25.0"))
+    'sweep.toml:4: [sweep] ua: expected a list of values, got 25.0'
+    """
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")

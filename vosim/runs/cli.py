@@ -1,4 +1,4 @@
-"""The ``vosim`` command line: ``vosim run`` simulates a VO on a real SWF trace."""
+"""The ``vosim`` command line: ``vosim run`` (one simulation), ``experiment`` and ``sweep``."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _non_negative_float(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``vosim`` argument parser (sub-command ``run``)."""
+    """The ``vosim`` argument parser (sub-commands ``run``, ``experiment`` and ``sweep``)."""
     bundled = ", ".join(TRACES)
     parser = _Parser(
         prog="vosim",
@@ -198,6 +198,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument("--seed", type=int, default=1, help="random seed")
     exp.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sweep = sub.add_parser(
+        "sweep",
+        help="run a parameter sweep from a TOML file; resumable, on local processes or Ray",
+        description=(
+            "Run every combination of the values in a sweep file (TOML: [scenario] fixed VOModel "
+            "arguments, [sweep] lists of values, [run] repetitions and seed; see "
+            "vosim.runs.config). Writes DIR/manifest.json and DIR/runs/part-<id>.parquet, one "
+            "row per finished run (parameters, seed, status, error, metrics). Run the same "
+            "command again after an interruption: finished runs are skipped. Same seeds, same "
+            "table from any backend and worker count. Exit status 1 if a run failed (its error "
+            "is in the table), 130 if interrupted."
+        ),
+    )
+    sweep.add_argument("file", type=Path, metavar="FILE", help="sweep file (TOML)")
+    sweep.add_argument("--out", type=Path, required=True, metavar="DIR", help="output directory")
+    sweep.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        help="runs at once (default: this machine's CPUs for local, the cluster's for ray)",
+    )
+    sweep.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help='local processes (default), or Ray tasks (pip install "vosim[ray]")',
+    )
+    sweep.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="Ray cluster to use (e.g. auto, ray://host:10001); default: start a local one",
+    )
+    sweep.add_argument(
+        "--retry-failed", action="store_true", help="run again the runs recorded as errors"
+    )
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -339,6 +377,68 @@ def _experiment(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    import signal
+
+    from tqdm import tqdm
+
+    from vosim.runs.batch import load_results, run_sweep
+    from vosim.runs.config import load_sweep
+
+    if args.ray_address is not None and args.backend != "ray":
+        raise VosimError("--ray-address needs --backend ray")
+    config = load_sweep(args.file)
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:  # the first call says how many runs were already finished
+            quiet = args.quiet or done == total
+            bar = tqdm(total=total, initial=done, unit="run", desc=config.name, disable=quiet)
+        else:
+            bar.update(done - bar.n)
+
+    def terminate(signum, frame):  # SIGTERM stops like Ctrl-C: workers ended, parts kept
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        result = run_sweep(
+            config,
+            args.out,
+            workers=args.workers,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            retry_failed=args.retry_failed,
+            progress=progress,
+        )
+    except RuntimeError as exc:  # a local worker process died
+        print(f"vosim: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if bar is not None:
+            bar.close()
+    print(
+        f"{config.name}: {result.total} runs: {result.ran} run now, {result.skipped} already "
+        f"done, {result.failed} failed, {result.remaining} left; {result.seconds:.1f} s"
+    )
+    print(f"wrote {args.out}/manifest.json and {args.out}/runs/ (one Parquet part per run)")
+    if result.interrupted:
+        print("interrupted: run the same command again to resume", file=sys.stderr)
+        return 130
+    if result.failed:
+        table = load_results(args.out)
+        first = table.loc[table["status"] == "error"].iloc[0]
+        print(
+            f"{result.failed} run(s) failed, e.g. {first['run_id']}: {first['error']} "
+            "(see the status and error columns)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``vosim`` console script; returns the exit status.
 
@@ -351,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return _run(args) if args.command == "run" else _experiment(args)
+        commands = {"run": _run, "experiment": _experiment, "sweep": _sweep}
+        return commands[args.command](args)
     except VosimError as exc:
         print(f"vosim: error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,569 @@
+r"""Sweep files: a fixed scenario, the parameters to vary and the repetitions, in TOML.
+
+A sweep file names the model's fixed keyword arguments, the ones to vary and how many random
+instances each combination gets::
+
+    name = "vo-policies"                 # names the sweep (progress bar, manifest); required
+    description = "VO criterion vs U_a" # optional
+
+    [scenario]                           # fixed VOModel keyword arguments
+    trace = "UniLu-Gaia-2014-2"
+    jobs = 300
+
+    [sweep]                              # each key: a non-empty list of values
+    vo_objective = ["cost", "finish"]
+    ua = ["none", 0.0, 25.0, 50.0]       # "none" is Python None where the parameter allows it
+    local_load = [[0.1, 0.5], "none"]    # an array is a tuple: (0.1, 0.5)
+
+    [run]
+    repetitions = 3                      # random instances per combination, >= 1 (default 1)
+    seed = 1                             # >= 0 (default 1)
+    paired = true                        # default true; see "Seeds" below
+
+The runs are the cartesian product of the ``[sweep]`` lists, in file order (the first key
+varies slowest), times the repetitions. The keys of ``[scenario]`` and ``[sweep]`` are the
+keyword parameters of :class:`vosim.VOModel` (read from its signature, so a parameter added
+there is accepted here with no change); a key may be fixed or swept, not both. ``rng`` is not
+a key: seeds come from ``[run]``.
+
+Values are checked against the parameter's annotation: integers are accepted for floats,
+arrays stand for tuples and lists, inline tables (``{cost = "min_cost"}``) for dicts, and TOML
+having no null, the string ``"none"`` stands for ``None`` wherever the parameter allows
+``None``. Names with a registry are checked against it (``vo_objective``, ``vo_limit``,
+``user_evaluation``, ``availability_method``, ``user_criteria``) and ``trace`` must be a
+bundled trace or an existing file; a relative trace path is relative to the sweep file.
+Values the model itself rejects (such as ``owners`` above the node count) are left to the
+model: the run is recorded with its error (see :mod:`vosim.runs.batch`).
+
+Seeds
+-----
+Each run's seed is drawn from ``numpy.random.SeedSequence(seed)`` keyed by the repetition:
+with ``paired = true`` (the default) repetition ``r`` of every combination uses the same seed,
+so the combinations are compared on the same instances (same node prices and performances,
+same local load; common random numbers, which makes differences between policies far less
+noisy than the instances themselves). With ``paired = false`` the key also includes a hash of
+the combination's values, giving every run its own instance. Either way a seed depends on the
+values, not on positions in the expansion, so adding a value to a list leaves the other runs'
+seeds (and their finished results) unchanged, and any worker count gives the same results.
+
+Errors raise :class:`vosim.errors.ConfigError` naming the file, the line of the key (or of a
+syntax error), the key and, where there is a list, the allowed values.
+
+Examples
+--------
+>>> config = parse_sweep('''
+... name = "demo"
+... [scenario]
+... trace = "NASA-iPSC-1993-3.1-cln"
+... jobs = 30
+... [sweep]
+... vo_objective = ["cost", "finish"]
+... ua = ["none", 25]
+... [run]
+... repetitions = 2
+... ''')
+>>> config.run_count
+8
+>>> config.points()[:2]
+[{'vo_objective': 'cost', 'ua': None}, {'vo_objective': 'cost', 'ua': 25.0}]
+>>> a, b = config.points()[0], config.points()[3]
+>>> config.run_seed(a, 0) == config.run_seed(b, 0) != config.run_seed(a, 1)  # paired
+True
+>>> try:
+...     parse_sweep('name = "x"\n[sweep]\nuaa = [1]\n')
+... except ConfigError as exc:
+...     print(exc.line, exc.message[:60])
+3 [sweep] uaa: unknown VOModel parameter (did you mean 'ua'?);
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import inspect
+import itertools
+import json
+import re
+import tomllib
+import types
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vosim.errors import ConfigError
+
+__all__ = ["SweepConfig", "load_sweep", "parse_sweep", "model_parameters", "canonical_json"]
+
+#: Top-level keys of a sweep file.
+TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run")
+#: Keys of the ``[run]`` table.
+RUN_KEYS = ("repetitions", "seed", "paired")
+#: The string that stands for ``None`` (TOML has no null).
+NONE = "none"
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no spaces: the same value gives the same text (for hashes).
+
+    Examples
+    --------
+    >>> canonical_json({"ua": 25.0, "jobs": 30, "load": (0.1, 0.5)})
+    '{"jobs":30,"load":[0.1,0.5],"ua":25.0}'
+    """
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+# -- the model's signature ---------------------------------------------------------------------
+
+
+def model_parameters() -> dict[str, inspect.Parameter]:
+    """The keyword parameters of :class:`vosim.VOModel` a sweep file may set (all but ``rng``).
+
+    Returns
+    -------
+    dict
+        Parameter name -> :class:`inspect.Parameter`, with annotations resolved to types where
+        they can be (a string annotation that cannot be resolved is left unchecked).
+    """
+    from vosim.model import VOModel
+
+    signature = inspect.signature(VOModel.__init__)
+    try:
+        hints = typing.get_type_hints(VOModel.__init__)
+    except Exception:  # an annotation that cannot be evaluated: check the others one by one
+        hints = {}
+        module = vars(inspect.getmodule(VOModel))
+        for name, p in signature.parameters.items():
+            try:
+                annotation = p.annotation
+                hints[name] = (
+                    eval(annotation, module) if isinstance(annotation, str) else annotation
+                )
+            except Exception:
+                hints[name] = Any
+    return {
+        name: p.replace(annotation=hints.get(name, p.annotation))
+        for name, p in signature.parameters.items()
+        if name not in ("self", "rng") and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+
+
+def _choices() -> dict[str, Sequence[str]]:
+    """Allowed names of the parameters that name registered things (read from the registries)."""
+    from vosim.agents.user import USER_CRITERIA
+    from vosim.allocators import methods
+    from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
+
+    return {
+        "vo_objective": tuple(VO_OBJECTIVES),
+        "vo_limit": tuple(VO_LIMITS),
+        "user_evaluation": tuple(EVALUATIONS),
+        "availability_method": tuple(methods()),
+        "user_criteria": tuple(USER_CRITERIA),
+    }
+
+
+class _Bad(Exception):
+    """A value does not match an annotation (the message says what was expected)."""
+
+
+def _describe(annotation: Any) -> str:
+    """A reader's name for what an annotation accepts in TOML."""
+    if annotation is Any or annotation is inspect.Parameter.empty:
+        return "any value"
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(a) for a in args)
+    if annotation is type(None):
+        return f'"{NONE}"'
+    simple = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+    if annotation in simple:
+        return simple[annotation]
+    if annotation is Path:
+        return "a path (string)"
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"an array of ({_describe(args[0])})"
+        return f"an array of {len(args)} items ({', '.join(_describe(a) for a in args)})"
+    if origin in (list, Sequence):
+        return f"an array of ({_describe(args[0])})" if args else "an array"
+    if origin is dict:
+        return f"a table of ({_describe(args[1])})" if len(args) == 2 else "a table"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _convert(value: Any, annotation: Any) -> Any:
+    """``value`` (as tomllib parsed it) converted to ``annotation``, or :class:`_Bad`."""
+    if annotation is Any or annotation is inspect.Parameter.empty:
+        return value
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        if value == NONE and type(None) in args:
+            return None
+        for arm in args:
+            try:
+                return _convert(value, arm)
+            except _Bad:
+                continue
+        raise _Bad(annotation)
+    if annotation is type(None):
+        if value == NONE:
+            return None
+        raise _Bad(annotation)
+    if annotation is bool:
+        if isinstance(value, bool):
+            return value
+        raise _Bad(annotation)
+    if annotation is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise _Bad(annotation)
+    if annotation is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        raise _Bad(annotation)
+    if annotation in (str, Path):
+        if isinstance(value, str):
+            return value
+        raise _Bad(annotation)
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise _Bad(annotation)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(v, args[0]) for v in value)
+        if args and len(args) != len(value):
+            raise _Bad(annotation)
+        if not args:
+            return tuple(value)
+        return tuple(_convert(v, a) for v, a in zip(value, args, strict=True))
+    if origin in (list, Sequence):
+        if not isinstance(value, list):
+            raise _Bad(annotation)
+        return [_convert(v, args[0]) for v in value] if args else list(value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _Bad(annotation)
+        if len(args) != 2:
+            return dict(value)
+        return {_convert(k, args[0]): _convert(v, args[1]) for k, v in value.items()}
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise _Bad(annotation)
+    if isinstance(annotation, type):
+        if isinstance(value, annotation):
+            return value
+        raise _Bad(annotation)
+    return value  # an annotation vosim does not know how to check
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, (str, list, dict)) else repr(value)
+
+
+# -- locating a key in the file ------------------------------------------------------------------
+
+
+def _key_line(text: str, table: str | None, key: str) -> int | None:
+    """1-based line of ``key = ...`` in ``[table]`` (top level if ``None``), best effort."""
+    current: str | None = None
+    pattern = re.compile(rf"""^\s*(["']?){re.escape(key)}\1\s*=""")
+    header = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]")
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = header.match(line)
+        if m:
+            current = m.group(1).strip("\"'")
+        elif current == table and pattern.match(line):
+            return number
+    return None
+
+
+def _table_line(text: str, table: str) -> int | None:
+    header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if header.match(line):
+            return number
+    return None
+
+
+# -- the configuration ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """A validated sweep: fixed model arguments, the values to vary, repetitions and seed.
+
+    Build it with :func:`load_sweep` or :func:`parse_sweep` (which validate); the fields hold
+    values already converted to the model's types (``"none"`` to ``None``, arrays to tuples).
+
+    Parameters
+    ----------
+    name : str
+        Name of the sweep.
+    scenario : dict
+        Fixed :class:`vosim.VOModel` keyword arguments.
+    sweep : dict of str to tuple
+        Swept keyword arguments, each with its non-empty tuple of distinct values, in file
+        order.
+    repetitions : int
+        Random instances per combination (>= 1).
+    seed : int
+        Root seed (>= 0).
+    paired : bool
+        Same seed for repetition ``r`` of every combination (common random numbers).
+    description : str
+        Free text.
+    path : str or None
+        The file read (``None`` for text given directly); relative trace paths were resolved
+        against its directory.
+    text : str
+        The file's contents, as read (kept in the results' manifest).
+    """
+
+    name: str
+    scenario: dict[str, Any] = field(default_factory=dict)
+    sweep: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    repetitions: int = 1
+    seed: int = 1
+    paired: bool = True
+    description: str = ""
+    path: str | None = None
+    text: str = ""
+
+    @property
+    def run_count(self) -> int:
+        """Number of runs: combinations times repetitions."""
+        count = self.repetitions
+        for values in self.sweep.values():
+            count *= len(values)
+        return count
+
+    def points(self) -> list[dict[str, Any]]:
+        """The combinations of swept values, in file order (the first key varies slowest).
+
+        Returns
+        -------
+        list of dict
+            One ``{key: value}`` per combination; ``[{}]`` when nothing is swept.
+        """
+        keys = list(self.sweep)
+        return [
+            dict(zip(keys, combo, strict=True))
+            for combo in itertools.product(*(self.sweep[k] for k in keys))
+        ]
+
+    def run_seed(self, point: dict[str, Any], repetition: int) -> int:
+        """The seed of repetition ``repetition`` of combination ``point``, in [0, 2**63).
+
+        Drawn from ``numpy.random.SeedSequence(seed, spawn_key=key)`` with ``key =
+        (repetition,)`` when ``paired``, else ``(repetition, *hash of point)``; it depends on
+        values, never on positions, so it is the same for any worker count or sweep order.
+        """
+        key: tuple[int, ...] = (repetition,)
+        if not self.paired:
+            digest = hashlib.sha256(canonical_json(point).encode()).digest()
+            key += tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+        state = np.random.SeedSequence(self.seed, spawn_key=key).generate_state(1, np.uint64)
+        return int(state[0] >> np.uint64(1))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The validated configuration as JSON-ready data (tuples as lists, ``None`` as null)."""
+        return json.loads(
+            json.dumps(
+                {
+                    "name": self.name,
+                    "description": self.description,
+                    "scenario": self.scenario,
+                    "sweep": {k: list(v) for k, v in self.sweep.items()},
+                    "run": {
+                        "repetitions": self.repetitions,
+                        "seed": self.seed,
+                        "paired": self.paired,
+                    },
+                }
+            )
+        )
+
+
+def load_sweep(path: str | Path) -> SweepConfig:
+    """Read and validate a sweep file.
+
+    Parameters
+    ----------
+    path : str or Path
+        A TOML file in the format of this module's docstring.
+
+    Returns
+    -------
+    SweepConfig
+
+    Raises
+    ------
+    ConfigError
+        The file cannot be read, is not TOML (with the line) or breaks a rule (with the key,
+        its line, and the allowed values).
+    """
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), None, "no such sweep file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), None, f"cannot read: {exc}") from None
+    return parse_sweep(text, path=path)
+
+
+def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
+    """Validate the TOML ``text`` of a sweep file.
+
+    Parameters
+    ----------
+    text : str
+        The file's contents.
+    path : str, Path or None
+        Where it was read from: named in errors, and the base of relative trace paths (the
+        working directory when ``None``).
+
+    Returns
+    -------
+    SweepConfig
+
+    Raises
+    ------
+    ConfigError
+        Not TOML; an unknown key (the allowed ones are listed); a wrong type; an empty or
+        repeated list of values; a key both fixed and swept; ``repetitions < 1`` or
+        ``seed < 0``; a name outside its registry; a trace that does not exist.
+    """
+    where = str(path) if path is not None else "<string>"
+    base = Path(path).resolve().parent if path is not None else Path.cwd()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = int(m.group(1)) if m else None
+        if line is None and "end of document" in message:
+            line = max(1, len(text.splitlines()))
+        raise ConfigError(where, line, f"not valid TOML: {message}") from None
+
+    def fail(table: str | None, key: str | None, message: str) -> typing.NoReturn:
+        line = None
+        if key is not None:
+            line = _key_line(text, table, key)
+        elif table is not None:
+            line = _table_line(text, table)
+        prefix = f"[{table}] " if table else ""
+        raise ConfigError(where, line, f"{prefix}{key + ': ' if key else ''}{message}")
+
+    def unknown(table: str | None, key: str, allowed: Sequence[str], what: str) -> None:
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        fail(table, key, f"unknown {what}{hint}; allowed: {', '.join(allowed)}")
+
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            unknown(None, key, TOP_LEVEL_KEYS, "top-level key")
+    name = data.get("name")
+    if name is None:
+        fail(None, "name", 'missing: name the sweep at the top of the file (name = "my-sweep")')
+    if not isinstance(name, str) or not name.strip():
+        fail(None, "name", f"expected a non-empty string naming the sweep, got {_show(name)}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        fail(None, "description", f"expected a string, got {_show(description)}")
+    for table in ("scenario", "sweep", "run"):
+        if not isinstance(data.get(table, {}), dict):
+            fail(None, table, f"expected a table [{table}], got {_show(data[table])}")
+
+    # [run]
+    run = data.get("run", {})
+    for key in run:
+        if key not in RUN_KEYS:
+            unknown("run", key, RUN_KEYS, "key")
+    repetitions = run.get("repetitions", 1)
+    if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
+        fail("run", "repetitions", f"expected an integer >= 1, got {_show(repetitions)}")
+    seed = run.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        fail("run", "seed", f"expected an integer >= 0, got {_show(seed)}")
+    paired = run.get("paired", True)
+    if not isinstance(paired, bool):
+        fail("run", "paired", f"expected true or false, got {_show(paired)}")
+
+    # [scenario] and [sweep]
+    params = model_parameters()
+    allowed = list(params)
+    choices = _choices()
+
+    def check(table: str, key: str, value: Any) -> Any:
+        p = params[key]
+        try:
+            converted = _convert(value, p.annotation)
+        except _Bad:
+            fail(table, key, f"expected {_describe(p.annotation)}, got {_show(value)}")
+        if key in choices and converted is not None:
+            names = converted if isinstance(converted, (tuple, list)) else (converted,)
+            for n in names:
+                if n not in choices[key]:
+                    fail(table, key, f"{n!r} is not one of {', '.join(choices[key])}")
+        if key == "trace" and isinstance(converted, str):
+            converted = _check_trace(converted, base, lambda m: fail(table, key, m))
+        return converted
+
+    scenario_raw = data.get("scenario", {})
+    sweep_raw = data.get("sweep", {})
+    for table, raw in (("scenario", scenario_raw), ("sweep", sweep_raw)):
+        for key in raw:
+            if key == "rng":
+                fail(table, key, "seeds are set by [run] seed (and repetitions), not by rng")
+            if key not in params:
+                unknown(table, key, allowed, "VOModel parameter")
+    scenario = {key: check("scenario", key, value) for key, value in scenario_raw.items()}
+    sweep: dict[str, tuple[Any, ...]] = {}
+    for key, values in sweep_raw.items():
+        if key in scenario_raw:
+            fail("sweep", key, "is both fixed in [scenario] and swept in [sweep]; keep one")
+        if not isinstance(values, list):
+            fail("sweep", key, f"expected a list of values, got {_show(values)}")
+        if not values:
+            fail("sweep", key, "expected a non-empty list of values, got []")
+        converted = [check("sweep", key, v) for v in values]
+        seen: set[str] = set()
+        for raw_value, v in zip(values, converted, strict=True):
+            text_value = canonical_json(v)
+            if text_value in seen:
+                fail("sweep", key, f"value {_show(raw_value)} is listed twice")
+            seen.add(text_value)
+        sweep[key] = tuple(converted)
+    return SweepConfig(
+        name=name.strip(),
+        scenario=scenario,
+        sweep=sweep,
+        repetitions=repetitions,
+        seed=seed,
+        paired=paired,
+        description=description,
+        path=str(path) if path is not None else None,
+        text=text,
+    )
+
+
+def _check_trace(value: str, base: Path, fail: Callable[[str], typing.NoReturn]) -> str:
+    """A bundled trace name as is, or an existing file's path resolved against ``base``."""
+    from vosim.data import TRACES
+
+    if value in TRACES:
+        return value
+    candidate = Path(value).expanduser()
+    if not candidate.is_absolute():
+        candidate = base / candidate
+    if candidate.is_file():
+        return str(candidate)
+    fail(f"{value!r} is neither a bundled trace ({', '.join(TRACES)}) nor an existing file")
