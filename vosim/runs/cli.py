@@ -12,6 +12,7 @@ from vosim import __version__
 from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
 from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import VosimError
+from vosim.market.pricing import PRICING_POLICIES
 
 __all__ = ["main", "build_parser"]
 
@@ -136,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["availability"],
         default=None,
         help="VO policy overriding users' criteria: every window maximises P_a^w within budget",
+    )
+    run.add_argument(
+        "--pricing-policy",
+        choices=list(PRICING_POLICIES),
+        default="fixed",
+        help="owners' pricing: fixed prices, or demand (prices follow each owner's recent VO "
+        "utilization, at most 5%% a cycle, within +-60%% of the market base price)",
     )
     css = run.add_argument_group(
         "cyclic scheduling scheme (VO Preferences)",
@@ -281,6 +289,7 @@ def _run(args: argparse.Namespace) -> int:
         vo_limit=args.vo_limit,
         user_evaluation=args.user_evaluation,
         ua=args.ua,
+        pricing_policy=args.pricing_policy,
         rng=args.seed,
     )
     bar = tqdm(
@@ -321,6 +330,7 @@ def _run(args: argparse.Namespace) -> int:
             "availability": model.availability,
             "failures": int(jobs["failures"].sum()),
             "vo_policy": dataclasses.asdict(model.policy),
+            "pricing_policy": model.pricing_policy,
             "mean_user_evaluation": float(jobs["user_evaluation"].mean()),
             "mean_vo_evaluation": float(cycles["vo_evaluation"].mean()),
         }
