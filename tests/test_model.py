@@ -309,3 +309,49 @@ def test_demand_pricing_moves_prices_within_the_band():
 def test_unknown_pricing_policy_names_the_value():
     with pytest.raises(ParameterError, match="auction"):
         VOModel(trace=NASA, jobs=5, pricing_policy="auction")
+
+
+# -- churn: owners and users leaving the VO ------------------------------------------------------
+
+
+def test_owners_below_the_revenue_threshold_leave_with_their_nodes():
+    model = VOModel(
+        trace=NASA, jobs=150, rng=2, scheduling_interval=86400.0, owner_exit_revenue=1e12
+    )
+    model.run()
+    cycles = model.cycle_frame()
+    assert cycles["owners_active"].iloc[0] == len(model.owners)
+    assert cycles["owners_active"].iloc[-1] == 0  # nobody earns 1e12 per node and day
+    left = {o.owner_id: o.left_at for o in model.owners}
+    assert all(t >= model.scheduling_interval for t in left.values())
+    # once every owner has left, no cycle reserves a window (reservations made before are
+    # honoured, so some jobs still start later)
+    after = cycles[cycles["time"] > max(left.values())]
+    assert len(after) > 0 and (after["jobs_scheduled"] == 0).all()
+    assert len(model.node_ids) == 0
+
+
+def test_unhappy_users_leave_and_withdraw_their_future_jobs():
+    model = VOModel(trace=NASA, jobs=200, rng=3, user_exit_satisfaction=0.99)
+    model.run()
+    jobs = model.job_frame()
+    gone = [u for u in model.users if not u.active]
+    assert gone  # a satisfaction of 0.99 cannot be kept with any waiting
+    withdrawn = jobs[jobs["reason"].str.contains("user left the VO", regex=False)]
+    assert len(withdrawn) > 0 and (withdrawn["state"] == "rejected").all()
+    assert set(withdrawn["user"]) <= {u.user_id for u in gone}
+    for user in gone:
+        assert user.evaluated >= 3 and user.satisfaction < 0.99
+        late = [j for j in user.jobs if j.submit_time > user.left_at]
+        assert all(j.state == "rejected" for j in late)
+    cycles = model.cycle_frame()
+    assert cycles["users_active"].iloc[-1] == len(model.users) - len(gone)
+    assert cycles["users_active"].is_monotonic_decreasing
+    assert int(jobs["state"].value_counts().sum()) == 200
+
+
+def test_churn_parameters_are_checked():
+    with pytest.raises(ParameterError, match="owner_exit_revenue"):
+        VOModel(trace=NASA, jobs=5, owner_exit_revenue=-1.0)
+    with pytest.raises(ParameterError, match="user_exit_satisfaction"):
+        VOModel(trace=NASA, jobs=5, user_exit_satisfaction=1.5)

@@ -104,6 +104,14 @@ class VOModel(mesa.Model):
         (VO Preferences §4) or ``"demand"`` (every cycle each owner's prices move with its VO
         utilization over the last cycle period, at most 5 % per cycle, within ±60 % of the
         market base price; :class:`~vosim.market.pricing.DemandPricing`).
+    owner_exit_revenue : float or None
+        Owners whose revenue over the last scheduling interval ``L``, per node and per day,
+        falls below this (cost units) leave the VO with their nodes (checked each cycle after
+        their first ``L``); ``None``: owners never leave.
+    user_exit_satisfaction : float or None
+        Users whose satisfaction (:meth:`~vosim.agents.user.UserAgent.evaluate`, in [0, 1])
+        falls below this after 3 scheduled jobs leave the VO and withdraw their future jobs;
+        ``None``: users never leave.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -153,6 +161,8 @@ class VOModel(mesa.Model):
         user_evaluation: str = "relative",
         ua: float | None = None,
         pricing_policy: str = "fixed",
+        owner_exit_revenue: float | None = None,
+        user_exit_satisfaction: float | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -242,6 +252,14 @@ class VOModel(mesa.Model):
                 f"got {pricing_policy!r}"
             )
         self.pricing_policy = pricing_policy
+        if owner_exit_revenue is not None and not owner_exit_revenue >= 0:
+            raise ParameterError(f"owner_exit_revenue must be >= 0, got {owner_exit_revenue}")
+        if user_exit_satisfaction is not None and not 0 <= user_exit_satisfaction <= 1:
+            raise ParameterError(
+                f"user_exit_satisfaction must be in [0, 1], got {user_exit_satisfaction}"
+            )
+        self.owner_exit_revenue = owner_exit_revenue
+        self.user_exit_satisfaction = user_exit_satisfaction
         performance_range = (2, 10)
         self.nodes = generate_nodes(
             nodes, owners, self.rng, performance_range=performance_range, pricing=self.pricing
@@ -305,6 +323,7 @@ class VOModel(mesa.Model):
             UserAgent(self, uid, by_user[uid], float(f), user_criteria[int(c)], cost_per_work)
             for uid, f, c in zip(user_ids, factors, picks, strict=True)
         ]
+        self.user_agent = {u.user_id: u for u in self.users}
 
         last_submit = max((j.submit_time for j in self.jobs), default=0.0)
         self.horizon = (
@@ -330,6 +349,9 @@ class VOModel(mesa.Model):
                 "utilization": "utilization",
                 "revenue": "revenue",
                 "price_factor": "price_factor",
+                "owners_active": "owners_active",
+                "users_active": "users_active",
+                "mean_satisfaction": "mean_satisfaction",
                 "completed": "completed",
             }
         )
@@ -384,6 +406,36 @@ class VOModel(mesa.Model):
     def price_factor(self) -> float:
         """Mean node price over the market base price (1: base; fixed prices hover near 1)."""
         return float(np.mean(self.node_price / self.node_base_price))
+
+    @property
+    def owners_active(self) -> int:
+        """Owners still in the VO."""
+        return sum(o.active for o in self.owners)
+
+    @property
+    def users_active(self) -> int:
+        """Users still in the VO."""
+        return sum(u.active for u in self.users)
+
+    @property
+    def mean_satisfaction(self) -> float:
+        """Mean satisfaction in [0, 1] of the users still in the VO (NaN if none)."""
+        values = [u.satisfaction for u in self.users if u.active]
+        return float(np.mean(values)) if values else float("nan")
+
+    def review_owners(self, now: float) -> None:
+        """Let owners below ``owner_exit_revenue`` leave; their nodes leave the domain."""
+        if self.owner_exit_revenue is None:
+            return
+        left = [
+            o
+            for o in self.owners
+            if o.review(now, self.scheduling_interval, self.owner_exit_revenue)
+        ]
+        if left:
+            self.node_ids = np.concatenate(
+                [o.node_ids for o in self.owners if o.active] or [np.empty(0, dtype=np.int64)]
+            )
 
     def reprice(self, now: float) -> None:
         """Let every owner apply its pricing policy (called at the start of each cycle)."""

@@ -148,6 +148,7 @@ class MetaschedulerAgent(mesa.Agent):
         now = self.model.time
         self.cycles += 1
         self.model.reprice(now)  # owners' pricing policies see the cycle that just ended
+        self.model.review_owners(now)
         batch = self.queue
         self.last_batch = len(batch)
         self.last_alternatives = 0
@@ -188,6 +189,7 @@ class MetaschedulerAgent(mesa.Agent):
                 job.alternatives = len(alts)
                 job.user_evaluation = float(u[k])
                 self._reserve(job, alts[k], uncertain)
+                self._tell_user(job, u)
                 scheduled += 1
             self.queue = index[waiting].tolist()
         self.last_scheduled = scheduled
@@ -226,6 +228,13 @@ class MetaschedulerAgent(mesa.Agent):
         self.last_vo_evaluation = result.vo_evaluation
         self.last_vo_total = result.vo_total
         return result.choice, result.user_evals
+
+    def _tell_user(self, job: Job, evals: np.ndarray) -> None:
+        """Report to the job's user how it went: ``U`` scaled to [0, 1] and the wait."""
+        top = 100.0 if self.policy.evaluation == "relative" else max(len(evals) - 1, 1)
+        self.model.user_agent[job.user].evaluate(
+            job, job.user_evaluation / top, job.start - job.submit_time
+        )
 
     def wait_reason(self, job: Job) -> str:
         """Why ``job`` got no window in the last cycle that tried it ("" if never tried)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import mesa
@@ -53,6 +54,9 @@ class ResourceOwnerAgent(mesa.Agent):
             model.pricing.base_price(np.array([n.performance for n in nodes], dtype=float))
         )
         self.utilization = 0.0
+        self.active = True
+        self.left_at = math.nan
+        self._revenue_log: list[tuple[float, float]] = [(0.0, 0.0)]
         self.owner_id = owner_id
         self.nodes = list(nodes)
         self.local_load = local_load
@@ -99,6 +103,29 @@ class ResourceOwnerAgent(mesa.Agent):
         self.utilization = float(busy.sum() / (self.node_ids.size * window))
         current = self.model.node_price[self.node_ids]
         return self.pricing.update(current, self.base_price, self.utilization)
+
+    def review(self, now: float, window: float, threshold: float) -> bool:
+        """Decide whether to stay in the VO; ``True`` if the owner leaves now.
+
+        The owner leaves when, after at least ``window`` time units in the VO, its revenue
+        over the last ``window`` per node and per day (86,400 time units) is below
+        ``threshold`` (cost units). Its nodes then leave the domain; reservations already
+        made are honoured.
+        """
+        self._revenue_log.append((now, self.revenue))
+        if not self.active or now < window:
+            return False
+        # the last record at or before now - window is the baseline of the window
+        start = now - window
+        k = max(i for i, (t, _) in enumerate(self._revenue_log) if t <= start)
+        self._revenue_log = self._revenue_log[k:]
+        earned = self.revenue - self._revenue_log[0][1]
+        per_node_day = earned / len(self.nodes) / (window / 86400.0)
+        if per_node_day < threshold:
+            self.active = False
+            self.left_at = float(now)
+            return True
+        return False
 
     def local_job_arrays(self, now: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Local jobs that can still matter, as arrays ``(node, expected start, expected end)``.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import mesa
@@ -57,6 +58,11 @@ class UserAgent(mesa.Agent):
         self.jobs = sorted(jobs, key=lambda j: (j.submit_time, j.job_id))
         self._next = 0
         self.submitted = 0
+        #: Satisfaction in [0, 1]: a moving average of how each scheduled job went.
+        self.satisfaction = 1.0
+        self.evaluated = 0
+        self.active = True
+        self.left_at = math.nan
         if self.jobs:
             model.schedule_event(self.submit_due, at=self.jobs[0].submit_time)
 
@@ -64,9 +70,49 @@ class UserAgent(mesa.Agent):
         """Budget ``C`` of ``job`` under this user's budget rule (cost units)."""
         return self.budget_factor * job.n * job.volume * self.cost_per_work
 
+    def evaluate(self, job: Job, u: float, wait: float) -> None:
+        """Update the satisfaction after ``job`` got a window; maybe leave the VO.
+
+        A job scores ``q = (1 - u) * T / (T + wait)`` in [0, 1]: ``u`` is its user evaluation
+        ``U`` scaled to [0, 1] (0: the alternative the user likes best) and the second factor
+        penalises the wait (``T`` the requested time, model time units). Satisfaction is the
+        moving average ``s <- 0.8 s + 0.2 q``. With ``model.user_exit_satisfaction`` set, a
+        user whose satisfaction is below it after at least 3 scheduled jobs leaves the VO:
+        its future jobs are withdrawn (rejected with that reason).
+
+        References
+        ----------
+        VO Preferences §1-3 (fair rules keep participants in the VO; user evaluations ``U``);
+        the satisfaction rule is vosim's.
+        """
+        t = max(job.requested_time, 1e-12)
+        q = (1.0 - min(max(u, 0.0), 1.0)) * t / (t + max(wait, 0.0))
+        self.satisfaction = 0.8 * self.satisfaction + 0.2 * q
+        self.evaluated += 1
+        threshold = getattr(self.model, "user_exit_satisfaction", None)
+        if (
+            self.active
+            and threshold is not None
+            and self.evaluated >= 3
+            and self.satisfaction < threshold
+        ):
+            self.active = False
+            self.left_at = float(self.model.time)
+
     def submit_due(self) -> None:
-        """Submit every job whose submit time has come, then schedule the next submission."""
+        """Submit every job whose submit time has come, then schedule the next submission.
+
+        A user who left the VO withdraws all its remaining jobs at once (rejected).
+        """
         now = self.model.time
+        if not self.active:
+            while self._next < len(self.jobs):
+                job = self.jobs[self._next]
+                self._next += 1
+                job.state = "rejected"
+                job.reason = "user left the VO (satisfaction below the threshold)"
+                self.model.metascheduler.rejected += 1
+            return
         while self._next < len(self.jobs) and self.jobs[self._next].submit_time <= now:
             job = self.jobs[self._next]
             self._next += 1

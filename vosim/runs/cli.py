@@ -145,6 +145,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="owners' pricing: fixed prices, or demand (prices follow each owner's recent VO "
         "utilization, at most 5%% a cycle, within +-60%% of the market base price)",
     )
+    run.add_argument(
+        "--owner-exit-revenue",
+        type=_non_negative_float,
+        default=None,
+        help="owners earning less than this per node and day over the last scheduling "
+        "interval leave the VO with their nodes (default: owners never leave)",
+    )
+    run.add_argument(
+        "--user-exit-satisfaction",
+        type=_non_negative_float,
+        default=None,
+        help="users whose satisfaction (0-1, from their U and waits) falls below this leave "
+        "the VO and withdraw their future jobs (default: users never leave)",
+    )
     css = run.add_argument_group(
         "cyclic scheduling scheme (VO Preferences)",
         "Step 1 finds up to --max-alternatives windows per job by the user's criterion; step 2 "
@@ -290,6 +304,8 @@ def _run(args: argparse.Namespace) -> int:
         user_evaluation=args.user_evaluation,
         ua=args.ua,
         pricing_policy=args.pricing_policy,
+        owner_exit_revenue=args.owner_exit_revenue,
+        user_exit_satisfaction=args.user_exit_satisfaction,
         rng=args.seed,
     )
     bar = tqdm(
@@ -331,6 +347,8 @@ def _run(args: argparse.Namespace) -> int:
             "failures": int(jobs["failures"].sum()),
             "vo_policy": dataclasses.asdict(model.policy),
             "pricing_policy": model.pricing_policy,
+            "owners_left": sum(not o.active for o in model.owners),
+            "users_left": sum(not u.active for u in model.users),
             "mean_user_evaluation": float(jobs["user_evaluation"].mean()),
             "mean_vo_evaluation": float(cycles["vo_evaluation"].mean()),
         }
