@@ -31,7 +31,6 @@ Run: ``PYTHONPATH=. python benchmarks/bench_combination.py [--repeat 3] [--seed 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import platform
@@ -53,6 +52,7 @@ from vosim.allocators.combination import (  # noqa: E402
     combination_curve,
     user_evaluations,
 )
+from vosim.allocators.mckp import quiet_stdout  # noqa: E402
 
 N_JOBS, N_ALTS, GRID = 40, 10, 100
 TARGET_S = 1.0
@@ -108,21 +108,6 @@ def milp_total(v: np.ndarray, u: np.ndarray, limit: float) -> float:
     if res.x is None:
         raise RuntimeError(f"HiGHS: {res.message}")
     return -float(res.fun)
-
-
-@contextlib.contextmanager
-def quiet_stdout():
-    """Send file descriptor 1 to /dev/null (C-level prints too), then restore it."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            yield
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 def timed(fn, repeat: int = 1):
