@@ -8,6 +8,9 @@ summarised by :func:`vosim.analysis.metrics.run_summary`. The output directory h
                                 and every run's id, combination, repetition and seed
     DIR/runs/part-<id>.parquet  one row per finished run, written atomically (temporary file,
                                 then rename), so a part that exists is complete
+    DIR/cycles/part-<id>.parquet  the run's ``VOModel.cycle_frame()`` (one row per scheduling
+                                cycle) with a ``run_id`` column, written atomically just before
+                                the run's part (a run that raised has none)
 
 A row has the columns ``run_id``, the swept parameters (JSON text where a value is an array,
 a table, or the values mix types; ``None`` is null, NaN in a numeric column), ``repetition``,
@@ -16,7 +19,8 @@ null), ``seconds`` (wall time of the run) and the metrics: ``run_summary``'s key
 as ``owners_revenue_by_owner`` as JSON text) plus ``node_count``, ``cycles`` and
 ``mean_vo_evaluation``. A run that raises is recorded with status ``"error"`` and no metrics;
 the others go on.
-:func:`load_results` reads the finished runs into one table in the sweep's order.
+:func:`load_results` reads the finished runs into one table in the sweep's order,
+:func:`load_cycles` their per-cycle tables (owners and users active, prices, utilization...).
 
 Resume: a run's id is a hash of all its model arguments, repetition and seed, so on start every
 run whose part exists is skipped; a sweep killed at any point and started again ends with the
@@ -99,7 +103,9 @@ __all__ = [
     "execute",
     "run_sweep",
     "load_results",
+    "load_cycles",
     "part_path",
+    "cycles_path",
 ]
 
 #: Execution backends of :func:`run_sweep`.
@@ -108,6 +114,7 @@ BACKENDS = ("local", "ray")
 RESERVED_COLUMNS = ("run_id", "repetition", "seed", "status", "error", "seconds")
 MANIFEST = "manifest.json"
 PARTS = "runs"
+CYCLES = "cycles"
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,10 +258,30 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         Column -> value (see the module docstring); ``status`` is ``"error"`` and ``error``
         ``"ExceptionType: message"`` when building or running the model raised.
     """
+    return execute_with_cycles(spec)[0]
+
+
+def execute_with_cycles(spec: RunSpec) -> tuple[dict[str, Any], pd.DataFrame | None]:
+    """Run one model; return its table row and its per-cycle table (what the backends run).
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run.
+
+    Returns
+    -------
+    row : dict
+        As :func:`execute` returns it.
+    cycles : pandas.DataFrame or None
+        ``VOModel.cycle_frame()`` (one row per scheduling cycle) with a first column
+        ``run_id``; ``None`` when the run raised.
+    """
     started = time.perf_counter()
     row: dict[str, Any] = {"run_id": spec.run_id, **spec.columns}
     row.update(repetition=spec.repetition, seed=spec.seed, status="ok", error=None)
     metrics: dict[str, Any] = {}
+    cycle_table: pd.DataFrame | None = None
     try:
         from vosim.analysis.metrics import run_summary
         from vosim.model import VOModel
@@ -270,13 +297,16 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             metrics["mean_user_evaluation"] = float(jobs["user_evaluation"].mean())
         if "vo_evaluation" in cycles:
             metrics["mean_vo_evaluation"] = float(cycles["vo_evaluation"].mean())
+        cycle_table = cycles.reset_index(drop=True)
+        cycle_table.insert(0, "run_id", spec.run_id)
     except Exception as exc:
         row.update(status="error", error=f"{type(exc).__name__}: {exc}")
         metrics = {}
+        cycle_table = None
     row["seconds"] = time.perf_counter() - started
     for key, value in metrics.items():
         row[key if key not in row else f"result_{key}"] = _flat(value)
-    return row
+    return row, cycle_table
 
 
 def _failed_row(spec: RunSpec, message: str) -> dict[str, Any]:
@@ -294,10 +324,13 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _local_rows(pending: list[RunSpec], workers: int) -> Iterator[dict[str, Any]]:
+Outcome = tuple[dict[str, Any], "pd.DataFrame | None"]
+
+
+def _local_rows(pending: list[RunSpec], workers: int) -> Iterator[Outcome]:
     if workers == 1:
         for spec in pending:
-            yield execute(spec)
+            yield execute_with_cycles(spec)
         return
     pool = ProcessPoolExecutor(
         max_workers=workers,
@@ -306,7 +339,7 @@ def _local_rows(pending: list[RunSpec], workers: int) -> Iterator[dict[str, Any]
     )
     finished = False
     try:
-        futures = [pool.submit(execute, spec) for spec in pending]
+        futures = [pool.submit(execute_with_cycles, spec) for spec in pending]
         try:
             for future in as_completed(futures):
                 yield future.result()
@@ -340,7 +373,7 @@ def _import_ray():
 
 def _ray_rows(
     pending: list[RunSpec], workers: int | None, address: str | None
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[Outcome]:
     ray = _import_ray()
     started = False
     if not ray.is_initialized():
@@ -353,7 +386,7 @@ def _ray_rows(
             where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
             raise ParameterError(f"cannot start or reach {where}: {exc}") from exc
         started = True
-    task = ray.remote(num_cpus=1)(execute)
+    task = ray.remote(num_cpus=1)(execute_with_cycles)
     queue = iter(pending)
     in_flight: dict[Any, RunSpec] = {}
     try:
@@ -364,10 +397,11 @@ def _ray_rows(
             for ref in ready:
                 spec = in_flight.pop(ref)
                 try:
-                    row = ray.get(ref)
+                    outcome = ray.get(ref)
                 except Exception as exc:  # the task itself failed (worker died, ...)
-                    row = _failed_row(spec, f"{type(exc).__name__}: {exc}".splitlines()[0])
-                yield row
+                    message = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                    outcome = (_failed_row(spec, message), None)
+                yield outcome
                 following = next(queue, None)
                 if following is not None:
                     in_flight[task.remote(following)] = following
@@ -384,6 +418,11 @@ def _ray_rows(
 def part_path(out: str | Path, run_id: str) -> Path:
     """Where the part of run ``run_id`` is written under ``out``."""
     return Path(out) / PARTS / f"part-{run_id}.parquet"
+
+
+def cycles_path(out: str | Path, run_id: str) -> Path:
+    """Where the per-cycle table of run ``run_id`` is written under ``out``."""
+    return Path(out) / CYCLES / f"part-{run_id}.parquet"
 
 
 def _cpus() -> int:
@@ -519,8 +558,9 @@ def run_sweep(
                     "use a new output directory",
                 )
         write_json(_manifest(config, runs), manifest_path)
-        for stale in (out / PARTS).glob(".part-*.tmp"):  # left by a sweep killed mid-write
-            stale.unlink(missing_ok=True)
+        for folder in (PARTS, CYCLES):  # temporary files left by a sweep killed mid-write
+            for stale in (out / folder).glob(".part-*.tmp"):
+                stale.unlink(missing_ok=True)
 
         statuses = _statuses(out, [spec.run_id for spec in runs])
         if retry_failed:
@@ -540,7 +580,9 @@ def run_sweep(
                 rows = _ray_rows(pending, workers, ray_address)
             try:
                 with closing(rows):
-                    for row in rows:
+                    for row, cycles in rows:
+                        if cycles is not None:  # before the part, which marks the run done
+                            write_table(cycles, cycles_path(out, row["run_id"]))
                         write_table(pd.DataFrame([row]), part_path(out, row["run_id"]))
                         ran += 1
                         failed += row["status"] == "error"
@@ -593,3 +635,37 @@ def load_results(out: str | Path) -> pd.DataFrame:
         columns = ["run_id", *manifest["parameters"], *RESERVED_COLUMNS[1:]]
         return pd.DataFrame(columns=columns)
     return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+
+
+def load_cycles(out: str | Path) -> pd.DataFrame:
+    """The per-cycle tables of a sweep's finished runs, stacked in the sweep's order.
+
+    Parameters
+    ----------
+    out : str or Path
+        A :func:`run_sweep` output directory.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scheduling cycle of each finished run that has a cycle table (runs that
+        raised, and runs written by a vosim without cycle tables, have none): ``run_id`` then
+        the columns of ``VOModel.cycle_frame()`` (``time`` in model seconds,
+        ``owners_active``, ``users_active``, ``utilization``, ...). Empty, with the column
+        ``run_id`` only, when no run has one.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``out`` has no ``manifest.json``.
+    """
+    out = Path(out)
+    manifest = json.loads((out / MANIFEST).read_text())
+    frames = []
+    for entry in manifest["runs"]:
+        path = cycles_path(out, entry["run_id"])
+        if path.exists() and part_path(out, entry["run_id"]).exists():
+            frames.append(pd.read_parquet(path))
+    if not frames:
+        return pd.DataFrame(columns=["run_id"])
+    return pd.concat(frames, ignore_index=True)

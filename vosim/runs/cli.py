@@ -1,4 +1,4 @@
-"""The ``vosim`` command line: ``vosim run`` (one simulation), ``experiment`` and ``sweep``."""
+"""The ``vosim`` command line: run, experiment, sweep, report (of a sweep) and study."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def _non_negative_float(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``vosim`` argument parser (sub-commands ``run``, ``experiment`` and ``sweep``)."""
+    """The ``vosim`` argument parser (``run``, ``experiment``, ``sweep``, ``report``, ``study``)."""
     bundled = ", ".join(TRACES)
     parser = _Parser(
         prog="vosim",
@@ -258,6 +258,50 @@ def build_parser() -> argparse.ArgumentParser:
         "--retry-failed", action="store_true", help="run again the runs recorded as errors"
     )
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    report = sub.add_parser(
+        "report",
+        help="write a one-page HTML report (and PNG figures) of a sweep's results",
+        description=(
+            "Read a sweep output directory (vosim sweep or vosim study) and write one "
+            "self-contained HTML page: the fairness-revenue trade-off of the policies, each "
+            "metric vs each swept parameter, the (A, U_a) plane when ua is swept, owners' and "
+            "users' churn over time, and a table of the means (mean +- sd over repetitions). "
+            "The figures are also written as PNG when vl-convert-python is installed."
+        ),
+    )
+    report.add_argument("dir", type=Path, metavar="DIR", help="sweep output directory")
+    report.add_argument(
+        "--out", type=Path, default=None, metavar="FILE", help="HTML file (default DIR/report.html)"
+    )
+
+    from vosim.runs.studies import STUDIES
+
+    study = sub.add_parser(
+        "study",
+        help="run a built-in sweep (resumable) and write its report",
+        description=(
+            "Run a built-in sweep like vosim sweep (the same --out skips finished runs) and "
+            "write DIR/report.html. Studies: "
+            + "; ".join(f"{name}: {s.description}" for name, s in STUDIES.items())
+            + "."
+        ),
+    )
+    study.add_argument("name", choices=list(STUDIES), metavar="NAME", help="study name")
+    study.add_argument(
+        "--out", type=Path, default=None, metavar="DIR", help="output directory (default: NAME)"
+    )
+    study.add_argument("--quick", action="store_true", help="a small variant (about a minute)")
+    study.add_argument(
+        "--workers", type=_positive_int, default=None, help="runs at once (default: the CPUs)"
+    )
+    study.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help='local processes (default), or Ray tasks (pip install "vosim[ray]")',
+    )
+    study.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -406,16 +450,21 @@ def _experiment(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from vosim.runs.config import load_sweep
+
+    if args.ray_address is not None and args.backend != "ray":
+        raise VosimError("--ray-address needs --backend ray")
+    return _run_config(load_sweep(args.file), args.out, args)
+
+
+def _run_config(config, out: Path, args: argparse.Namespace) -> int:
+    """Run a sweep into ``out`` with a progress bar; print what was done; the exit status."""
     import signal
 
     from tqdm import tqdm
 
     from vosim.runs.batch import load_results, run_sweep
-    from vosim.runs.config import load_sweep
 
-    if args.ray_address is not None and args.backend != "ray":
-        raise VosimError("--ray-address needs --backend ray")
-    config = load_sweep(args.file)
     bar = None
 
     def progress(done: int, total: int) -> None:
@@ -433,11 +482,11 @@ def _sweep(args: argparse.Namespace) -> int:
     try:
         result = run_sweep(
             config,
-            args.out,
+            out,
             workers=args.workers,
             backend=args.backend,
-            ray_address=args.ray_address,
-            retry_failed=args.retry_failed,
+            ray_address=getattr(args, "ray_address", None),
+            retry_failed=getattr(args, "retry_failed", False),
             progress=progress,
         )
     except RuntimeError as exc:  # a local worker process died
@@ -451,12 +500,12 @@ def _sweep(args: argparse.Namespace) -> int:
         f"{config.name}: {result.total} runs: {result.ran} run now, {result.skipped} already "
         f"done, {result.failed} failed, {result.remaining} left; {result.seconds:.1f} s"
     )
-    print(f"wrote {args.out}/manifest.json and {args.out}/runs/ (one Parquet part per run)")
+    print(f"wrote {out}/manifest.json, {out}/runs/ and {out}/cycles/ (one Parquet part per run)")
     if result.interrupted:
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return 130
     if result.failed:
-        table = load_results(args.out)
+        table = load_results(out)
         first = table.loc[table["status"] == "error"].iloc[0]
         print(
             f"{result.failed} run(s) failed, e.g. {first['run_id']}: {first['error']} "
@@ -465,6 +514,28 @@ def _sweep(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from vosim.analysis.report import write_report
+
+    written = write_report(args.dir, args.out)
+    print(f"wrote {written[0]}" + (f" and {len(written) - 1} PNG figures" if written[1:] else ""))
+    return 0
+
+
+def _study(args: argparse.Namespace) -> int:
+    from vosim.analysis.report import write_report
+    from vosim.runs.studies import study_config
+
+    config = study_config(args.name, quick=args.quick)
+    out: Path = args.out if args.out is not None else Path(config.name)
+    status = _run_config(config, out, args)
+    if status == 130:
+        return status
+    written = write_report(out)
+    print(f"wrote {written[0]}" + (f" and {len(written) - 1} PNG figures" if written[1:] else ""))
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -479,7 +550,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        commands = {"run": _run, "experiment": _experiment, "sweep": _sweep}
+        commands = {
+            "run": _run,
+            "experiment": _experiment,
+            "sweep": _sweep,
+            "report": _report,
+            "study": _study,
+        }
         return commands[args.command](args)
     except VosimError as exc:
         print(f"vosim: error: {exc}", file=sys.stderr)

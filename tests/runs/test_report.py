@@ -1,0 +1,158 @@
+"""Per-run cycle tables, the sweep report (HTML + PNG), ``vosim report`` and ``vosim study``."""
+
+import importlib.util
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from vosim.analysis.report import write_report
+from vosim.errors import ConfigError, VosimError
+from vosim.runs.batch import cycles_path, expand, load_cycles, load_results, run_sweep
+from vosim.runs.cli import main
+from vosim.runs.config import parse_sweep
+from vosim.runs.studies import STUDIES, study_config
+
+HAS_VLC = importlib.util.find_spec("vl_convert") is not None
+
+# 2 x 2 policies x 2 repetitions of tiny runs (~0.2 s each).
+SWEEP = """
+name = "tiny-report"
+[scenario]
+trace = "NASA-iPSC-1993-3.1-cln"
+jobs = 30
+scheduling_interval = 86400.0
+cycle_period = 3600.0
+max_alternatives = 3
+user_exit_satisfaction = 0.6
+[sweep]
+vo_objective = ["cost", "finish"]
+ua = [0, 50]
+[run]
+repetitions = 2
+seed = 3
+"""
+
+TITLES = (
+    "Fairness-revenue trade-off",
+    "Metrics vs vo_objective",
+    "Metrics vs ua",
+    "(A, U_a) plane",
+    "Churn: owners and users",
+)
+
+
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep")
+    result = run_sweep(parse_sweep(SWEEP), out, workers=1)
+    assert (result.ran, result.failed) == (8, 0)
+    return out
+
+
+def test_cycle_tables_written_per_run(sweep_dir):
+    config = parse_sweep(SWEEP)
+    ids = [spec.run_id for spec in expand(config)]
+    for rid in ids:
+        assert cycles_path(sweep_dir, rid).is_file()
+    cycles = load_cycles(sweep_dir)
+    assert list(dict.fromkeys(cycles["run_id"])) == ids  # the sweep's order
+    assert {"time", "owners_active", "users_active", "utilization"} <= set(cycles.columns)
+    counts = cycles.groupby("run_id").size()
+    table = load_results(sweep_dir).set_index("run_id")
+    assert (counts == table.loc[counts.index, "cycles"]).all()
+    assert not list((sweep_dir / "cycles").glob(".part-*.tmp"))
+
+
+def test_resume_keeps_cycle_tables(sweep_dir):
+    before = {p.name: p.stat().st_mtime_ns for p in (sweep_dir / "cycles").iterdir()}
+    result = run_sweep(parse_sweep(SWEEP), sweep_dir, workers=1)
+    assert (result.ran, result.skipped) == (0, 8)
+    after = {p.name: p.stat().st_mtime_ns for p in (sweep_dir / "cycles").iterdir()}
+    assert after == before
+
+
+def test_write_report_has_every_figure_and_table(sweep_dir, tmp_path):
+    out = tmp_path / "page.html"
+    written = write_report(sweep_dir, out)
+    assert written[0] == out and out.is_file()
+    text = out.read_text()
+    specs = re.findall(r'vegaEmbed\("#fig\d+", (.*?), \{"mode": "vega-lite"\}\)', text)
+    assert len(specs) == len(TITLES)
+    for spec in specs:  # valid JSON: no NaN or Infinity, which Vega-Lite would refuse
+        json.loads(spec, parse_constant=lambda c: pytest.fail(f"{c} in a chart spec"))
+    for title in TITLES:
+        assert title in text
+    table = text[text.rindex("<table>") :]
+    assert table.count("<tr>") == 1 + 4  # header and one row per policy
+    assert "vo_objective=finish, ua=50" in text
+    if HAS_VLC:
+        stems = {"tradeoff", "param-vo_objective", "param-ua", "ua-plane", "churn"}
+        assert {p.name for p in written[1:]} == {f"page-{s}.png" for s in stems}
+        for png in written[1:]:
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "cdn.jsdelivr.net" not in text  # self-contained
+    else:
+        assert written == [out]
+
+
+def test_write_report_default_path(sweep_dir):
+    written = write_report(sweep_dir)
+    assert written[0] == sweep_dir / "report.html"
+
+
+def test_report_without_cycle_tables_skips_churn(sweep_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(sweep_dir, copy)
+    shutil.rmtree(copy / "cycles")
+    assert load_cycles(copy).empty
+    text = write_report(copy)[0].read_text()
+    assert len(re.findall(r'vegaEmbed\("#fig\d+"', text)) == len(TITLES) - 1
+    assert "Churn" not in text
+
+
+def test_report_of_an_empty_dir_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="no sweep results"):
+        write_report(tmp_path)
+
+
+def test_cli_report_empty_dir_one_line_error(tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vosim: error:") and err.count("\n") == 1
+    assert "no sweep results" in err
+
+
+def test_cli_report(sweep_dir, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", str(sweep_dir), "--out", str(out)]) == 0
+    assert out.is_file()
+    assert str(out) in capsys.readouterr().out
+
+
+def test_studies_are_valid_sweeps():
+    for name in STUDIES:
+        full, quick = study_config(name), study_config(name, quick=True)
+        assert quick.run_count < full.run_count
+        assert full.scenario["trace"] == "UniLu-Gaia-2014-2"
+    assert study_config("vo-policies").run_count == 32
+    with pytest.raises(VosimError, match="unknown study"):
+        study_config("nope")
+
+
+def test_cli_study_quick_runs_reports_and_resumes(tmp_path, capsys):
+    # The quick variant: 8 runs of about 2 s on UniLu-Gaia (about 30-40 s with 2 workers).
+    out = tmp_path / "study"
+    args = ["study", "vo-policies", "--quick", "--out", str(out), "--workers", "2", "--quiet"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "8 run now, 0 already done, 0 failed" in printed
+    assert (out / "report.html").is_file()
+    table = load_results(out)
+    assert len(table) == 8 and (table["status"] == "ok").all()
+    assert set(pd.unique(load_cycles(out)["run_id"])) == set(table["run_id"])
+    assert main(args) == 0  # again: every run is skipped, the report rewritten
+    assert "0 run now, 8 already done" in capsys.readouterr().out

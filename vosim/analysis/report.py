@@ -1,0 +1,414 @@
+"""A one-page HTML report of a sweep: trade-offs, metrics vs parameters, (A, U_a), churn.
+
+:func:`write_report` reads a :func:`vosim.runs.batch.run_sweep` output directory and writes
+``report.html``: a self-contained page (Vega, Vega-Lite and vega-embed bundled inline when
+``vl-convert-python`` is installed, else loaded from a CDN when the page is opened) with
+
+1. the fairness-revenue trade-off: one point per policy (combination of swept values), owners'
+   revenue against the users' Jain index of slowdowns (or their mean evaluation U), mean +- sd
+   over repetitions;
+2. each metric against each swept parameter (mean +- sd over repetitions, one line per
+   combination of the other parameters);
+3. when ``ua`` is swept, the (A, U_a) plane: the VO evaluation A against the limit U_a, with
+   the line A = U_a;
+4. when per-run cycle tables exist (``DIR/cycles/``), churn: owners and users still in the VO
+   over time, mean over repetitions;
+
+and a table of the means per policy. The same figures are written as PNG files next to the page
+when ``vl-convert-python`` is installed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from vosim.errors import ConfigError
+
+__all__ = ["write_report", "METRICS"]
+
+#: Metrics shown (those present in the results), with their readers' names.
+METRICS: dict[str, str] = {
+    "mean_wait": "mean wait (s)",
+    "mean_bounded_slowdown": "mean bounded slowdown",
+    "utilization": "utilization",
+    "owners_revenue": "owners' revenue",
+    "owners_revenue_gini": "Gini of owners' revenue",
+    "users_jain_slowdown": "users' Jain index (slowdown)",
+    "mean_user_evaluation": "mean user evaluation U",
+    "mean_vo_evaluation": "mean VO evaluation A (%)",
+}
+#: Rows at most in a chart's data (altair refuses more than 5,000).
+MAX_ROWS = 4000
+WIDTH = 220
+HEIGHT = 160
+#: Legends show long policy names whole.
+LEGEND = alt.Legend(labelLimit=480)
+#: Up to 20 policies in distinct colours.
+PALETTE = alt.Scale(scheme="category20")
+
+
+def _label(value: Any) -> str:
+    """A swept value as text (``None``/NaN as ``none``, integral floats without ``.0``)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _policy(row: pd.Series, keys: list[str]) -> str:
+    return ", ".join(f"{k}={_label(row[k])}" for k in keys) if keys else "all runs"
+
+
+def _clean(frame: pd.DataFrame) -> pd.DataFrame:
+    """NaN and infinities as None, so that the Vega-Lite JSON is valid."""
+    frame = frame.replace([np.inf, -np.inf], np.nan)
+    return frame.astype(object).where(frame.notna(), None)
+
+
+def _load(sweep_dir: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
+    """The manifest, every finished run's row, and the rows of the runs without error."""
+    from vosim.runs.batch import MANIFEST, load_results
+
+    manifest_path = sweep_dir / MANIFEST
+    if not manifest_path.is_file():
+        raise ConfigError(
+            str(sweep_dir), None, "no sweep results here (no manifest.json); run vosim sweep first"
+        )
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(str(manifest_path), None, f"cannot read the manifest: {exc}") from None
+    table = load_results(sweep_dir)
+    ok = table.loc[table["status"] == "ok"].copy() if len(table) else table
+    if ok.empty:
+        raise ConfigError(
+            str(sweep_dir), None, f"no finished run without error among {len(table)} recorded"
+        )
+    return manifest, table, ok
+
+
+def _summary(ok: pd.DataFrame, keys: list[str], metrics: list[str]) -> pd.DataFrame:
+    """Mean, sd (0 for one run) and count of each metric per policy, in sweep order."""
+    ok = ok.copy()
+    ok["policy"] = [_policy(row, keys) for _, row in ok.iterrows()]
+    order = list(dict.fromkeys(ok["policy"]))
+    grouped = ok.groupby("policy", sort=False)
+    rows = []
+    for name in order:
+        group = grouped.get_group(name)
+        row: dict[str, Any] = {"policy": name, "runs": len(group)}
+        for k in keys:
+            row[k] = _label(group[k].iloc[0])
+        for m in metrics:
+            values = pd.to_numeric(group[m], errors="coerce").dropna()
+            row[m] = float(values.mean()) if len(values) else math.nan
+            row[f"{m}_sd"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _errorbars(
+    data: pd.DataFrame, x: alt.X, y: str, color: alt.Color, title: str
+) -> alt.LayerChart:
+    """Points and lines of ``mean`` with vertical rules ``lo``-``hi`` (mean +- sd)."""
+    base = alt.Chart(data).encode(x=x, color=color)
+    line = base.mark_line(point=True).encode(
+        y=alt.Y("mean:Q", title=title, scale=alt.Scale(zero=False)),
+        tooltip=["policy:N", alt.Tooltip("mean:Q", format=",.3f"), "sd:Q", "runs:Q"],
+    )
+    rules = base.mark_rule().encode(y="lo:Q", y2="hi:Q")
+    return alt.layer(rules, line).properties(width=WIDTH, height=HEIGHT, title=y)
+
+
+def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
+    y = "users_jain_slowdown"
+    if y not in summary or summary[y].isna().all():
+        y = "mean_user_evaluation"
+    data = pd.DataFrame(
+        {
+            "policy": summary["policy"],
+            "x": summary["owners_revenue"],
+            "x_lo": summary["owners_revenue"] - summary["owners_revenue_sd"],
+            "x_hi": summary["owners_revenue"] + summary["owners_revenue_sd"],
+            "y": summary[y],
+            "y_lo": summary[y] - summary[f"{y}_sd"],
+            "y_hi": summary[y] + summary[f"{y}_sd"],
+            "runs": summary["runs"],
+        }
+    )
+    data = _clean(data)
+    color = alt.Color(
+        "policy:N", title="policy", sort=list(summary["policy"]), legend=LEGEND, scale=PALETTE
+    )
+    base = alt.Chart(data).encode(color=color)
+    x_title = METRICS["owners_revenue"]
+    y_title = METRICS[y]
+    points = base.mark_point(filled=True, size=80).encode(
+        x=alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False)),
+        y=alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
+        tooltip=[
+            "policy:N",
+            alt.Tooltip("x:Q", title=x_title, format=",.0f"),
+            alt.Tooltip("y:Q", title=y_title, format=".3f"),
+            "runs:Q",
+        ],
+    )
+    xbars = base.mark_rule().encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q")
+    ybars = base.mark_rule().encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q")
+    return alt.layer(xbars, ybars, points).properties(
+        width=520,
+        height=360,
+        title=f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean +- sd)",
+    )
+
+
+def _parameter_chart(
+    summary: pd.DataFrame, keys: list[str], key: str, metrics: list[str], order: list[str]
+) -> alt.VConcatChart:
+    others = [k for k in keys if k != key]
+    rows = []
+    for _, row in summary.iterrows():
+        other = ", ".join(f"{k}={row[k]}" for k in others) if others else "all"
+        for m in metrics:
+            mean, sd = row[m], row[f"{m}_sd"]
+            rows.append(
+                {
+                    "value": row[key],
+                    "others": other,
+                    "policy": row["policy"],
+                    "metric": m,
+                    "mean": mean,
+                    "sd": sd,
+                    "lo": mean - sd,
+                    "hi": mean + sd,
+                    "runs": row["runs"],
+                }
+            )
+    data = _clean(pd.DataFrame(rows))
+    x = alt.X("value:O", title=key, sort=order)
+    color = alt.Color("others:N", title=", ".join(others) if others else "runs", legend=LEGEND)
+    panels = [
+        _errorbars(data.loc[data["metric"] == m], x, m, color, METRICS.get(m, m)) for m in metrics
+    ]
+    grid = [alt.hconcat(*panels[i : i + 4]) for i in range(0, len(panels), 4)]
+    return alt.vconcat(*grid).properties(title=f"Metrics vs {key} (mean +- sd over repetitions)")
+
+
+def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.LayerChart | None:
+    if "ua" not in keys or "mean_vo_evaluation" not in summary:
+        return None
+    data = summary.loc[summary["ua"] != "none"].copy()
+    data["ua_value"] = pd.to_numeric(data["ua"], errors="coerce")
+    data = data.dropna(subset=["ua_value"])
+    if data.empty:
+        return None
+    others = [k for k in keys if k != "ua"]
+    data["others"] = [
+        ", ".join(f"{k}={row[k]}" for k in others) if others else "all"
+        for _, row in data.iterrows()
+    ]
+    plot = pd.DataFrame(
+        {
+            "ua": data["ua_value"],
+            "others": data["others"],
+            "policy": data["policy"],
+            "mean": data["mean_vo_evaluation"],
+            "sd": data["mean_vo_evaluation_sd"],
+            "lo": data["mean_vo_evaluation"] - data["mean_vo_evaluation_sd"],
+            "hi": data["mean_vo_evaluation"] + data["mean_vo_evaluation_sd"],
+            "runs": data["runs"],
+        }
+    )
+    plot = _clean(plot)
+    low, high = float(data["ua_value"].min()), float(data["ua_value"].max())
+    diagonal = pd.DataFrame({"ua": [low, high], "mean": [low, high]})
+    x = alt.X("ua:Q", title="U_a (limit on users' mean evaluation)")
+    color = alt.Color("others:N", title=", ".join(others) if others else "runs", legend=LEGEND)
+    line = (
+        alt.Chart(diagonal).mark_line(strokeDash=[4, 4], color="gray").encode(x="ua:Q", y="mean:Q")
+    )
+    bars = _errorbars(plot, x, "mean_vo_evaluation", color, METRICS["mean_vo_evaluation"])
+    return alt.layer(line, bars).properties(
+        width=520, height=320, title="(A, U_a) plane: VO evaluation A vs U_a; dashed: A = U_a"
+    )
+
+
+def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, keys: list[str]) -> alt.VConcatChart:
+    labels = {row["run_id"]: _policy(row, keys) for _, row in ok.iterrows()}
+    order = list(dict.fromkeys(labels.values()))
+    data = cycles.loc[cycles["run_id"].isin(labels), ["run_id", "time"]].copy()
+    for column in ("owners_active", "users_active"):
+        data[column] = pd.to_numeric(cycles.loc[data.index, column], errors="coerce")
+    data["policy"] = data["run_id"].map(labels)
+    bins = max(10, MAX_ROWS // max(1, len(order)))
+    edges = np.linspace(data["time"].min(), data["time"].max() + 1e-9, bins + 1)
+    data["bin"] = np.clip(np.digitize(data["time"], edges) - 1, 0, bins - 1)
+    binned = (
+        data.groupby(["policy", "bin"], sort=False)
+        .agg(
+            time=("time", "mean"),
+            owners_active=("owners_active", "mean"),
+            users_active=("users_active", "mean"),
+        )
+        .reset_index()
+    )
+    binned["day"] = binned["time"] / 86400.0
+    binned = _clean(binned.drop(columns=["bin", "time"]))
+    color = alt.Color("policy:N", title="policy", sort=order, legend=LEGEND, scale=PALETTE)
+    base = alt.Chart(binned).encode(x=alt.X("day:Q", title="model time (days)"), color=color)
+    panels = [
+        base.mark_line()
+        .encode(
+            y=alt.Y(f"{column}:Q", title=title, scale=alt.Scale(zero=False)),
+            tooltip=["policy:N", alt.Tooltip("day:Q", format=".1f"), f"{column}:Q"],
+        )
+        .properties(width=640, height=200, title=title)
+        for column, title in (("owners_active", "owners in the VO"), ("users_active", "users"))
+    ]
+    return alt.vconcat(*panels).properties(
+        title="Churn: owners and users still in the VO over time (mean over repetitions)"
+    )
+
+
+def _scripts(inline: bool) -> str:
+    if inline:
+        import vl_convert as vlc
+        from altair.utils._importers import vl_version_for_vl_convert
+
+        bundle = vlc.javascript_bundle(vl_version=vl_version_for_vl_convert())
+        return f'<script type="text/javascript">\n{bundle}\n</script>'
+    return "\n".join(
+        f'<script src="https://cdn.jsdelivr.net/npm/{name}@{version}"></script>'
+        for name, version in (
+            ("vega", alt.VEGA_VERSION),
+            ("vega-lite", alt.VEGALITE_VERSION),
+            ("vega-embed", alt.VEGAEMBED_VERSION),
+        )
+    )
+
+
+def _table_html(summary: pd.DataFrame, keys: list[str], metrics: list[str]) -> str:
+    head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
+    head += "<th>runs</th>"
+    head += "".join(f"<th>{html.escape(METRICS.get(m, m))}</th>" for m in metrics)
+    body = []
+    for _, row in summary.iterrows():
+        cells = "".join(f"<td>{html.escape(str(row[k]))}</td>" for k in keys)
+        cells += f"<td>{row['runs']}</td>"
+        for m in metrics:
+            mean, sd = row[m], row[f"{m}_sd"]
+            text = "n/a" if mean != mean else f"{mean:,.4g} &plusmn; {sd:,.2g}"
+            cells += f"<td>{text}</td>"
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[Path]:
+    """Write a one-page HTML report of a sweep's results (and its figures as PNG).
+
+    Parameters
+    ----------
+    sweep_dir : str or Path
+        A :func:`vosim.runs.batch.run_sweep` output directory (``manifest.json``, ``runs/``
+        and, for the churn figure, ``cycles/``).
+    out : str, Path or None
+        The HTML file to write; default ``sweep_dir/report.html``. PNG files are written next
+        to it as ``<stem>-<figure>.png`` (``tradeoff``, ``param-<name>``, ``ua-plane``,
+        ``churn``) when ``vl-convert-python`` is installed.
+
+    Returns
+    -------
+    list of Path
+        The HTML page first, then the PNG files written.
+
+    Raises
+    ------
+    ConfigError
+        ``sweep_dir`` has no manifest, or no run finished without error.
+    """
+    from vosim.runs.batch import load_cycles
+
+    sweep_dir = Path(sweep_dir)
+    manifest, table, ok = _load(sweep_dir)
+    out = Path(out) if out is not None else sweep_dir / "report.html"
+    keys = [k for k in manifest.get("parameters", []) if k in ok.columns]
+    metrics = [
+        m for m in METRICS if m in ok and pd.to_numeric(ok[m], errors="coerce").notna().any()
+    ]
+    summary = _summary(ok, keys, metrics)
+
+    figures: list[tuple[str, str, alt.TopLevelMixin]] = []
+    if "owners_revenue" in metrics and (
+        "users_jain_slowdown" in metrics or "mean_user_evaluation" in metrics
+    ):
+        figures.append(("tradeoff", "Fairness-revenue trade-off", _tradeoff_chart(summary)))
+    for key in keys:
+        order = list(dict.fromkeys(summary[key]))
+        chart = _parameter_chart(summary, keys, key, metrics, order)
+        figures.append((f"param-{key}", f"Metrics vs {key}", chart))
+    ua_chart = _ua_chart(ok, summary, keys)
+    if ua_chart is not None:
+        figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
+    cycles = load_cycles(sweep_dir)
+    if {"time", "owners_active", "users_active"} <= set(cycles.columns) and len(cycles):
+        figures.append(("churn", "Churn over time", _churn_chart(cycles, ok, keys)))
+
+    try:
+        import vl_convert as vlc
+    except ImportError:
+        vlc = None
+    sections = []
+    for number, (_stem, heading, chart) in enumerate(figures):
+        spec = chart.to_json(indent=None)
+        sections.append(
+            f'<h2>{html.escape(heading)}</h2>\n<div class="vega-chart" id="fig{number}"></div>\n'
+            f'<script type="text/javascript">vegaEmbed("#fig{number}", {spec}, '
+            '{"mode": "vega-lite"}).catch(console.error);</script>'
+        )
+    name = manifest.get("name", sweep_dir.name)
+    failed = int((table["status"] == "error").sum())
+    scenario = manifest.get("sweep", {}).get("scenario", {})
+    page = f"""<!DOCTYPE html>
+<html>
+<head>
+<meta charset="UTF-8">
+<title>vosim report: {html.escape(name)}</title>
+{_scripts(vlc is not None)}
+<style>
+body {{ font-family: sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; font-size: 0.85em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }}
+</style>
+</head>
+<body>
+<h1>vosim report: {html.escape(name)}</h1>
+<p>{html.escape(manifest.get("description", ""))}</p>
+<p>{len(ok)} runs finished without error, {failed} with an error; {len(summary)} policies;
+vosim {html.escape(str(manifest.get("vosim_version", "")))}.
+Fixed scenario: <code>{html.escape(json.dumps(scenario))}</code></p>
+{chr(10).join(sections)}
+<h2>Means per policy (mean &plusmn; sd over repetitions)</h2>
+{_table_html(summary, keys, metrics)}
+</body>
+</html>
+"""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    from vosim.runs.store import atomic_write_bytes
+
+    atomic_write_bytes(out, page.encode("utf-8"))
+    written = [out]
+    if vlc is not None:
+        for stem, _, chart in figures:
+            png = out.with_name(f"{out.stem}-{stem}.png")
+            atomic_write_bytes(png, vlc.vegalite_to_png(chart.to_json(), scale=1.5))
+            written.append(png)
+    return written
