@@ -34,7 +34,6 @@ import argparse
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -44,6 +43,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _common import commit as git_commit  # noqa: E402
 
 from vosim.allocators.combination import (  # noqa: E402
     LIMIT_RTOL,
@@ -61,20 +62,8 @@ KINDS = ("relative", "ordinal")
 
 
 def commit() -> str:
-    """Short commit of the repository, ``+changes`` when this module's files differ from it."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "vosim/allocators/combination.py"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    except OSError:
-        return "unknown"
-    return f"{head or 'unknown'}{' +changes' if dirty else ''}"
+    """Short commit, ``+changes`` when the module measured differs from it."""
+    return git_commit("vosim/allocators/combination.py")
 
 
 def instance(rng: np.random.Generator, case: str, kind: str):

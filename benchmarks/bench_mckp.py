@@ -30,7 +30,6 @@ import gc
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -42,6 +41,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _common import commit as git_commit  # noqa: E402
+
 from vosim.allocators.mckp import quiet_stdout, solve_mckp  # noqa: E402
 
 CLUSTERS = np.array([4, 8, 16, 32])
@@ -50,20 +51,8 @@ TARGET_MS = 100.0
 
 
 def commit() -> str:
-    """Short commit of the repository, ``+changes`` when the solver's file differs from it."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "vosim/allocators/mckp.py"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    except OSError:
-        return "unknown"
-    return f"{head or 'unknown'}{' +changes' if dirty else ''}"
+    """Short commit, ``+changes`` when the module measured differs from it."""
+    return git_commit("vosim/allocators/mckp.py")
 
 
 def cycle(rng: np.random.Generator, tasks: int) -> tuple[list, list]:

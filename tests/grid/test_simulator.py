@@ -24,9 +24,9 @@ STRATEGIES = {
 
 
 @st.composite
-def streams(draw, max_tasks=12):
+def streams(draw, max_tasks=12, max_cap=8):
     """Small random grids and streams; quarter-hour times make events coincide."""
-    caps = tuple(draw(st.lists(st.integers(1, 8), min_size=1, max_size=3)))
+    caps = tuple(draw(st.lists(st.integers(1, max_cap), min_size=1, max_size=3)))
     n = draw(st.integers(1, max_tasks))
     tasks = []
     for i in range(n):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_simulator import streams
 
 from vosim.allocators.mckp import solve_mckp
 from vosim.errors import ParameterError
@@ -20,20 +21,6 @@ from vosim.grid.strategies import (
     utilities,
 )
 from vosim.grid.workload import GridTask, TaskOption, make_options, poisson_tasks
-
-
-@st.composite
-def streams(draw, max_tasks=12, max_cap=8):
-    caps = tuple(draw(st.lists(st.integers(1, max_cap), min_size=1, max_size=3)))
-    n = draw(st.integers(1, max_tasks))
-    tasks = []
-    for i in range(n):
-        submit = draw(st.integers(0, 40)) / 4
-        p = draw(st.integers(1, max(caps)))
-        length = draw(st.integers(1, 16)) / 4
-        credit = draw(st.integers(1, 10))
-        tasks.append(GridTask(i, submit, make_options(p, length, credit, caps)))
-    return caps, tasks
 
 
 def one(procs, length, credit=1.0):
