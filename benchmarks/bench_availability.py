@@ -55,12 +55,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vosim.allocators.exact  # registers brute_force, exact, milp
+import vosim.allocators.groups  # noqa: F401  (registers knapsack_group)
 from vosim.allocators import AvailabilityProblem, allocate_resources, methods
-
-try:  # written concurrently by another module; optional here
-    import vosim.allocators.groups  # noqa: F401
-except ImportError:  # pragma: no cover - depends on the checkout
-    pass
 
 HAS_KG = "knapsack_group" in methods()
 
