@@ -14,12 +14,7 @@ from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window
 from vosim.allocators.csa import batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
-from vosim.allocators.screen import (
-    BUDGET_TOO_LOW,
-    FITS_MAYBE,
-    TOO_FEW_LONG_SLOTS,
-    screen_requests,
-)
+from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_requests
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList, free_slots
 from vosim.market.uncertainty import local_jobs_schedule, sample_interruption
@@ -29,11 +24,6 @@ __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
 
 #: Code of a job the allocator tried and found no window for (its reason is job.last_reason).
 ALLOCATOR_FAILED = 3
-#: Why a job screened out by :func:`~vosim.allocators.screen.screen_requests` waits.
-WAIT_REASONS = {
-    TOO_FEW_LONG_SLOTS: "fewer than n nodes have a free slot long enough in the interval",
-    BUDGET_TOO_LOW: "budget C below n tasks on the cheapest node with a slot long enough",
-}
 
 #: Window criterion used for each user criterion (AEP §2.2): the exact minFinish, minRuntime
 #: and minCost, and the maximum ``P_a^w`` window (ICCS 2021) for availability.
@@ -241,7 +231,7 @@ class MetaschedulerAgent(mesa.Agent):
         code = int(self.wait_code[job.index])
         if code == ALLOCATOR_FAILED:
             return job.last_reason
-        return WAIT_REASONS.get(code, "")
+        return SCREEN_REASONS.get(code, "")
 
     def utilization_schedule(self, now: float) -> UtilizationSchedule:
         """Owners' local jobs as uncertain event chains plus each node's global event."""

@@ -57,7 +57,7 @@ class _Scan:
     latest: np.ndarray  # (m',) latest window start the slot still covers: end - T_i
     cost: np.ndarray  # (m',) price_i * T_i
     duration: np.ndarray  # (m',) T_i
-    candidates: np.ndarray  # (K,) distinct slot starts, increasing
+    candidates: np.ndarray  # (K,) distinct slot starts with >= n slots covering, increasing
     durations: np.ndarray  # (D,) distinct T_i, increasing (the runtime thresholds)
     nodes: int  # nodes with at least one usable slot
     limit: float  # budget C with its rounding tolerance, finite
@@ -85,10 +85,19 @@ def _prepare(slots: SlotList, request: ResourceRequest) -> _Scan | str:
             f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
         )
     start = slots.start[index]
-    d = duration[index]
-    return _Scan(
-        index, start, latest[index], cost, d, np.unique(start), np.unique(d), usable, limit
+    late = latest[index]
+    # Only starts covered by at least n slots can hold a window. A node's slots are disjoint,
+    # so the slots covering t (start <= t <= latest) are on distinct nodes; counted by two
+    # binary searches per start, this drops the starts where concurrency alone fails.
+    starts = np.unique(start)
+    covering = np.searchsorted(start, starts, side="right") - np.searchsorted(
+        np.sort(late), starts, side="left"
     )
+    candidates = starts[covering >= request.n]
+    if candidates.size == 0:
+        return _no_window(request)
+    d = duration[index]
+    return _Scan(index, start, late, cost, d, candidates, np.unique(d), usable, limit)
 
 
 def _no_window(request: ResourceRequest) -> str:

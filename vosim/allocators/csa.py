@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
+from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_batch
 from vosim.errors import RequestError
 from vosim.market.slots import SlotList
 
@@ -193,7 +194,9 @@ def batch_alternatives(
     slots; the round-robin passes are that rule repeated, so early jobs keep the priority of
     queue order (their first alternatives are found before any later job's) without one job
     taking all the resources for its ``k``-th alternative before the next job's first. At
-    most ``J * max_alternatives`` searches.
+    most ``J * max_alternatives`` searches. After every cut the batch is screened again with
+    :func:`~vosim.allocators.screen.screen_batch` (necessary conditions, ``O(m + J log N)``),
+    and requests that can no longer fit are not searched: the windows found are the same.
 
     References
     ----------
@@ -219,9 +222,13 @@ def batch_alternatives(
     limit = max_alternatives if max_alternatives is not None else math.inf
     reasons = [f"limit of {max_alternatives} alternative(s)"] * len(requests)
     active = list(range(len(requests)))
+    codes = None  # screening codes against the current slot list (None before any cut)
     while active:
         still = []
         for i in active:
+            if codes is not None and codes[i] != FITS_MAYBE:
+                reasons[i] = SCREEN_REASONS[int(codes[i])]
+                continue
             criterion = criteria[i]
             if callable(criterion):
                 result = criterion(slots, requests[i])
@@ -232,6 +239,9 @@ def batch_alternatives(
                 continue
             windows[i].append(result.window)
             slots = slots.cut(result.window)
+            # Cuts only shrink slots: rule out, in one vectorised pass, the requests that can
+            # no longer fit, instead of letting each allocator find that out on its own.
+            codes = screen_batch(slots, requests)
             if len(windows[i]) < limit:
                 still.append(i)
         active = still

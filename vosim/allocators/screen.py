@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from vosim.allocators.aep import BUDGET_RTOL
+from vosim.allocators.base import ResourceRequest
 from vosim.market.slots import SlotList
 
-__all__ = ["screen_requests", "FITS_MAYBE", "TOO_FEW_LONG_SLOTS", "BUDGET_TOO_LOW"]
+__all__ = [
+    "screen_requests",
+    "screen_batch",
+    "FITS_MAYBE",
+    "TOO_FEW_LONG_SLOTS",
+    "BUDGET_TOO_LOW",
+    "SCREEN_REASONS",
+]
 
 #: Screening codes: the request may fit (run the allocator), or a necessary condition fails.
 FITS_MAYBE, TOO_FEW_LONG_SLOTS, BUDGET_TOO_LOW = 0, 1, 2
+#: Why a request screened out cannot be served (by screening code).
+SCREEN_REASONS = {
+    TOO_FEW_LONG_SLOTS: "fewer than n nodes have a free slot long enough in the interval",
+    BUDGET_TOO_LOW: "budget C below n tasks on the cheapest node with a slot long enough",
+}
 
 
 def screen_requests(
@@ -75,4 +90,24 @@ def screen_requests(
     code[short] = TOO_FEW_LONG_SLOTS
     floor = n * volume * cheapest[np.maximum(usable, 1) - 1]
     code[~short & (floor > budget * (1 + BUDGET_RTOL))] = BUDGET_TOO_LOW
+    return code
+
+
+def screen_batch(slots: SlotList, requests: Sequence[ResourceRequest]) -> np.ndarray:
+    """:func:`screen_requests` for :class:`ResourceRequest` objects, shape ``(k,)`` int8.
+
+    Requests given by reservation time ``T`` rather than volume ``V`` are not screened (code
+    :data:`FITS_MAYBE`): the bounds above are in units of work. ``min_performance`` is ignored,
+    which only weakens the bounds, so a request screened out still has no window.
+    """
+    by_volume = [i for i, r in enumerate(requests) if r.volume is not None]
+    code = np.full(len(requests), FITS_MAYBE, dtype=np.int8)
+    if by_volume:
+        picked = [requests[i] for i in by_volume]
+        code[by_volume] = screen_requests(
+            slots,
+            np.array([r.n for r in picked], dtype=np.int64),
+            np.array([r.volume for r in picked], dtype=float),
+            np.array([r.budget for r in picked], dtype=float),
+        )
     return code
