@@ -21,7 +21,26 @@ from vosim.market.pricing import PRICING_POLICIES, DemandPricing, ExponentialPri
 from vosim.market.swf import header_int, read_swf
 from vosim.market.workload import HypergeometricLocalLoad, Job, jobs_from_trace
 
-__all__ = ["VOModel"]
+__all__ = ["VOModel", "CYCLE_COLUMNS"]
+
+#: Columns of :meth:`VOModel.cycle_frame`, one row per scheduling cycle.
+CYCLE_COLUMNS = (
+    "time",
+    "batch_size",
+    "jobs_scheduled",
+    "alternatives",
+    "user_evaluation",
+    "vo_evaluation",
+    "queue_length",
+    "running_jobs",
+    "utilization",
+    "revenue",
+    "price_factor",
+    "owners_active",
+    "users_active",
+    "mean_satisfaction",
+    "completed",
+)
 
 #: Fallback domain size when a trace header names neither MaxNodes nor MaxProcs.
 _DEFAULT_NODES = 100
@@ -294,6 +313,7 @@ class VOModel(mesa.Model):
             ResourceOwnerAgent(self, k, by_owner[k], load, repricing) for k in range(owners)
         ]
         self.node_base_price = np.asarray(self.pricing.base_price(self.node_performance))
+        self._price_factor: float | None = None  # cached until prices change
         self.owner_of_node = [self.owners[n.owner] for n in self.nodes]
 
         self.jobs: list[Job] = jobs_from_trace(
@@ -334,27 +354,13 @@ class VOModel(mesa.Model):
         self.schedule_recurring(
             self.metascheduler.cycle, mesa.time.Schedule(interval=self.cycle_period, start=0.0)
         )
-        # Per-cycle records, collected by the metascheduler at the end of each cycle.
-        self.cycle_time = 0.0
-        self.datacollector = mesa.DataCollector(
-            model_reporters={
-                "time": "cycle_time",
-                "batch_size": "cycle_batch",
-                "jobs_scheduled": "cycle_scheduled",
-                "alternatives": "cycle_alternatives",
-                "user_evaluation": "cycle_ua",
-                "vo_evaluation": "cycle_vo_evaluation",
-                "queue_length": "queue_length",
-                "running_jobs": "running_jobs",
-                "utilization": "utilization",
-                "revenue": "revenue",
-                "price_factor": "price_factor",
-                "owners_active": "owners_active",
-                "users_active": "users_active",
-                "mean_satisfaction": "mean_satisfaction",
-                "completed": "completed",
-            }
-        )
+        # Per-cycle records, one tuple per cycle (columns CYCLE_COLUMNS), appended by the
+        # metascheduler at the end of each cycle. Mesa's DataCollector did the same at ~50 us a
+        # cycle through getattr on every reporter; a trace has tens of thousands of cycles.
+        self._cycle_rows: list[tuple] = []
+        #: Set by users when their satisfaction or membership changes (recomputed lazily).
+        self.users_changed = True
+        self._user_stats = (len(self.users), 1.0)
 
     # -- reporters ---------------------------------------------------------------------------
     @property
@@ -385,7 +391,7 @@ class VOModel(mesa.Model):
     @property
     def queue_length(self) -> int:
         """Jobs waiting for a window."""
-        return len(self.metascheduler.queue)
+        return self.metascheduler.queue_length
 
     @property
     def running_jobs(self) -> int:
@@ -400,12 +406,14 @@ class VOModel(mesa.Model):
     @property
     def revenue(self) -> float:
         """Owners' total revenue so far, cost units."""
-        return float(self.agents_by_type[ResourceOwnerAgent].agg("revenue", sum))
+        return float(sum(o.revenue for o in self.owners))
 
     @property
     def price_factor(self) -> float:
         """Mean node price over the market base price (1: base; fixed prices hover near 1)."""
-        return float(np.mean(self.node_price / self.node_base_price))
+        if self._price_factor is None:
+            self._price_factor = float(np.mean(self.node_price / self.node_base_price))
+        return self._price_factor
 
     @property
     def owners_active(self) -> int:
@@ -415,13 +423,21 @@ class VOModel(mesa.Model):
     @property
     def users_active(self) -> int:
         """Users still in the VO."""
-        return sum(u.active for u in self.users)
+        return self._users()[0]
 
     @property
     def mean_satisfaction(self) -> float:
         """Mean satisfaction in [0, 1] of the users still in the VO (NaN if none)."""
-        values = [u.satisfaction for u in self.users if u.active]
-        return float(np.mean(values)) if values else float("nan")
+        return self._users()[1]
+
+    def _users(self) -> tuple[int, float]:
+        """(users active, their mean satisfaction), recomputed only after a user changed."""
+        if self.users_changed:
+            values = [u.satisfaction for u in self.users if u.active]
+            mean = float(np.mean(values)) if values else float("nan")
+            self._user_stats = (len(values), mean)
+            self.users_changed = False
+        return self._user_stats
 
     def review_owners(self, now: float) -> None:
         """Let owners below ``owner_exit_revenue`` leave; their nodes leave the domain."""
@@ -441,6 +457,7 @@ class VOModel(mesa.Model):
         """Let every owner apply its pricing policy (called at the start of each cycle)."""
         if self.pricing_policy == "fixed":
             return
+        self._price_factor = None
         for owner in self.owners:
             new = owner.reprice(now, self.cycle_period)
             if new is not None:
@@ -458,9 +475,26 @@ class VOModel(mesa.Model):
         return ms.completed + ms.rejected == len(self.jobs)
 
     def record_cycle(self) -> None:
-        """Collect one row of per-cycle data (called by the metascheduler)."""
-        self.cycle_time = float(self.time)
-        self.datacollector.collect(self)
+        """Append one row of per-cycle data (called by the metascheduler)."""
+        ms = self.metascheduler
+        self._cycle_rows.append(
+            (
+                float(self.time),
+                ms.last_batch,
+                ms.last_scheduled,
+                ms.last_alternatives,
+                ms.last_ua,
+                ms.last_vo_evaluation,
+                ms.queue_length,
+                len(ms.running),
+                self.utilization,
+                self.revenue,
+                self.price_factor,
+                self.owners_active,
+                *self._users(),
+                ms.completed,
+            )
+        )
 
     # -- running -----------------------------------------------------------------------------
     def run(self, progress=None, chunks: int = 200) -> None:
@@ -520,8 +554,10 @@ class VOModel(mesa.Model):
     def cycle_frame(self) -> pd.DataFrame:
         """One row per scheduling cycle.
 
-        Columns ``time``, ``batch_size``, ``jobs_scheduled``, ``alternatives``,
-        ``user_evaluation`` (mean chosen ``U``), ``vo_evaluation`` (``A``, %),
-        ``queue_length``, ``running_jobs``, ``utilization``, ``revenue``, ``completed``.
+        Columns :data:`CYCLE_COLUMNS`: ``time``, ``batch_size``, ``jobs_scheduled``,
+        ``alternatives``, ``user_evaluation`` (mean chosen ``U``), ``vo_evaluation`` (``A``,
+        %), ``queue_length``, ``running_jobs``, ``utilization`` (in [0, 1]), ``revenue``
+        (owners' total so far), ``price_factor``, ``owners_active``, ``users_active``,
+        ``mean_satisfaction`` (in [0, 1]), ``completed``.
         """
-        return self.datacollector.get_model_vars_dataframe().reset_index(drop=True)
+        return pd.DataFrame.from_records(self._cycle_rows, columns=list(CYCLE_COLUMNS))

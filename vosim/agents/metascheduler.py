@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 from collections.abc import Mapping
@@ -33,6 +32,11 @@ DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
     "cost": "min_cost",
     "availability": "max_availability",
 }
+
+
+#: User evaluations of a job with a single alternative (or none), shared read-only.
+_ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
+_ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
 
 
 class MetaschedulerAgent(mesa.Agent):
@@ -76,7 +80,19 @@ class MetaschedulerAgent(mesa.Agent):
         self.scheduling_interval = scheduling_interval
         self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
         self.policy = policy or VOPolicy(max_alternatives=1)
-        self.queue: list[int] = []  # indices into model.jobs, in queue (submission) order
+        #: Indices into model.jobs of the waiting jobs, in queue (submission) order.
+        self.queue = np.empty(0, dtype=np.int64)
+        self._submitted: list[int] = []  # submitted since the last cycle, in order
+        self._requeued: list[int] = []  # failed jobs to put back in the queue
+        # Cycles that cannot schedule anything are skipped (see _tail_wake): only when the
+        # market is static between cycles, and until a job arrives or time is freed.
+        self._static = (
+            model.pricing_policy == "fixed"
+            and model.owner_exit_revenue is None
+            and not model.availability
+        )
+        self._changed = True
+        self._wake = -math.inf
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
         self.running: list[Job] = []
         self._completions: list[tuple[float, int, int, Job]] = []
@@ -109,7 +125,7 @@ class MetaschedulerAgent(mesa.Agent):
             return
         job.state = "waiting"
         self.model.job_budget[job.index] = job.budget
-        self.queue.append(job.index)
+        self._submitted.append(job.index)
 
     def _budget_reason(self, job: Job) -> str:
         model = self.model
@@ -139,25 +155,24 @@ class MetaschedulerAgent(mesa.Agent):
         self.cycles += 1
         self.model.reprice(now)  # owners' pricing policies see the cycle that just ended
         self.model.review_owners(now)
-        batch = self.queue
-        self.last_batch = len(batch)
+        self._merge_queue()
+        index = self.queue
+        self.last_batch = index.size
         self.last_alternatives = 0
         self.last_ua = self.last_vo_evaluation = self.last_vo_total = math.nan
         scheduled = 0
-        if batch:
+        if index.size and (self._changed or not self._static or now >= self._wake):
             model = self.model
             slots = self.slot_list(now)
-            index = np.asarray(batch, dtype=np.int64)
             # O(1)-per-job necessary conditions first; the allocator runs only where a window
             # may exist. Cuts only shrink slots, so a job screened out stays out this cycle.
             code = screen_requests(
                 slots, model.job_n[index], model.job_volume[index], model.job_budget[index]
             )
             self.wait_code[index] = code
-            waiting = code != FITS_MAYBE
+            fits = np.flatnonzero(code == FITS_MAYBE)
             uncertain = self.utilization_schedule(now) if model.availability else None
-            positions = np.flatnonzero(~waiting).tolist()
-            jobs = [model.jobs[batch[pos]] for pos in positions]
+            jobs = [model.jobs[i] for i in index[fits].tolist()]
             # Step 1: alternatives in queue order, each cut out of the slot list.
             found = batch_alternatives(
                 slots,
@@ -168,22 +183,68 @@ class MetaschedulerAgent(mesa.Agent):
             self.last_alternatives = sum(len(w) for w in found.windows)
             # Step 2: one alternative per job under the VO policy.
             choice, evals = self._choose(jobs, found.windows, uncertain)
-            for pos, job, alts, reason, k, u in zip(
-                positions, jobs, found.windows, found.reasons, choice, evals, strict=True
-            ):
-                if k < 0:
-                    job.last_reason = reason
-                    self.wait_code[job.index] = ALLOCATOR_FAILED
-                    waiting[pos] = True
-                    continue
+            taken = np.zeros(index.size, dtype=bool)
+            for k in np.flatnonzero(choice < 0).tolist():
+                jobs[k].last_reason = found.reasons[k]
+                self.wait_code[jobs[k].index] = ALLOCATOR_FAILED
+            for k in np.flatnonzero(choice >= 0).tolist():
+                job, alts = jobs[k], found.windows[k]
                 job.alternatives = len(alts)
-                job.user_evaluation = float(u[k])
-                self._reserve(job, alts[k], uncertain)
-                self._tell_user(job, u)
+                job.user_evaluation = float(evals[k][choice[k]])
+                self._reserve(job, alts[choice[k]], uncertain)
+                self._tell_user(job, evals[k])
+                taken[fits[k]] = True
                 scheduled += 1
-            self.queue = index[waiting].tolist()
+            if scheduled:
+                self.queue = index[~taken]
+            self._changed = False
+            self._wake = self._tail_wake(found.slots, now)
         self.last_scheduled = scheduled
         self.model.record_cycle()
+
+    def _tail_wake(self, slots: SlotList, now: float) -> float:
+        """Earliest cycle time at which a queued job may fit where it did not fit now.
+
+        ``slots`` is what the cycle at ``now`` left free. If later no job arrives and nothing
+        is freed (and prices, owners and availability are static), the slot list only loses
+        its past and grows at the end of the interval, ``H = now + L``; a window not possible
+        now must then use a node ``k`` past ``H``, from ``f_k`` (where its last free slot
+        begins, ``H`` if it is busy at ``H``) for ``T_k = V / p_k``, so no cycle before
+        ``min_k (f_k + V / p_k) - L`` can schedule a job of volume ``V``. The smallest
+        volume of the queue gives the bound for all.
+        """
+        if self.queue.size == 0:
+            return math.inf
+        model = self.model
+        horizon = now + self.scheduling_interval
+        tail_start = np.full(model.node_count, horizon)
+        tail = slots.end == horizon
+        tail_start[slots.node[tail]] = slots.start[tail]
+        nodes = model.node_ids
+        volume = float(model.job_volume[self.queue].min())
+        reach = tail_start[nodes] + volume / model.node_performance[nodes]
+        return float(reach.min(initial=math.inf)) - self.scheduling_interval
+
+    @property
+    def queue_length(self) -> int:
+        """Jobs waiting for a window, including those submitted since the last cycle."""
+        return self.queue.size + len(self._submitted) + len(self._requeued)
+
+    def _merge_queue(self) -> None:
+        """Add the jobs submitted or requeued since the last cycle, keeping trace order."""
+        new = self._submitted + self._requeued
+        if not new:
+            return
+        self._changed = True
+        self._submitted.clear()
+        self._requeued.clear()
+        new = np.asarray(new, dtype=np.int64)
+        queue = np.concatenate([self.queue, new])
+        # Trace order is submission order; only same-time submissions or requeued jobs
+        # arrive out of it.
+        if (np.diff(new) < 0).any() or (self.queue.size and new.min() < self.queue[-1]):
+            queue.sort(kind="stable")
+        self.queue = queue
 
     def _search(self, job: Job, uncertain: UtilizationSchedule | None):
         """The window search for ``job``: a registered criterion name, or a P_a^w search."""
@@ -207,7 +268,7 @@ class MetaschedulerAgent(mesa.Agent):
         """Step 2: the chosen alternative per job (-1: none) and each alternative's ``U``."""
         if self.policy.max_alternatives == 1:
             choice = np.array([0 if w else -1 for w in windows], dtype=np.int64)
-            return choice, [np.zeros(len(w)) for w in windows]
+            return choice, [_ONE_ZERO if w else _NO_EVALS for w in windows]
         criteria = [job.criterion for job in jobs]
         availability = None
         if "availability" in criteria:
@@ -312,7 +373,7 @@ class MetaschedulerAgent(mesa.Agent):
             job.window = None
             job.start = job.finish = math.nan
             job.task_ends = ()
-            bisect.insort(self.queue, job.index)
+            self._requeued.append(job.index)
 
     def complete_due(self) -> None:
         """Complete every job whose finish time has come and release the rest of its window."""
@@ -327,6 +388,8 @@ class MetaschedulerAgent(mesa.Agent):
             for s, end in zip(job.window.slots, job.task_ends, strict=True):
                 # Task on node i ends after run_time * p_ref / p_i, never past its slot.
                 self.model.owner_of_node[s.node].release(s.node, job.job_id, min(s.end, end))
+                if s.end > now:  # [now, s.end) is free again: waiting jobs may fit
+                    self._changed = True
 
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier)."""

@@ -72,11 +72,12 @@ class ResourceOwnerAgent(mesa.Agent):
     def offer(self, now: float, until: float) -> tuple[np.ndarray, ...]:
         """Busy intervals ``(node, a, b, tag)`` of this owner's nodes relevant from ``now`` on.
 
-        First forgets intervals that ended by ``now`` and generates the local job flow up to
-        ``until`` (local jobs have priority, so they are placed before any VO reservation in
-        that time; VO reservations never reach past generated local load, so they never clash).
+        First forgets intervals that ended by ``now`` (in batches) and generates the local job
+        flow up to ``until`` (local jobs have priority, so they are placed before any VO
+        reservation in that time; VO reservations never reach past generated local load, so
+        they never clash).
         """
-        self.schedule.prune(now)
+        self.schedule.prune(now, min_share=0.25)
         if self.local_load is not None:
             rng = self.model.rng
             while self._load_until < until:

@@ -88,6 +88,7 @@ class UserAgent(mesa.Agent):
         t = max(job.requested_time, 1e-12)
         q = (1.0 - min(max(u, 0.0), 1.0)) * t / (t + max(wait, 0.0))
         self.satisfaction = 0.8 * self.satisfaction + 0.2 * q
+        self.model.users_changed = True
         self.evaluated += 1
         threshold = getattr(self.model, "user_exit_satisfaction", None)
         if (

@@ -42,6 +42,7 @@ __all__ = [
 
 #: Relative tolerance of the budget test, against float rounding of summed costs.
 BUDGET_RTOL = 1e-9
+_FLOAT_MAX = float(np.finfo(float).max)
 #: Smallest block of candidate starts evaluated at once after the first one.
 _MIN_BLOCK = 64
 #: Cells (starts x slots) a block may hold beyond 2N starts: ~8 MB of float64.
@@ -68,36 +69,40 @@ def _prepare(slots: SlotList, request: ResourceRequest) -> _Scan | str:
     latest = slots.end - duration
     ok = (slots.performance >= request.min_performance) & (latest >= slots.start)
     index = np.flatnonzero(ok)
-    seen = np.zeros(int(slots.node.max()) + 1 if len(slots) else 0, dtype=bool)
-    seen[slots.node[index]] = True
-    usable = int(np.count_nonzero(seen))
-    if usable < request.n:
-        return (
-            f"only {usable} node(s) have a slot long enough for the request (n={request.n} needed)"
-        )
-    # The n cheapest usable slots (distinct nodes or not) bound every window's cost from below.
-    cost = slots.price[index] * duration[index]
-    floor = float(np.partition(cost, request.n - 1)[: request.n].sum())
-    # Capped below inf so that the inf sums of rows with fewer than n slots never fit.
-    limit = min(request.budget * (1 + BUDGET_RTOL), float(np.finfo(float).max))
-    if floor > limit:
-        return (
-            f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
-        )
     start = slots.start[index]
     late = latest[index]
     # Only starts covered by at least n slots can hold a window. A node's slots are disjoint,
     # so the slots covering t (start <= t <= latest) are on distinct nodes; counted by two
     # binary searches per start, this drops the starts where concurrency alone fails.
-    starts = np.unique(start)
+    first = np.ones(start.size, dtype=bool)  # start is sorted: keep the first of equal values
+    np.not_equal(start[1:], start[:-1], out=first[1:])
+    starts = start[first]
     covering = np.searchsorted(start, starts, side="right") - np.searchsorted(
         np.sort(late), starts, side="left"
     )
     candidates = starts[covering >= request.n]
     if candidates.size == 0:
+        seen = np.zeros(int(slots.node.max()) + 1 if len(slots) else 0, dtype=bool)
+        seen[slots.node[index]] = True
+        usable = int(np.count_nonzero(seen))
+        if usable < request.n:
+            return (
+                f"only {usable} node(s) have a slot long enough for the request "
+                f"(n={request.n} needed)"
+            )
         return _no_window(request)
+    # The n cheapest usable slots (distinct nodes or not) bound every window's cost from below.
+    cost = slots.price[index] * duration[index]
+    floor = float(np.partition(cost, request.n - 1)[: request.n].sum())
+    # Capped below inf so that the inf sums of rows with fewer than n slots never fit.
+    limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
+    if floor > limit:
+        return (
+            f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
+        )
     d = duration[index]
-    return _Scan(index, start, late, cost, d, candidates, np.unique(d), usable, limit)
+    nodes = int(np.unique(slots.node[index]).size)
+    return _Scan(index, start, late, cost, d, candidates, np.unique(d), nodes, limit)
 
 
 def _no_window(request: ResourceRequest) -> str:

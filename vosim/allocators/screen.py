@@ -84,12 +84,15 @@ def screen_requests(
     order = np.argsort(-capacity, kind="stable")
     capacity = capacity[order]
     cheapest = np.minimum.accumulate(price[order] / perf[order])  # min cost per work, prefix
-    usable = np.searchsorted(-capacity, -volume, side="right")  # nodes with capacity >= V
-    code = np.full(n.shape, FITS_MAYBE, dtype=np.int8)
-    short = usable < n
-    code[short] = TOO_FEW_LONG_SLOTS
-    floor = n * volume * cheapest[np.maximum(usable, 1) - 1]
-    code[~short & (floor > budget * (1 + BUDGET_RTOL))] = BUDGET_TOO_LOW
+    # (1) the n-th largest node capacity must hold V: one gather per request.
+    nth = np.minimum(n, capacity.size) - 1
+    short = (n > capacity.size) | (capacity[np.maximum(nth, 0)] < volume)
+    code = np.where(short, TOO_FEW_LONG_SLOTS, FITS_MAYBE).astype(np.int8)
+    # (2) only for the requests left: n V times the least cost per work of the usable nodes.
+    rest = np.flatnonzero(~short)
+    usable = np.searchsorted(-capacity, -volume[rest], side="right")  # nodes with capacity >= V
+    floor = n[rest] * volume[rest] * cheapest[usable - 1]
+    code[rest[floor > budget[rest] * (1 + BUDGET_RTOL)]] = BUDGET_TOO_LOW
     return code
 
 

@@ -89,12 +89,18 @@ class NodeSchedule:
             self.tag[keep],
         )
 
-    def prune(self, now: float) -> None:
-        """Forget intervals that ended by ``now``."""
+    def prune(self, now: float, min_share: float = 0.0) -> None:
+        """Forget intervals that ended by ``now``.
+
+        With ``min_share`` in (0, 1], only once the ended intervals are at least that share of
+        the rows: ended intervals do no harm meanwhile (slot lists start at ``now`` or later),
+        and dropping them in batches keeps the cost per call ``O(1)`` amortised copies.
+        """
         self._flush()
-        old = np.flatnonzero(self.b <= now)
-        if old.size:
-            self._drop(old)
+        old = self.b <= now
+        ended = int(np.count_nonzero(old))
+        if ended and ended >= min_share * self.b.size:
+            self._drop(np.flatnonzero(old))
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """All busy intervals as arrays ``(node, a, b, tag)``, shape ``(r,)`` each."""

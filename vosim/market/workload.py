@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -79,10 +79,18 @@ class Job:
     last_reason: str = ""
     alternatives: int = 0
     user_evaluation: float = math.nan
+    _request: ResourceRequest | None = field(default=None, repr=False)
 
     def request(self) -> ResourceRequest:
-        """The job's :class:`ResourceRequest` (volume ``V``, node count ``n``, budget ``C``)."""
-        return ResourceRequest(n=self.n, volume=self.volume, budget=self.budget)
+        """The job's :class:`ResourceRequest` (volume ``V``, node count ``n``, budget ``C``).
+
+        Built once and reused while the budget stays the same (a queued job is searched in
+        many cycles).
+        """
+        r = self._request
+        if r is None or r.budget != self.budget:
+            r = self._request = ResourceRequest(n=self.n, volume=self.volume, budget=self.budget)
+        return r
 
 
 def jobs_from_trace(
