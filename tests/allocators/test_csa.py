@@ -116,3 +116,41 @@ def test_errors():
         batch_alternatives(slots, [request], ["nope"], 1)
     none = find_alternatives(slots, ResourceRequest(n=2, time=1.0), "amp")
     assert none.windows == () and "node" in none.reason
+
+
+def _unscreened_batch(slots, requests, criteria, limit):
+    """Step 1 without any screening: every active job searched in every pass."""
+    windows = [[] for _ in requests]
+    active = list(range(len(requests)))
+    while active:
+        still = []
+        for i in active:
+            result = allocate_window(slots, requests[i], criteria[i])
+            if result.window is None:
+                continue
+            windows[i].append(result.window)
+            slots = slots.cut(result.window)
+            if len(windows[i]) < limit:
+                still.append(i)
+        active = still
+    return windows
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 10_000),
+    st.lists(
+        st.tuples(st.integers(1, 6), st.floats(50.0, 2000.0), st.floats(100.0, 5000.0)),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(1, 3),
+    st.sampled_from(("amp", "min_cost", "min_finish")),
+)
+def test_screening_between_cuts_changes_no_window(seed, jobs, limit, criterion):
+    """The re-screen after each cut only skips searches that would find nothing."""
+    slots = aep_domain(np.random.default_rng(seed)).slots
+    requests = [ResourceRequest(n=n, volume=v, budget=c) for n, v, c in jobs]
+    criteria = [criterion] * len(requests)
+    got = batch_alternatives(slots, requests, criteria, limit).windows
+    assert got == _unscreened_batch(slots, requests, criteria, limit)

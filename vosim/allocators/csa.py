@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
-from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_batch
+from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, batch_screen
 from vosim.errors import RequestError
 from vosim.market.slots import SlotList
 
@@ -223,6 +223,7 @@ def batch_alternatives(
     reasons = [f"limit of {max_alternatives} alternative(s)"] * len(requests)
     active = list(range(len(requests)))
     codes = None  # screening codes against the current slot list (None before any cut)
+    screen = None
     while active:
         still = []
         for i in active:
@@ -241,7 +242,8 @@ def batch_alternatives(
             slots = slots.cut(result.window)
             # Cuts only shrink slots: rule out, in one vectorised pass, the requests that can
             # no longer fit, instead of letting each allocator find that out on its own.
-            codes = screen_batch(slots, requests)
+            screen = screen or batch_screen(requests)
+            codes = screen(slots)
             if len(windows[i]) < limit:
                 still.append(i)
         active = still

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -13,6 +13,7 @@ from vosim.market.slots import SlotList
 __all__ = [
     "screen_requests",
     "screen_batch",
+    "batch_screen",
     "FITS_MAYBE",
     "TOO_FEW_LONG_SLOTS",
     "BUDGET_TOO_LOW",
@@ -96,21 +97,30 @@ def screen_requests(
     return code
 
 
-def screen_batch(slots: SlotList, requests: Sequence[ResourceRequest]) -> np.ndarray:
-    """:func:`screen_requests` for :class:`ResourceRequest` objects, shape ``(k,)`` int8.
+def batch_screen(requests: Sequence[ResourceRequest]) -> Callable[[SlotList], np.ndarray]:
+    """A function ``slots -> codes`` screening ``requests`` against any slot list.
 
-    Requests given by reservation time ``T`` rather than volume ``V`` are not screened (code
-    :data:`FITS_MAYBE`): the bounds above are in units of work. ``min_performance`` is ignored,
-    which only weakens the bounds, so a request screened out still has no window.
+    The request columns are gathered once, so screening the same batch after every cut costs
+    only :func:`screen_requests`. Requests given by reservation time ``T`` rather than volume
+    ``V`` are not screened (code :data:`FITS_MAYBE`): the bounds above are in units of work.
+    ``min_performance`` is ignored, which only weakens the bounds, so a request screened out
+    still has no window. Codes have shape ``(k,)``, int8.
     """
-    by_volume = [i for i, r in enumerate(requests) if r.volume is not None]
-    code = np.full(len(requests), FITS_MAYBE, dtype=np.int8)
-    if by_volume:
-        picked = [requests[i] for i in by_volume]
-        code[by_volume] = screen_requests(
-            slots,
-            np.array([r.n for r in picked], dtype=np.int64),
-            np.array([r.volume for r in picked], dtype=float),
-            np.array([r.budget for r in picked], dtype=float),
-        )
-    return code
+    by_volume = np.array([r.volume is not None for r in requests], dtype=bool)
+    picked = [r for r in requests if r.volume is not None]
+    n = np.array([r.n for r in picked], dtype=np.int64)
+    volume = np.array([r.volume for r in picked], dtype=float)
+    budget = np.array([r.budget for r in picked], dtype=float)
+
+    def screen(slots: SlotList) -> np.ndarray:
+        code = np.full(len(requests), FITS_MAYBE, dtype=np.int8)
+        if picked:
+            code[by_volume] = screen_requests(slots, n, volume, budget)
+        return code
+
+    return screen
+
+
+def screen_batch(slots: SlotList, requests: Sequence[ResourceRequest]) -> np.ndarray:
+    """:func:`screen_requests` for :class:`ResourceRequest` objects (see :func:`batch_screen`)."""
+    return batch_screen(requests)(slots)
