@@ -197,7 +197,12 @@ class MetaschedulerAgent(mesa.Agent):
                 scheduled += 1
             if scheduled:
                 self.queue = index[~taken]
-            self._changed = False
+            # Alternatives not chosen were cut from found.slots but stay free at the owners:
+            # the bound of _tail_wake holds only when every alternative found was reserved.
+            unchosen = any(
+                len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
+            )
+            self._changed = unchosen
             self._wake = self._tail_wake(found.slots, now)
         self.last_scheduled = scheduled
         self.model.record_cycle()

@@ -213,6 +213,8 @@ class SlotList:
         later alternatives and jobs cannot take them.
         """
         spans = window.slots if hasattr(window, "slots") else list(window)
+        if len({span.node for span in spans}) == len(spans):
+            return self._cut_distinct_nodes(spans)
         keep = np.ones(len(self), dtype=bool)
         # Remainders of earlier spans, searched too: several spans may share one free slot.
         extra: list[tuple[int, float, float, float, float]] = []
@@ -258,6 +260,38 @@ class SlotList:
                 np.concatenate([c, np.asarray(a, dtype=c.dtype)])
                 for c, a in zip(cols, add, strict=True)
             ]
+        return SlotList.from_arrays(*cols, validate=False)
+
+
+    def _cut_distinct_nodes(self, spans: Sequence[Slot]) -> SlotList:
+        """:meth:`cut` for spans on distinct nodes (a window): all spans at once."""
+        if not spans:
+            return self
+        node = np.array([x.node for x in spans], dtype=np.int64)
+        a = np.array([x.start for x in spans], dtype=float)
+        b = np.array([x.end for x in spans], dtype=float)
+        inside = (
+            (self.node[None, :] == node[:, None])
+            & (self.start[None, :] <= a[:, None])
+            & (self.end[None, :] >= b[:, None])
+        )
+        found = inside.any(axis=1)
+        if not found.all():
+            bad = spans[int(np.flatnonzero(~found)[0])]
+            raise SlotError(f"reserved span {bad} lies in no free slot of node {bad.node}")
+        hit = inside.argmax(axis=1)  # slots of one node are disjoint: one holds the span
+        keep = np.ones(len(self), dtype=bool)
+        keep[hit] = False
+        # remainders [start, a) and [b, end) of each hit slot, empty ones dropped
+        r_node = np.concatenate([node, node])
+        r_start = np.concatenate([self.start[hit], b])
+        r_end = np.concatenate([a, self.end[hit]])
+        r_price = np.tile(self.price[hit], 2)
+        r_perf = np.tile(self.performance[hit], 2)
+        ok = r_end > r_start
+        cols = [getattr(self, f)[keep] for f in _FIELDS]
+        extra = [r_node[ok], r_start[ok], r_end[ok], r_price[ok], r_perf[ok]]
+        cols = [np.concatenate([c, e.astype(c.dtype)]) for c, e in zip(cols, extra, strict=True)]
         return SlotList.from_arrays(*cols, validate=False)
 
 
