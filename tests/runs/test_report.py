@@ -138,7 +138,7 @@ def test_studies_are_valid_sweeps():
         full, quick = study_config(name), study_config(name, quick=True)
         assert quick.run_count < full.run_count
         assert full.scenario["trace"] == "UniLu-Gaia-2014-2"
-    assert study_config("vo-policies").run_count == 32
+    assert study_config("vo-policies").run_count == 48
     with pytest.raises(VosimError, match="unknown study"):
         study_config("nope")
 

@@ -22,7 +22,7 @@ from vosim.runs.config import SweepConfig, parse_sweep
 __all__ = ["Study", "STUDIES", "study_config", "VO_POLICIES", "VO_POLICIES_QUICK"]
 
 #: VO policies on UniLu-Gaia: VO criterion x U_a x pricing, users leaving when unsatisfied.
-#: 32 runs of about 4 s each (about 1.5-3 minutes with 2 workers).
+#: 48 runs of 1,000 jobs (about 2-3 minutes with 2 workers on a 2-core machine).
 VO_POLICIES = """\
 name = "vo-policies"
 description = "VO criterion (cost or finish time) vs the limit U_a on users' evaluations, \
@@ -30,7 +30,7 @@ with fixed or demand pricing, on UniLu-Gaia; users leave below satisfaction 0.6"
 
 [scenario]
 trace = "UniLu-Gaia-2014-2"
-jobs = 300
+jobs = 1000
 max_alternatives = 3
 user_exit_satisfaction = 0.6
 
@@ -40,7 +40,7 @@ ua = [0, 25, 50, 100]
 pricing_policy = ["fixed", "demand"]
 
 [run]
-repetitions = 2
+repetitions = 3
 seed = 1
 """
 
