@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections import defaultdict
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from vosim.agents.user import USER_CRITERIA
 from vosim.allocators import methods
 from vosim.allocators.base import criteria
 from vosim.allocators.css import VOPolicy
+from vosim.allocators.screen import BUDGET_TOO_LOW
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.nodes import generate_nodes
@@ -40,6 +43,7 @@ CYCLE_COLUMNS = (
     "users_active",
     "mean_satisfaction",
     "completed",
+    "mean_balance",
 )
 
 #: Fallback domain size when a trace header names neither MaxNodes nor MaxProcs.
@@ -131,6 +135,19 @@ class VOModel(mesa.Model):
         Users whose satisfaction (:meth:`~vosim.agents.user.UserAgent.evaluate`, in [0, 1])
         falls below this after 3 scheduled jobs leave the VO and withdraw their future jobs;
         ``None``: users never leave.
+    budget_period : float or None
+        Length of a budget period, model time units (finite, > 0); ``None`` (default): no
+        per-period accounts, each job may spend up to its rule budget ``C``. With a period,
+        every user has a balance (cost units), reset without carry-over at time 0 and every
+        ``budget_period`` to its allowance ``budget_allowance * sum(C) * budget_period /
+        span`` (``sum(C)``: the rule budgets of the user's usable trace jobs; ``span``: the
+        trace's last minus first submit time, at least ``budget_period``). A waiting job may
+        spend ``min(C, balance)`` in a cycle; a reserved window's cost is taken from the
+        balance. See :meth:`~vosim.agents.user.UserAgent.replenish`.
+    budget_allowance : float
+        Allowance factor (finite, > 0; default 1): on average a user can afford this many
+        times what its jobs' budgets sum to, though bursts exhaust a period's balance. Used
+        only with ``budget_period``.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -146,6 +163,8 @@ class VOModel(mesa.Model):
     References
     ----------
     VO Preferences §2 (cyclic scheduling scheme) and §4 (domain, prices, budgets); AEP §2–3.
+    The per-period budget accounts (``budget_period``) are vosim's extension of §4's users'
+    budgets.
 
     Examples
     --------
@@ -182,6 +201,8 @@ class VOModel(mesa.Model):
         pricing_policy: str = "fixed",
         owner_exit_revenue: float | None = None,
         user_exit_satisfaction: float | None = None,
+        budget_period: float | None = None,
+        budget_allowance: float = 1.0,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -277,6 +298,16 @@ class VOModel(mesa.Model):
             raise ParameterError(
                 f"user_exit_satisfaction must be in [0, 1], got {user_exit_satisfaction}"
             )
+        if budget_period is not None and not _finite_positive(budget_period):
+            raise ParameterError(
+                f"budget_period must be a finite number > 0 or None, got {budget_period!r}"
+            )
+        if not _finite_positive(budget_allowance):
+            raise ParameterError(
+                f"budget_allowance must be a finite number > 0, got {budget_allowance!r}"
+            )
+        self.budget_period = None if budget_period is None else float(budget_period)
+        self.budget_allowance = float(budget_allowance)
         self.owner_exit_revenue = owner_exit_revenue
         self.user_exit_satisfaction = user_exit_satisfaction
         performance_range = (2, 10)
@@ -339,11 +370,27 @@ class VOModel(mesa.Model):
         user_ids = sorted(by_user)
         factors = self.rng.uniform(lo, hi, size=len(user_ids))
         picks = self.rng.integers(0, len(user_criteria), size=len(user_ids))
+        accounts = self.budget_period is not None
         self.users = [
-            UserAgent(self, uid, by_user[uid], float(f), user_criteria[int(c)], cost_per_work)
-            for uid, f, c in zip(user_ids, factors, picks, strict=True)
+            UserAgent(
+                self,
+                uid,
+                by_user[uid],
+                float(f),
+                user_criteria[int(c)],
+                cost_per_work,
+                position=k if accounts else -1,
+            )
+            for k, (uid, f, c) in enumerate(zip(user_ids, factors, picks, strict=True))
         ]
         self.user_agent = {u.user_id: u for u in self.users}
+        #: Per-period accounts (``budget_period``): each job's user position in ``users`` and
+        #: each user's balance, cost units (all NaN without accounts).
+        position = {u.user_id: k for k, u in enumerate(self.users)}
+        self.job_user_index = np.array([position[j.user] for j in self.jobs], dtype=np.int64)
+        self.user_balance = np.full(len(self.users), np.nan)
+        if accounts:
+            self._open_accounts()
 
         last_submit = max((j.submit_time for j in self.jobs), default=0.0)
         self.horizon = (
@@ -351,6 +398,13 @@ class VOModel(mesa.Model):
         )
         if not self.horizon > 0:
             raise ParameterError(f"horizon must be > 0, got {self.horizon}")
+        if accounts:
+            # HIGH priority: a replenishment at a cycle's time comes before that cycle.
+            self.schedule_recurring(
+                self.replenish_budgets,
+                mesa.time.Schedule(interval=self.budget_period, start=0.0),
+                priority=mesa.time.Priority.HIGH,
+            )
         self.schedule_recurring(
             self.metascheduler.cycle, mesa.time.Schedule(interval=self.cycle_period, start=0.0)
         )
@@ -361,6 +415,39 @@ class VOModel(mesa.Model):
         #: Set by users when their satisfaction or membership changes (recomputed lazily).
         self.users_changed = True
         self._user_stats = (len(self.users), 1.0)
+
+    # -- per-period budget accounts ----------------------------------------------------------
+    def _open_accounts(self) -> None:
+        """Set every user's allowance: its share of ``sum(C)`` per ``budget_period``."""
+        submits = [j.submit_time for j in self.jobs]
+        span = max(max(submits, default=0.0) - min(submits, default=0.0), self.budget_period)
+        scale = self.budget_allowance * self.budget_period / span
+        for user in self.users:
+            rule = (user.budget_for(j) for j in user.jobs if not j.reason)
+            user.allowance = scale * math.fsum(c for c in rule if c > 0)
+
+    def replenish_budgets(self) -> None:
+        """Reset every active user's balance to its allowance (a recurring event).
+
+        Budgets only grow here, so the metascheduler's next cycle runs even on a static market
+        (waiting jobs may now fit).
+
+        References
+        ----------
+        VO Preferences §4: users' budgets; the per-period account is vosim's extension.
+        """
+        for user in self.users:
+            if user.active:
+                user.replenish()
+        self.metascheduler._changed = True
+
+    @property
+    def mean_balance(self) -> float:
+        """Mean balance of the users still in the VO, cost units (NaN without accounts)."""
+        if self.budget_period is None:
+            return math.nan
+        values = [self.user_balance[k] for k, u in enumerate(self.users) if u.active]
+        return float(np.mean(values)) if values else math.nan
 
     # -- reporters ---------------------------------------------------------------------------
     @property
@@ -493,6 +580,7 @@ class VOModel(mesa.Model):
                 self.owners_active,
                 *self._users(),
                 ms.completed,
+                self.mean_balance,
             )
         )
 
@@ -521,9 +609,24 @@ class VOModel(mesa.Model):
             if job.state not in ("completed", "rejected"):
                 if not job.reason:
                     job.reason = (
-                        self.metascheduler.wait_reason(job) or f"still {job.state} at the horizon"
+                        self._balance_reason(job)
+                        or self.metascheduler.wait_reason(job)
+                        or f"still {job.state} at the horizon"
                     )
                 job.state = "unfinished"
+
+    def _balance_reason(self, job: Job) -> str:
+        """Why a waiting job's last screen failed on its user's balance ("" if not that)."""
+        if self.budget_period is None or job.state != "waiting":
+            return ""
+        code = int(self.metascheduler.wait_code[job.index])
+        balance = float(self.user_balance[self.job_user_index[job.index]])
+        if code != BUDGET_TOO_LOW or not balance < job.budget:
+            return ""
+        return (
+            f"user's balance {balance:.6g} (below the job's budget C={job.budget:.6g}) below n "
+            "tasks on the cheapest node with a slot long enough"
+        )
 
     # -- results -----------------------------------------------------------------------------
     def job_frame(self) -> pd.DataFrame:
@@ -558,6 +661,17 @@ class VOModel(mesa.Model):
         ``alternatives``, ``user_evaluation`` (mean chosen ``U``), ``vo_evaluation`` (``A``,
         %), ``queue_length``, ``running_jobs``, ``utilization`` (in [0, 1]), ``revenue``
         (owners' total so far), ``price_factor``, ``owners_active``, ``users_active``,
-        ``mean_satisfaction`` (in [0, 1]), ``completed``.
+        ``mean_satisfaction`` (in [0, 1]), ``completed``, ``mean_balance`` (mean balance of
+        the users still in the VO, cost units; NaN without ``budget_period``).
         """
         return pd.DataFrame.from_records(self._cycle_rows, columns=list(CYCLE_COLUMNS))
+
+
+def _finite_positive(value: object) -> bool:
+    """``True`` for a real number (not a bool) that is finite and > 0."""
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )

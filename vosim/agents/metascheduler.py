@@ -166,17 +166,26 @@ class MetaschedulerAgent(mesa.Agent):
             slots = self.slot_list(now)
             # O(1)-per-job necessary conditions first; the allocator runs only where a window
             # may exist. Cuts only shrink slots, so a job screened out stays out this cycle.
-            code = screen_requests(
-                slots, model.job_n[index], model.job_volume[index], model.job_budget[index]
-            )
+            budget = model.job_budget[index]
+            accounts = model.budget_period is not None
+            if accounts:  # per-period accounts: a job may spend min(C, its user's balance)
+                balance = model.user_balance[model.job_user_index[index]]
+                budget = np.minimum(budget, np.maximum(balance, 0.0))
+            code = screen_requests(slots, model.job_n[index], model.job_volume[index], budget)
             self.wait_code[index] = code
             fits = np.flatnonzero(code == FITS_MAYBE)
             uncertain = self.utilization_schedule(now) if model.availability else None
             jobs = [model.jobs[i] for i in index[fits].tolist()]
+            requests = [job.request() for job in jobs]
+            if accounts:  # the cached request carries C; a lower balance needs its own
+                requests = [
+                    r if r.budget == b else ResourceRequest(n=r.n, volume=r.volume, budget=b)
+                    for r, b in zip(requests, budget[fits].tolist(), strict=True)
+                ]
             # Step 1: alternatives in queue order, each cut out of the slot list.
             found = batch_alternatives(
                 slots,
-                [job.request() for job in jobs],
+                requests,
                 [self._search(job, uncertain) for job in jobs],
                 self.policy.max_alternatives,
             )
@@ -184,11 +193,15 @@ class MetaschedulerAgent(mesa.Agent):
             # Step 2: one alternative per job under the VO policy.
             choice, evals = self._choose(jobs, found.windows, uncertain)
             taken = np.zeros(index.size, dtype=bool)
+            declined = False
             for k in np.flatnonzero(choice < 0).tolist():
                 jobs[k].last_reason = found.reasons[k]
                 self.wait_code[jobs[k].index] = ALLOCATOR_FAILED
             for k in np.flatnonzero(choice >= 0).tolist():
                 job, alts = jobs[k], found.windows[k]
+                if accounts and not self._affordable(job, alts[choice[k]]):
+                    declined = True  # retried next cycle with what is left of the balance
+                    continue
                 job.alternatives = len(alts)
                 job.user_evaluation = float(evals[k][choice[k]])
                 self._reserve(job, alts[choice[k]], uncertain)
@@ -202,7 +215,7 @@ class MetaschedulerAgent(mesa.Agent):
             unchosen = any(
                 len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
             )
-            self._changed = unchosen
+            self._changed = unchosen or declined
             self._wake = self._tail_wake(found.slots, now)
         self.last_scheduled = scheduled
         self.model.record_cycle()
@@ -332,8 +345,27 @@ class MetaschedulerAgent(mesa.Agent):
         )
         return fail
 
+    def _affordable(self, job: Job, window: Window) -> bool:
+        """Whether ``job``'s user can still pay for ``window`` from this period's balance.
+
+        Every job of a cycle was searched with ``min(C, balance)``; an earlier job of the same
+        user reserved in this cycle may have spent part of it. A job that cannot pay waits.
+        (VO Preferences §4: users' budgets; the per-period account is vosim's extension.)
+        """
+        balance = float(self.model.user_balance[self.model.job_user_index[job.index]])
+        if window.cost <= balance * (1 + 1e-9):
+            return True
+        job.last_reason = (
+            f"user's balance {balance:.6g} below the window's cost {window.cost:.6g} after "
+            "this cycle's other reservations"
+        )
+        self.wait_code[job.index] = ALLOCATOR_FAILED
+        return False
+
     def _reserve(self, job: Job, window, uncertain: UtilizationSchedule | None = None) -> None:
         model = self.model
+        if model.budget_period is not None:  # per-period account (vosim's extension)
+            model.users[model.job_user_index[job.index]].charge(window.cost)
         job.window = window
         job.state = "scheduled"
         job.start = window.start
@@ -368,9 +400,13 @@ class MetaschedulerAgent(mesa.Agent):
                 continue
             self.running.remove(job)
             ran = max(0.0, now - job.start)
+            accounts = self.model.budget_period is not None
             for s in job.window.slots:
                 owner = self.model.owner_of_node[s.node]
-                owner.refund(s.price * max(0.0, s.end - s.start - ran))
+                unused = s.price * max(0.0, s.end - s.start - ran)
+                owner.refund(unused)
+                if accounts:  # the user gets the unused part back on this period's balance
+                    self.model.users[self.model.job_user_index[job.index]].charge(-unused)
                 owner.release(s.node, job.job_id, min(s.end, s.start + ran))
                 job.paid_for_failures += s.price * min(ran, s.end - s.start)
             job.failures += 1

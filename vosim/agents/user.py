@@ -39,6 +39,18 @@ class UserAgent(mesa.Agent):
         Preferred criterion, one of :data:`USER_CRITERIA`.
     cost_per_work : float
         ``c_max`` above, cost per (performance x time unit).
+    position : int
+        This user's position in ``model.users`` (its entry of ``model.user_balance``); -1
+        (default) when the model keeps no per-period accounts.
+
+    Notes
+    -----
+    Per-period account (vosim's extension of the budget rule, enabled by the model's
+    ``budget_period``): the user's :attr:`balance` is reset to its :attr:`allowance` at the
+    start of every period (:meth:`replenish`, no carry-over) and each reserved window's cost is
+    taken from it (:meth:`charge`); a job may then spend at most ``min(C, balance)``. The
+    balance lives only in ``model.user_balance`` (one source of truth, read by the
+    metascheduler's vectorised screen); :attr:`balance` is a view of it.
     """
 
     def __init__(
@@ -49,9 +61,13 @@ class UserAgent(mesa.Agent):
         budget_factor: float,
         criterion: str,
         cost_per_work: float,
+        position: int = -1,
     ) -> None:
         super().__init__(model)
         self.user_id = user_id
+        self.position = position
+        #: Budget granted each period, cost units (NaN: no per-period account).
+        self.allowance = math.nan
         self.budget_factor = budget_factor
         self.criterion = criterion
         self.cost_per_work = cost_per_work
@@ -69,6 +85,33 @@ class UserAgent(mesa.Agent):
     def budget_for(self, job: Job) -> float:
         """Budget ``C`` of ``job`` under this user's budget rule (cost units)."""
         return self.budget_factor * job.n * job.volume * self.cost_per_work
+
+    @property
+    def balance(self) -> float:
+        """What is left of this period's allowance, cost units (NaN: no per-period account)."""
+        if self.position < 0:
+            return math.nan
+        return float(self.model.user_balance[self.position])
+
+    def replenish(self) -> None:
+        """Reset the balance to the allowance (start of a budget period, no carry-over).
+
+        References
+        ----------
+        VO Preferences §4: users' budgets; the per-period account is vosim's extension.
+        """
+        if self.position >= 0:
+            self.model.user_balance[self.position] = self.allowance
+
+    def charge(self, cost: float) -> None:
+        """Take ``cost`` (cost units, >= 0) of a reserved window from the balance.
+
+        References
+        ----------
+        VO Preferences §4: users' budgets; the per-period account is vosim's extension.
+        """
+        if self.position >= 0:
+            self.model.user_balance[self.position] -= cost
 
     def evaluate(self, job: Job, u: float, wait: float) -> None:
         """Update the satisfaction after ``job`` got a window; maybe leave the VO.

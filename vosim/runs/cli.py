@@ -159,6 +159,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="users whose satisfaction (0-1, from their U and waits) falls below this leave "
         "the VO and withdraw their future jobs (default: users never leave)",
     )
+    run.add_argument(
+        "--budget-period",
+        type=_positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="per-period user accounts (vosim's extension of VO Preferences' budgets): every "
+        "SECONDS each user's balance is reset to its allowance and each reserved window's cost "
+        "is taken from it; a job may spend min(its budget C, the balance) (default: no "
+        "accounts, each job may spend its C)",
+    )
+    run.add_argument(
+        "--budget-allowance",
+        type=_positive_float,
+        default=1.0,
+        metavar="X",
+        help="with --budget-period: a user's allowance per period is X times the sum of its "
+        "jobs' budgets C times the period over the trace's submit span (default 1)",
+    )
     css = run.add_argument_group(
         "cyclic scheduling scheme (VO Preferences)",
         "Step 1 finds up to --max-alternatives windows per job by the user's criterion; step 2 "
@@ -350,6 +368,8 @@ def _run(args: argparse.Namespace) -> int:
         pricing_policy=args.pricing_policy,
         owner_exit_revenue=args.owner_exit_revenue,
         user_exit_satisfaction=args.user_exit_satisfaction,
+        budget_period=args.budget_period,
+        budget_allowance=args.budget_allowance,
         rng=args.seed,
     )
     bar = tqdm(
@@ -393,6 +413,8 @@ def _run(args: argparse.Namespace) -> int:
             "pricing_policy": model.pricing_policy,
             "owners_left": sum(not o.active for o in model.owners),
             "users_left": sum(not u.active for u in model.users),
+            "budget_period": model.budget_period,
+            "budget_allowance": model.budget_allowance,
             "mean_user_evaluation": float(jobs["user_evaluation"].mean()),
             "mean_vo_evaluation": float(cycles["vo_evaluation"].mean()),
         }

@@ -1,0 +1,204 @@
+"""Users' per-period accounts (issue 6): budgets replenished every ``budget_period``.
+
+VO Preferences §4 gives each job a budget ``C`` from its user's budget rule; the per-period
+account (a balance reset to an allowance every period, charged for every reserved window) is
+vosim's extension.
+"""
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim import VOModel
+from vosim.errors import ParameterError
+from vosim.model import CYCLE_COLUMNS
+from vosim.runs.cli import main
+from vosim.runs.config import parse_sweep
+
+NASA = "NASA-iPSC-1993-3.1-cln"
+GAIA = "UniLu-Gaia-2014-2"
+DAY = 86400.0
+
+
+def _run(**kwargs) -> VOModel:
+    model = VOModel(**kwargs)
+    model.run()
+    return model
+
+
+@pytest.fixture(scope="module")
+def gaia_base() -> VOModel:
+    return _run(trace=GAIA, jobs=300, rng=1)
+
+
+def _reserve_times(model: VOModel) -> dict[int, float]:
+    """Spy on the metascheduler's reservations: job id -> model time of the decision."""
+    ms = model.metascheduler
+    times: dict[int, float] = {}
+    reserve = ms._reserve
+
+    def spy(job, window, uncertain=None):
+        times[job.job_id] = float(model.time)
+        reserve(job, window, uncertain)
+
+    ms._reserve = spy
+    return times
+
+
+# Job frames of the code before the per-period accounts existed (same seeds).
+_BEFORE = {
+    NASA: (200, 196, 4, 25520260.929536656, 14616853.725570675),
+    GAIA: (300, 283, 17, 165583842.35457122, 435653875.27106476),
+}
+
+
+@pytest.mark.parametrize("trace", [NASA, GAIA])
+def test_no_period_is_bit_identical(trace, gaia_base):
+    jobs, completed, unfinished, starts, cost = _BEFORE[trace]
+    default = gaia_base if trace == GAIA else _run(trace=trace, jobs=jobs, rng=1)
+    explicit = _run(trace=trace, jobs=jobs, rng=1, budget_period=None, budget_allowance=3.0)
+    pd.testing.assert_frame_equal(explicit.job_frame(), default.job_frame())
+    pd.testing.assert_frame_equal(explicit.cycle_frame(), default.cycle_frame())
+    df = default.job_frame()
+    counts = df["state"].value_counts()
+    assert (counts["completed"], counts["unfinished"]) == (completed, unfinished)
+    assert df["starting_time"].sum() == pytest.approx(starts, rel=1e-12)
+    assert df["cost"].sum() == pytest.approx(cost, rel=1e-12)
+    cycles = default.cycle_frame()
+    assert list(cycles.columns) == list(CYCLE_COLUMNS) and CYCLE_COLUMNS[-1] == "mean_balance"
+    assert cycles["mean_balance"].isna().all()
+    assert all(math.isnan(u.balance) and math.isnan(u.allowance) for u in default.users)
+
+
+def test_ample_allowance_changes_nothing(gaia_base):
+    # Balances that never bind: same schedule as without accounts, though every window is
+    # charged and every period wakes the metascheduler.
+    model = _run(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=1e6)
+    pd.testing.assert_frame_equal(model.job_frame(), gaia_base.job_frame())
+    spent = model.job_frame().groupby("user")["cost"].sum()
+    assert spent.sum() > 0
+    assert np.all(model.user_balance > 0)
+
+
+def test_spending_per_period_within_allowance():
+    model = VOModel(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=0.5)
+    decided = _reserve_times(model)
+    model.run()
+    df = model.job_frame()
+
+    # Hand-check one allowance: 0.5 * sum(C of the user's jobs) * period / submit span.
+    user = df["user"].value_counts().index[0]
+    mine = df[df["user"] == user]
+    span = df["submission_time"].max() - df["submission_time"].min()
+    assert span > DAY
+    agent = model.user_agent[user]
+    assert agent.allowance == pytest.approx(0.5 * mine["budget"].sum() * DAY / span, rel=1e-12)
+    assert agent.balance == model.user_balance[model.users.index(agent)]
+
+    scheduled = df[df["state"].isin(["completed", "unfinished"]) & df["cost"].notna()].copy()
+    assert set(scheduled["job_id"]) == set(decided)
+    scheduled["period"] = [math.floor(decided[j] / DAY) for j in scheduled["job_id"]]
+    spent = scheduled.groupby(["user", "period"])["cost"].sum().reset_index()
+    allowance = spent["user"].map({u.user_id: u.allowance for u in model.users})
+    ratio = spent["cost"] / allowance
+    assert (ratio <= 1 + 1e-9).all(), spent[ratio > 1 + 1e-9]
+    assert ratio.max() > 0.9  # the accounts do bind: some user nearly spent a period's allowance
+    # The job's output budget stays its rule budget C.
+    rule = {j.job_id: model.user_agent[j.user].budget_for(j) for j in model.jobs}
+    assert np.allclose(df["budget"], df["job_id"].map(rule), rtol=1e-12)
+
+
+def test_small_allowance_leaves_more_unfinished_and_balances_reset():
+    small = _run(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=0.05)
+    large = _run(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=2.0)
+    unfinished = [int((m.job_frame()["state"] == "unfinished").sum()) for m in (small, large)]
+    assert unfinished[0] > unfinished[1] + 100
+    assert "balance" in small.job_frame().query("state == 'unfinished'")["reason"].str.cat()
+
+    for model in (small, large):
+        cycles = model.cycle_frame()
+        mean_allowance = np.mean([u.allowance for u in model.users])
+        balance = cycles["mean_balance"].to_numpy()
+        boundary = (cycles["time"] % DAY == 0).to_numpy()
+        # Reset, no carry-over: never above the allowance, even when little is spent.
+        assert (balance <= mean_allowance * (1 + 1e-12)).all()
+        assert np.all(model.user_balance <= [u.allowance * (1 + 1e-12) for u in model.users])
+        # Between boundaries balances only fall; at a boundary they are reset (rise).
+        step = np.diff(balance)
+        assert (step[~boundary[1:]] <= 1e-6 * mean_allowance).all()
+        rises = step[boundary[1:]] > 0
+        assert rises.sum() >= (5 if model is small else 1)
+    # The small allowance is spent down; the large one is not.
+    assert small.cycle_frame()["mean_balance"].min() < large.cycle_frame()["mean_balance"].min()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "shown"),
+    [
+        ({"budget_period": 0.0}, "0.0"),
+        ({"budget_period": -5}, "-5"),
+        ({"budget_period": math.inf}, "inf"),
+        ({"budget_period": math.nan}, "nan"),
+        ({"budget_period": True}, "True"),
+        ({"budget_period": DAY, "budget_allowance": 0}, "budget_allowance must be"),
+        ({"budget_period": DAY, "budget_allowance": -0.5}, "-0.5"),
+        ({"budget_allowance": math.nan}, "nan"),
+    ],
+)
+def test_bad_values_raise(kwargs, shown):
+    with pytest.raises(ParameterError, match="budget_") as err:
+        VOModel(trace=NASA, jobs=10, rng=1, **kwargs)
+    assert shown in str(err.value)
+
+
+def test_cli_bad_period_exits_2_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--budget-period", "-5", "--out", str(tmp_path / "x")])
+    assert exc.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    # argparse names the subcommand: "vosim run: error: argument --budget-period: ..."
+    assert re.match(r"vosim( run)?: error: ", lines[0]) and "--budget-period" in lines[0]
+    assert "-5" in lines[0]
+
+
+def test_cli_records_period_in_summary(tmp_path):
+    import json
+
+    from vosim.runs.cli import main
+
+    out = tmp_path / "out"
+    args = ["run", "--trace", NASA, "--jobs", "40", "--out", str(out), "--quiet"]
+    assert main([*args, "--budget-period", "86400", "--budget-allowance", "0.5"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["budget_period"] == DAY and summary["budget_allowance"] == 0.5
+    cycles = pd.read_parquet(out / "cycles.parquet")
+    assert cycles["mean_balance"].notna().all()
+
+
+def test_sweep_can_vary_the_period():
+    config = parse_sweep(
+        'name = "accounts"\n[scenario]\ntrace = "NASA-iPSC-1993-3.1-cln"\njobs = 20\n'
+        '[sweep]\nbudget_period = ["none", 86400, 604800.0]\nbudget_allowance = [0.5, 2]\n'
+    )
+    assert config.sweep["budget_period"] == (None, 86400, 604800.0)
+    assert config.sweep["budget_allowance"] == (0.5, 2)
+
+
+def test_replenishment_wakes_the_metascheduler():
+    # Cycles are skipped on a static market until something changes; budgets growing is such a
+    # change, or budget-bound jobs would wait for an unrelated event.
+    model = VOModel(trace=NASA, jobs=20, rng=1, budget_period=DAY, budget_allowance=0.5)
+    model.run_until(DAY / 2)
+    model.metascheduler._changed = False
+    spent = model.users[0]
+    before = spent.balance
+    spent.charge(spent.allowance / 4)
+    assert spent.balance == pytest.approx(before - spent.allowance / 4)
+    assert spent.balance == model.user_balance[0]
+    model.replenish_budgets()
+    assert model.metascheduler._changed is True
+    assert spent.balance == spent.allowance
