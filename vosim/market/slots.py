@@ -262,7 +262,6 @@ class SlotList:
             ]
         return SlotList.from_arrays(*cols, validate=False)
 
-
     def _cut_distinct_nodes(self, spans: Sequence[Slot]) -> SlotList:
         """:meth:`cut` for spans on distinct nodes (a window): all spans at once."""
         if not spans:
