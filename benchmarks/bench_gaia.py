@@ -1,0 +1,223 @@
+"""The whole UniLu-Gaia trace through vosim's default scenario with AMP, beside AccaSim.
+
+Issue 6's target: all 51,987 jobs of UniLu-Gaia-2014-2 through the default VO scenario with
+every user's window search set to AMP, per-job output written, at >= 2,700 jobs/s (AccaSim
+1.1.3's speed with FIFO + first fit on this machine), peak memory reported, and a per-cycle
+cost that does not grow with the number of finished jobs.
+
+In one run the script
+
+1. runs vosim in a fresh interpreter: ``VOModel(trace=UniLu-Gaia-2014-2, jobs=None,
+   criterion_allocators=AMP for every criterion, rng=SEED)``, ``run()``, then writes
+   ``jobs.parquet`` and ``cycles.parquet`` (the per-job and per-cycle output of ``vosim run``);
+   it times every scheduling cycle (``MetaschedulerAgent.cycle``) and reports the child's
+   peak resident memory (``ru_maxrss``);
+2. runs AccaSim 1.1.3 (FIFO, first fit, per-job output on) on the same trace through
+   ``accasim_side_by_side.py``'s set-up, unless ``--skip-accasim``;
+3. prints jobs/s of both, the ratios vosim / AccaSim and vosim / 2,700, and the per-cycle cost
+   by tenths of the run ordered by finished jobs (mean and median ms, and the queue length),
+   and the least-squares slope of the cost of cycles with jobs waiting against the number of
+   finished jobs (flat: a slope near 0 % of the mean over the whole run); it writes the
+   per-cycle timings (CSV) and a chart (HTML, PNG with vl-convert) to ``--out``.
+
+    PYTHONPATH=. python benchmarks/bench_gaia.py                  # ~1-2 minutes + AccaSim
+    PYTHONPATH=. python benchmarks/bench_gaia.py --jobs 10000 --skip-accasim
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import commit
+
+HERE = Path(__file__).resolve().parent
+TARGET = 2700.0  # jobs/s, issue 6
+
+_WORKER = r"""
+import json, resource, sys, time
+from pathlib import Path
+from vosim.agents.metascheduler import MetaschedulerAgent
+from vosim.model import VOModel
+
+jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
+seed, out = int(sys.argv[2]), Path(sys.argv[3])
+rows = []
+cycle = MetaschedulerAgent.cycle
+
+
+def timed(self):
+    done, queue = self.completed, self.queue_length
+    t = time.perf_counter()
+    cycle(self)
+    rows.append((done, queue, time.perf_counter() - t))
+
+
+MetaschedulerAgent.cycle = timed
+amp = dict.fromkeys(("finish", "runtime", "cost"), "amp")
+t0 = time.perf_counter()
+model = VOModel(trace="UniLu-Gaia-2014-2", jobs=jobs, criterion_allocators=amp, rng=seed)
+t1 = time.perf_counter()
+model.run()
+t2 = time.perf_counter()
+model.job_frame().to_parquet(out / "jobs.parquet")
+model.cycle_frame().to_parquet(out / "cycles.parquet")
+t3 = time.perf_counter()
+with (out / "cycle_times.json").open("w") as fh:
+    json.dump(rows, fh)
+states = model.job_frame()["state"].value_counts()
+print("VOSIM " + json.dumps(dict(
+    jobs=len(model.jobs), build_s=t1 - t0, run_s=t2 - t1, output_s=t3 - t2, total_s=t3 - t0,
+    cycles=model.metascheduler.cycles,
+    peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    states={str(k): int(v) for k, v in states.items()})), flush=True)
+"""
+
+
+def run_vosim(jobs: str, seed: int, out: Path) -> dict:
+    """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict."""
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    proc = subprocess.run(
+        [sys.executable, "-c", _WORKER, jobs, str(seed), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    for line in proc.stdout.splitlines():
+        if line.startswith("VOSIM "):
+            return json.loads(line[len("VOSIM ") :])
+    raise RuntimeError(f"vosim failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+
+
+def run_accasim_gaia(jobs: str, work: Path) -> dict | str:
+    """AccaSim FIFO on the same jobs: its SUMMARY dict, or why it could not run."""
+    import benchmarks.accasim_side_by_side as side
+
+    tools = side.DEFAULT_TOOLS
+    if not (tools / "run_accasim.py").exists():
+        return f"no run_accasim.py in {tools}"
+    python, why = side.ensure_accasim(work / "accasim-venv")
+    if python is None:
+        return why
+    spec = side.TRACES["gaia"]
+    swf, n, _ = side.prepare_trace(spec, None if jobs == "all" else int(jobs), work)
+    args = argparse.Namespace(accasim_no_output=False, timeout=None)
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = side.run_accasim(python, tools, swf, spec, Path(tmp), args)
+    summary["jobs"] = n
+    return summary
+
+
+def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
+    """Per-cycle cost by tenths of the run ordered by finished jobs (cycles kept in order)."""
+    df = pd.DataFrame(rows, columns=["completed", "queue", "seconds"])
+    df["part"] = np.minimum(np.arange(len(df)) * parts // max(len(df), 1), parts - 1)
+    return df.groupby("part").agg(
+        completed_from=("completed", "min"),
+        completed_to=("completed", "max"),
+        queue=("queue", "mean"),
+        mean_ms=("seconds", lambda s: 1000 * s.mean()),
+        median_ms=("seconds", lambda s: 1000 * s.median()),
+    )
+
+
+def chart(rows: list, out: Path) -> list[str]:
+    """Per-cycle cost (rolling mean over 500 cycles) vs finished jobs; returns files written."""
+    import altair as alt
+
+    df = pd.DataFrame(rows, columns=["completed", "queue", "seconds"])
+    df["ms per cycle (mean of 500)"] = 1000 * df["seconds"].rolling(500, min_periods=1).mean()
+    step = max(1, len(df) // 2000)
+    base = alt.Chart(df.iloc[::step]).encode(x=alt.X("completed:Q", title="jobs finished"))
+    cost = base.mark_line().encode(y="ms per cycle (mean of 500):Q")
+    queue = base.mark_line(color="gray").encode(y=alt.Y("queue:Q", title="jobs waiting"))
+    figure = alt.vconcat(
+        cost.properties(width=600, height=180, title="per-cycle cost over the run"),
+        queue.properties(width=600, height=120),
+    )
+    written = [out / "gaia_cycle_cost.html"]
+    figure.save(written[0])
+    try:
+        import vl_convert as vlc
+
+        png = out / "gaia_cycle_cost.png"
+        png.write_bytes(vlc.vegalite_to_png(figure.to_json(), scale=2))
+        written.append(png)
+    except ImportError:
+        pass
+    return [str(p) for p in written]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", default="all", help="first N jobs, or 'all' (default)")
+    parser.add_argument("--seed", type=int, default=1, help="vosim's seed (default 1)")
+    parser.add_argument("--skip-accasim", action="store_true", help="measure vosim only")
+    parser.add_argument(
+        "--out", type=Path, default=HERE / "_work" / "gaia", help="folder for outputs"
+    )
+    args = parser.parse_args(argv)
+    if args.jobs != "all" and not args.jobs.isdigit():
+        parser.error(f"--jobs must be a positive integer or 'all', got {args.jobs!r}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    print(
+        f"# {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.node()}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.2f}; vosim {commit('vosim')}; Python "
+        f"{platform.python_version()}",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        v = run_vosim(args.jobs, args.seed, Path(tmp))
+        rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
+    rate = v["jobs"] / v["total_s"]
+    print(
+        f"vosim  : {v['jobs']} jobs in {v['total_s']:.1f} s (build {v['build_s']:.1f}, run "
+        f"{v['run_s']:.1f}, per-job + per-cycle output {v['output_s']:.1f}) = {rate:,.0f} "
+        f"jobs/s; {v['cycles']} cycles; peak memory {v['peak_mb']:.0f} MB; {v['states']}"
+    )
+    print(f"target : {TARGET:,.0f} jobs/s -> vosim / target = {rate / TARGET:.2f}")
+    if not args.skip_accasim:
+        a = run_accasim_gaia(args.jobs, HERE / "_work")
+        if isinstance(a, str):
+            print(f"accasim: not run ({a})")
+        else:
+            a_rate = a["jobs"] / a["sim_s"]
+            print(
+                f"accasim: {a['jobs']} jobs in {a['sim_s']:.1f} s (its own loop timer "
+                f"{a['internal_sim_s']:.1f} s) = {a_rate:,.0f} jobs/s -> vosim / AccaSim = "
+                f"{rate / a_rate:.2f} ({rate * a['internal_sim_s'] / a['jobs']:.2f} against "
+                "its loop timer)"
+            )
+    table = cycle_table(rows)
+    print("\nper-cycle cost by tenths of the run (cycles in time order):")
+    print(table.to_string(float_format=lambda x: f"{x:,.2f}"))
+    df = pd.DataFrame(rows, columns=["completed", "queue", "seconds"])
+    busy = df[df["queue"] > 0]  # cycles with jobs waiting (an empty queue costs ~nothing)
+    slope, _ = np.polyfit(busy["completed"], 1000 * busy["seconds"], 1)
+    mean = 1000 * busy["seconds"].mean()
+    print(
+        f"cycles with jobs waiting: {len(busy)}, mean {mean:.2f} ms; least-squares slope "
+        f"{slope * 10_000:+.3f} ms per 10,000 finished jobs, i.e. "
+        f"{slope * df['completed'].max() / mean:+.0%} of the mean over the whole run"
+    )
+    pd.DataFrame(rows, columns=["completed", "queue", "seconds"]).to_csv(
+        args.out / "gaia_cycle_times.csv", index=False
+    )
+    print("wrote", ", ".join([str(args.out / "gaia_cycle_times.csv"), *chart(rows, args.out)]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
