@@ -657,3 +657,31 @@ def test_node_schedule_free_slots_match_brute_force(case, now_q):
         assert sorted(as_tuples(s.free_slots(lo, end))) == reference_free_slots(
             nodes, price, perf, busy, lo, end
         )
+
+
+@SETTINGS
+@given(busy_cases(), st.data())
+def test_cut_keeps_start_node_order_like_a_full_sort(case, data):
+    nodes, price, perf, busy, start, end = case
+    s = NodeSchedule(nodes, price[nodes], perf[nodes])
+    for i, (k, a, b) in enumerate(busy):
+        s.add(k, a, b, i)
+    sl = s.free_slots(start, end)
+    if len(sl) == 0:
+        return
+    # one span per node, inside a slot of that node (a window's shape)
+    picks = data.draw(st.lists(st.integers(0, len(sl) - 1), min_size=1, max_size=4, unique=True))
+    spans, seen = [], set()
+    for i in picks:
+        slot = sl[i]
+        if slot.node in seen:
+            continue
+        seen.add(slot.node)
+        lo = data.draw(st.floats(slot.start, slot.end))
+        hi = data.draw(st.floats(lo, slot.end))
+        if hi > lo:
+            spans.append(Slot(slot.node, lo, hi, slot.price, slot.performance))
+    got = sl.cut(spans)
+    again = SlotList.from_arrays(got.node, got.start, got.end, got.price, got.performance)
+    for f in ("node", "start", "end", "price", "performance"):
+        assert np.array_equal(getattr(got, f), getattr(again, f))

@@ -11,7 +11,7 @@ import numpy as np
 
 from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window
-from vosim.allocators.csa import batch_alternatives
+from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_requests
 from vosim.market.availability import UtilizationSchedule
@@ -34,6 +34,8 @@ DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
 }
 
 
+#: Jobs searched at a time in a first-fit cycle before the rest are screened again.
+_CHUNK = 64
 #: User evaluations of a job with a single alternative (or none), shared read-only.
 _ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
 _ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
@@ -175,20 +177,8 @@ class MetaschedulerAgent(mesa.Agent):
             self.wait_code[index] = code
             fits = np.flatnonzero(code == FITS_MAYBE)
             uncertain = self.utilization_schedule(now) if model.availability else None
-            jobs = [model.jobs[i] for i in index[fits].tolist()]
-            requests = [job.request() for job in jobs]
-            if accounts:  # the cached request carries C; a lower balance needs its own
-                requests = [
-                    r if r.budget == b else ResourceRequest(n=r.n, volume=r.volume, budget=b)
-                    for r, b in zip(requests, budget[fits].tolist(), strict=True)
-                ]
             # Step 1: alternatives in queue order, each cut out of the slot list.
-            found = batch_alternatives(
-                slots,
-                requests,
-                [self._search(job, uncertain) for job in jobs],
-                self.policy.max_alternatives,
-            )
+            fits, jobs, found = self._step1(slots, index, fits, budget, uncertain)
             self.last_alternatives = sum(len(w) for w in found.windows)
             # Step 2: one alternative per job under the VO policy.
             choice, evals = self._choose(jobs, found.windows, uncertain)
@@ -219,6 +209,63 @@ class MetaschedulerAgent(mesa.Agent):
             self._wake = self._tail_wake(found.slots, now)
         self.last_scheduled = scheduled
         self.model.record_cycle()
+
+    def _step1(
+        self,
+        slots: SlotList,
+        index: np.ndarray,
+        fits: np.ndarray,
+        budget: np.ndarray,
+        uncertain: UtilizationSchedule | None,
+    ) -> tuple[np.ndarray, list[Job], BatchAlternatives]:
+        """Step 1 of the CSS for the queued jobs at positions ``fits`` of ``index``.
+
+        Returns the positions actually searched, their jobs and what
+        :func:`~vosim.allocators.csa.batch_alternatives` found. With one alternative per job
+        (first fit, a single pass) the jobs go in chunks of :data:`_CHUNK`, and after a chunk
+        that reserved something the rest are screened again as arrays: a long queue of jobs
+        that all passed the screen (e.g. thousands waiting for the same long slot) then costs
+        numpy work, not a Python object per job. The windows are those of one call.
+        """
+        model = self.model
+        single = self.policy.max_alternatives == 1
+        chunk = _CHUNK if single else max(fits.size, 1)
+        searched, jobs, windows, reasons = [], [], [], []
+        pending = fits
+        while pending.size:
+            part, pending = pending[:chunk], pending[chunk:]
+            part_jobs = [model.jobs[i] for i in index[part].tolist()]
+            found = batch_alternatives(
+                slots,
+                self._requests(part_jobs, budget[part]),
+                [self._search(job, uncertain) for job in part_jobs],
+                self.policy.max_alternatives,
+            )
+            slots = found.slots
+            searched.append(part)
+            jobs += part_jobs
+            windows += found.windows
+            reasons += found.reasons
+            if pending.size and any(found.windows):
+                rest = index[pending]
+                code = screen_requests(
+                    slots, model.job_n[rest], model.job_volume[rest], budget[pending]
+                )
+                self.wait_code[rest] = code
+                pending = pending[code == FITS_MAYBE]
+        searched = np.concatenate(searched) if searched else fits
+        return searched, jobs, BatchAlternatives(windows, slots, reasons)
+
+    def _requests(self, jobs: list[Job], budget: np.ndarray) -> list[ResourceRequest]:
+        """The jobs' resource requests, with budget ``min(C, balance)`` under accounts."""
+        requests = [job.request() for job in jobs]
+        if self.model.budget_period is None:
+            return requests
+        # the cached request carries C; a lower balance needs its own
+        return [
+            r if r.budget == b else ResourceRequest(n=r.n, volume=r.volume, budget=b)
+            for r, b in zip(requests, budget.tolist(), strict=True)
+        ]
 
     def _tail_wake(self, slots: SlotList, now: float) -> float:
         """Earliest cycle time at which a queued job may fit where it did not fit now.
