@@ -13,6 +13,7 @@ from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
 from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import VosimError
 from vosim.market.pricing import PRICING_POLICIES
+from vosim.ui.cli import add_ui_parser, run_ui
 
 __all__ = ["main", "build_parser"]
 
@@ -320,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
         help='local processes (default), or Ray tasks (pip install "vosim[ray]")',
     )
     study.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_ui_parser(sub)
     return parser
 
 
@@ -578,6 +580,7 @@ def main(argv: list[str] | None = None) -> int:
             "sweep": _sweep,
             "report": _report,
             "study": _study,
+            "ui": run_ui,
         }
         return commands[args.command](args)
     except VosimError as exc:

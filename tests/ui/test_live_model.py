@@ -1,0 +1,539 @@
+"""Unit tests (no browser) of the live page's model and its pure chart functions.
+
+``vosim.ui.scenarios`` (scenarios, user regrouping, :class:`LiveModel` stepping) and the
+``*_chart`` / ``thin`` / ``summary_lines`` functions of ``vosim.ui.components``. Stepping
+tests use the synthetic scenarios (1,000 jobs on 100 nodes, a full run in about 2 s); the
+bundled traces (2,000-job prefixes) are only built or stepped a few cheap cycles.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("solara")  # vosim.ui.components imports solara and mesa's Solara helpers
+
+import altair as alt
+
+from vosim.errors import ParameterError, UnknownAllocatorError
+from vosim.market.schedule import LOCAL
+from vosim.ui import components as ui
+from vosim.ui.scenarios import (
+    AEP_SCENARIO,
+    BY_USER_CRITERION,
+    SCENARIOS,
+    TRACE_JOBS,
+    TRACE_SCENARIOS,
+    VO_PREFERENCES_SCENARIO,
+    LiveModel,
+    allocator_names,
+    build_scenario,
+    regroup_users,
+    swf_frame,
+)
+
+ACTIVITY_COLUMNS = ["time", "queue_length", "utilization", "completed"]
+
+
+def _model(**kwargs) -> LiveModel:
+    """A small LiveModel: the VO Preferences batches (100 nodes, cycle 150, L = 600)."""
+    args = {"workload": VO_PREFERENCES_SCENARIO, "users": 4, "owners": 5, "rng": 3}
+    args.update(kwargs)
+    return LiveModel(**args)
+
+
+def _frame(users: list[int]) -> pd.DataFrame:
+    k = len(users)
+    return swf_frame(
+        np.arange(k, dtype=float),
+        np.ones(k, dtype=int),
+        np.full(k, 10.0),
+        np.full(k, 10.0),
+        np.array(users),
+        nodes=4,
+        note="test",
+    )
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("users", [1, 3, 50])
+def test_every_scenario_builds(name, users):
+    built = build_scenario(name, users, np.random.default_rng(0))
+    assert built.name == name
+    jobs = len(built.trace)
+    assert jobs > 0
+    if name in TRACE_SCENARIOS:
+        assert jobs == TRACE_JOBS
+    assert built.trace["user_id"].nunique() <= users
+    assert built.trace.attrs["header"]["MaxNodes"]
+    assert built.description
+
+
+def test_synthetic_scenarios_spread_jobs_over_all_users():
+    for name in (AEP_SCENARIO, VO_PREFERENCES_SCENARIO):
+        trace = build_scenario(name, 7, np.random.default_rng(5)).trace
+        assert set(trace["user_id"]) == set(range(1, 8))
+
+
+def test_synthetic_scenarios_depend_on_rng_only():
+    a = build_scenario(AEP_SCENARIO, 4, np.random.default_rng(1)).trace
+    b = build_scenario(AEP_SCENARIO, 4, np.random.default_rng(1)).trace
+    c = build_scenario(AEP_SCENARIO, 4, np.random.default_rng(2)).trace
+    pd.testing.assert_frame_equal(a, b)
+    assert not a["submit_time"].equals(c["submit_time"])
+
+
+def test_unknown_scenario_is_named():
+    with pytest.raises(ParameterError, match="no-such-trace"):
+        build_scenario("no-such-trace", 3, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("users", [0, -2, 1.5, True])
+def test_bad_user_count_is_named(users):
+    with pytest.raises(ParameterError, match=rf"users.*{users!r}"):
+        build_scenario(AEP_SCENARIO, users, np.random.default_rng(0))
+
+
+def test_allocator_names_lists_choice_then_criteria():
+    names = allocator_names()
+    assert names[0] == BY_USER_CRITERION
+    assert "amp" in names
+    assert len(set(names)) == len(names)
+
+
+# -- regroup_users ---------------------------------------------------------------------------
+def test_regroup_users_by_first_submission():
+    frame = _frame([7, 3, 7, 9, 5, 3])
+    out = regroup_users(frame, 2)
+    # ranks by first submission: 7 -> 0, 3 -> 1, 9 -> 2, 5 -> 3; user r % 2 + 1
+    assert out["user_id"].tolist() == [1, 2, 1, 1, 2, 2]
+    assert out.attrs == frame.attrs
+    assert frame["user_id"].tolist() == [7, 3, 7, 9, 5, 3]  # input untouched
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 40])
+def test_regroup_users_keeps_one_user_per_job(k):
+    trace = build_scenario(TRACE_SCENARIOS[0], 10_000, np.random.default_rng(0)).trace
+    out = regroup_users(trace, k)
+    assert len(out) == len(trace)
+    assert out["user_id"].notna().all()
+    assert out["user_id"].nunique() <= k
+    # A trace user is never split: each original user maps to exactly one new user.
+    per_user = out.groupby(trace["user_id"].to_numpy())["user_id"].nunique()
+    assert (per_user == 1).all()
+    if trace["user_id"].nunique() > k:
+        assert set(out["user_id"]) == set(range(1, k + 1))
+    # deterministic
+    pd.testing.assert_frame_equal(out, regroup_users(trace, k))
+    # everything but the user column is kept
+    pd.testing.assert_frame_equal(out.drop(columns="user_id"), trace.drop(columns="user_id"))
+
+
+def test_regroup_users_keeps_ids_when_few_users():
+    frame = _frame([7, 3, 7])
+    assert regroup_users(frame, 2)["user_id"].tolist() == [7, 3, 7]
+    with pytest.raises(ParameterError, match="users"):
+        regroup_users(frame, 0)
+
+
+# -- LiveModel stepping ----------------------------------------------------------------------
+def test_live_model_signature_and_scenario_parameters():
+    model = _model(pricing_policy="demand", vo_objective="runtime", ua=40.0, alternatives=2)
+    assert model.scenario_name == VO_PREFERENCES_SCENARIO
+    assert model.node_count == 100
+    assert model.cycle_period == 150.0
+    assert model.scheduling_interval == 600.0
+    assert len(model.owners) == 5
+    assert len(model.users) <= 4
+    assert model.policy.ua == 40.0
+    assert model.policy.objective == "runtime"
+    assert model.time == 0.0
+    assert model.running
+
+
+def test_unknown_load_is_named():
+    with pytest.raises(ParameterError, match="heavy"):
+        _model(load="heavy")
+
+
+def test_first_step_runs_cycle_zero_then_one_cycle_per_step():
+    model = _model()
+    c = model.cycle_period
+    assert model.cycle_frame().empty
+    # Mesa cannot run an event at the current time: the first step runs the cycles at 0 and c.
+    model.step()
+    assert model.time == c
+    assert model.metascheduler.cycles == 2
+    assert model.cycle_frame()["time"].tolist() == [0.0, c]
+    for k in range(2, 6):
+        before = model.time
+        model.step()
+        assert model.time == pytest.approx(before + c)
+        assert model.time == k * c
+        assert model.metascheduler.cycles == k + 1
+        assert model.cycle_frame()["time"].iloc[-1] == k * c
+    assert model.running
+
+
+def test_step_is_step_cycle():
+    a, b = _model(), _model()
+    a.step()
+    b.step_cycle()
+    assert a.time == b.time
+    pd.testing.assert_frame_equal(a.cycle_frame(), b.cycle_frame())
+
+
+def test_advance_stops_at_horizon_and_finishes():
+    model = _model(workload=AEP_SCENARIO, users=3)
+    horizon = model.horizon
+    assert model.next_cycle_time() == model.cycle_period
+    model.advance(horizon / 2)
+    assert model.time == pytest.approx(horizon / 2)
+    assert model.running
+    model.advance(horizon * 10)
+    assert model.time <= horizon
+    assert not model.running
+    states = {j.state for j in model.jobs}
+    assert states <= {"completed", "rejected", "unfinished"}
+    # Further steps and advances do nothing.
+    rows = len(model.cycle_frame())
+    t = model.time
+    model.step()
+    model.advance(horizon * 20)
+    assert model.time == t
+    assert len(model.cycle_frame()) == rows
+    assert not model.running
+    assert model.cycle_frame()["time"].max() <= horizon
+
+
+def test_step_never_passes_horizon():
+    model = _model(workload=AEP_SCENARIO, users=3)
+    # horizon = last submit + 600 is generally not a multiple of the cycle period
+    model.advance(model.horizon - 1.5 * model.cycle_period)
+    assert model.running
+    last = None
+    while model.running:
+        model.step()
+        assert model.time <= model.horizon
+        assert last is None or model.time > last
+        last = model.time
+    assert model.time <= model.horizon
+    assert model.next_cycle_time() <= model.horizon
+
+
+def test_advance_ignores_past_times():
+    model = _model()
+    model.advance(450.0)
+    rows = len(model.cycle_frame())
+    model.advance(300.0)
+    assert model.time == 450.0
+    assert len(model.cycle_frame()) == rows
+
+
+def test_chunk_end_is_at_least_one_cycle_and_capped():
+    model = _model()
+    assert model.chunk_end(10**6) == model.cycle_period
+    assert model.chunk_end(1) == model.horizon
+    assert model.time < model.chunk_end() <= model.horizon
+
+
+def test_same_inputs_give_identical_cycles():
+    a, b = _model(alternatives=2), _model(alternatives=2)
+    for _ in range(6):
+        a.step()
+        b.step()
+    pd.testing.assert_frame_equal(a.cycle_frame(), b.cycle_frame())
+    pd.testing.assert_frame_equal(a.fairness_frame(), b.fairness_frame())
+    assert ui.summary_lines(a) == ui.summary_lines(b)
+
+
+def test_different_seeds_differ():
+    a, c = _model(workload=AEP_SCENARIO, rng=1), _model(workload=AEP_SCENARIO, rng=2)
+    for _ in range(6):
+        a.step()
+        c.step()
+    assert a.time == c.time
+    assert not a.cycle_frame().equals(c.cycle_frame())
+
+
+def test_trace_scenario_steps():
+    model = LiveModel(workload=TRACE_SCENARIOS[1], users=5, owners=4, rng=1)
+    assert len(model.jobs) == TRACE_JOBS
+    assert len({j.user for j in model.jobs}) <= 5
+    model.step()
+    model.step()
+    assert model.time == 2 * model.cycle_period
+    assert len(model.cycle_frame()) == 3
+
+
+# -- allocator input -------------------------------------------------------------------------
+def test_amp_allocator_applies_to_every_user():
+    model = _model(allocator="amp")
+    ms = model.metascheduler
+    assert ms.criterion_allocators == {"finish": "amp", "runtime": "amp", "cost": "amp"}
+    assert model.allocators == ms.criterion_allocators
+    assert model.allocator == "amp"
+    for _ in range(3):
+        model.step()
+    scheduled = [j for j in model.jobs if j.window is not None]
+    assert scheduled
+    for user in model.users:
+        assert ms.criterion_allocators[user.criterion] == "amp"
+    for job in scheduled:  # criterion set at submission, so every scheduled job searched AMP
+        assert ms._search(job, None) == "amp"
+
+
+def test_by_user_criterion_keeps_default_mapping():
+    model = _model()
+    ms = model.metascheduler
+    assert model.allocator == BY_USER_CRITERION
+    assert model.allocators == ms.criterion_allocators
+    assert ms.criterion_allocators["cost"] == "min_cost"
+    assert ms.criterion_allocators["finish"] == "min_finish"
+
+
+def test_allocator_changes_the_schedule():
+    a, b = _model(allocator="amp"), _model(allocator="min_cost")
+    for _ in range(3):
+        a.step()
+        b.step()
+    starts_a = [(j.job_id, j.start, j.window.cost) for j in a.jobs if j.window is not None]
+    starts_b = [(j.job_id, j.start, j.window.cost) for j in b.jobs if j.window is not None]
+    assert starts_a and starts_b
+    assert starts_a != starts_b
+
+
+def test_unknown_allocator_raises_clear_error():
+    with pytest.raises(UnknownAllocatorError, match="no_such_allocator") as info:
+        _model(allocator="no_such_allocator")
+    assert "amp" in str(info.value)  # lists the registered names
+    assert isinstance(info.value, ValueError)
+
+
+# -- thin ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 5, 10, 11, 399, 400, 401, 1000, 1237])
+@pytest.mark.parametrize("limit", [2, 4, 7, 400])
+def test_thin_keeps_last_and_at_most_limit(n, limit):
+    frame = pd.DataFrame({"t": np.arange(n)})
+    out = ui.thin(frame, limit)
+    assert len(out) <= limit
+    assert len(out) == min(n, limit)
+    if n:
+        assert out["t"].iloc[-1] == n - 1
+        assert out["t"].iloc[0] == 0
+    assert out["t"].is_monotonic_increasing
+    assert out["t"].is_unique
+
+
+def test_thin_default_limit():
+    frame = pd.DataFrame({"t": np.arange(5 * ui.MAX_POINTS)})
+    assert len(ui.thin(frame)) == ui.MAX_POINTS
+    small = frame.iloc[:10]
+    assert ui.thin(small) is small
+
+
+# -- gantt -----------------------------------------------------------------------------------
+def _expected_intervals(model: LiveModel) -> set[tuple[int, float, float, int]]:
+    now, until = float(model.time), float(model.time) + model.scheduling_interval
+    rows = set()
+    for owner in model.owners:
+        node, a, b, tag = owner.schedule.intervals()
+        for k, s, e, t in zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True):
+            if e > now and s < until:
+                rows.add((int(k), max(s, now), min(e, until), int(t)))
+    return rows
+
+
+@pytest.mark.parametrize("steps", [0, 4])
+def test_gantt_frame_is_the_busy_intervals_of_the_scheduling_interval(steps):
+    model = _model()
+    for _ in range(steps):
+        model.step()
+    now, until = float(model.time), float(model.time) + model.scheduling_interval
+    frame = ui.gantt_frame(model)
+    assert list(frame.columns) == [
+        "node", "start", "end", "kind", "job", "user", "cost", "slot_cost"
+    ]  # fmt: skip
+    # Before the first cycle the owners have not drawn their local load yet: nothing is busy.
+    assert (len(frame) > 0) == bool(steps)
+    assert (frame["start"] >= now).all()
+    assert (frame["end"] <= until).all()
+    assert (frame["start"] < frame["end"]).all()
+    assert frame["node"].between(0, model.node_count - 1).all()
+    got = set(
+        zip(
+            frame["node"].astype(int),
+            frame["start"],
+            frame["end"],
+            frame["job"].astype(int),
+            strict=True,
+        )
+    )
+    assert len(got) == len(frame)
+    assert got == _expected_intervals(model)
+    local = frame["job"] == LOCAL
+    assert (frame.loc[local, "kind"] == "local").all()
+    assert (frame.loc[local, "user"] == "local job").all()
+    assert frame.loc[local, "cost"].isna().all()
+    vo = frame[~local]
+    assert (vo["kind"] == "VO").all()
+    for row in vo.itertuples():
+        job = model.job_by_id[int(row.job)]
+        assert row.user == f"user {job.user}"
+        assert row.cost == pytest.approx(job.window.cost)
+    price = model.node_price[frame["node"].to_numpy()]
+    np.testing.assert_allclose(frame["slot_cost"], price * (frame["end"] - frame["start"]))
+    if steps:
+        assert len(vo) > 0  # the VO has reserved windows after a few cycles
+
+
+def test_gantt_chart_before_any_cycle():
+    model = _model()
+    chart = ui.gantt_chart(model)
+    assert chart.layer[0].data.empty
+    assert chart.to_dict()["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["local job"]
+
+
+def test_gantt_chart_holds_the_frame():
+    model = _model()
+    for _ in range(3):
+        model.step()
+    chart = ui.gantt_chart(model)
+    assert isinstance(chart, alt.LayerChart)
+    bars, rule = chart.layer
+    pd.testing.assert_frame_equal(bars.data, ui.gantt_frame(model))
+    assert rule.data["t"].tolist() == [model.time]
+    spec = chart.to_dict()
+    assert f"{model.time:,.0f}" in str(spec["title"])
+    x = spec["layer"][0]["encoding"]["x"]
+    assert x["scale"]["domain"] == [model.time, model.time + model.scheduling_interval]
+    colours = spec["layer"][0]["encoding"]["color"]["scale"]["domain"]
+    users = sorted(u for u in bars.data["user"].unique() if u != "local job")
+    assert colours == ["local job", *users]
+
+
+# -- activity --------------------------------------------------------------------------------
+def _activity_frames(chart: alt.VConcatChart) -> list[pd.DataFrame]:
+    assert isinstance(chart, alt.VConcatChart)
+    assert len(chart.vconcat) == 3
+    return [_data(sub, chart) for sub in chart.vconcat]
+
+
+def _data(sub, parent) -> pd.DataFrame:
+    """A sub-chart's data, or its concat parent's (altair lifts data shared by all parts)."""
+    data = sub.data if isinstance(sub.data, pd.DataFrame) else parent.data
+    assert isinstance(data, pd.DataFrame)
+    return data
+
+
+def test_activity_chart_before_any_cycle():
+    model = _model()
+    for data in _activity_frames(ui.activity_chart(model)):
+        assert list(data.columns) == ACTIVITY_COLUMNS
+        assert len(data) == 1
+        assert data["time"].tolist() == [0.0]
+
+
+def test_activity_chart_matches_cycle_frame():
+    model = _model()
+    for _ in range(5):
+        model.step()
+    expected = model.cycle_frame()[ACTIVITY_COLUMNS]
+    assert len(expected) == 6
+    for data in _activity_frames(ui.activity_chart(model)):
+        pd.testing.assert_frame_equal(data, expected)
+
+
+def test_activity_chart_thins_long_runs():
+    model = LiveModel(workload=TRACE_SCENARIOS[1], users=3, owners=2, rng=1)
+    model.advance((ui.MAX_POINTS + 60) * model.cycle_period)
+    full = model.cycle_frame()[ACTIVITY_COLUMNS]
+    assert len(full) > ui.MAX_POINTS
+    for data in _activity_frames(ui.activity_chart(model)):
+        assert len(data) == ui.MAX_POINTS
+        pd.testing.assert_frame_equal(data.iloc[[-1]], full.iloc[[-1]])
+        pd.testing.assert_frame_equal(data, full.loc[data.index])
+
+
+# -- market and calibration --------------------------------------------------------------------
+def test_market_chart_revenue_and_fairness():
+    model = _model()
+    for _ in range(8):
+        model.step()
+    chart = ui.market_chart(model)
+    assert isinstance(chart, alt.HConcatChart)
+    bars, right = chart.hconcat
+    assert isinstance(bars.data, pd.DataFrame)
+    assert bars.data["owner"].tolist() == [o.owner_id for o in model.owners]
+    np.testing.assert_allclose(bars.data["revenue"], [o.revenue for o in model.owners])
+    assert bars.data["revenue"].sum() > 0
+    u, jain = right.vconcat
+    for data in (_data(u, right), _data(jain, right)):
+        assert list(data.columns) == ["time", "mean_user_evaluation", "jain"]
+        assert len(data) >= 1
+        assert not data["mean_user_evaluation"].isna().any()
+        assert not data["jain"].isna().any()
+        assert data["jain"].between(0, 1).all()
+
+
+def test_calibration_table_counts_every_window():
+    model = _model(availability=True)
+    for _ in range(6):
+        model.step()
+    attempts = model.attempt_frame()
+    table = ui.calibration_table(model)
+    assert list(table.columns) == ["predicted", "realised", "windows"]
+    assert int(table["windows"].sum()) == len(attempts) > 0
+    assert table["predicted"].between(0, 1).all()
+    assert table["realised"].between(0, 1).all()
+    chart = ui.calibration_chart(model)
+    assert isinstance(chart, alt.LayerChart)
+    pd.testing.assert_frame_equal(chart.layer[1].data, table)
+    assert f"({len(attempts)} windows)" in str(chart.to_dict()["title"])
+
+
+def test_calibration_table_empty_without_availability():
+    model = _model()
+    model.step()
+    assert ui.calibration_table(model).empty
+
+
+# -- summary ---------------------------------------------------------------------------------
+def test_summary_lines_name_allocator_and_cycle():
+    model = _model(allocator="amp")
+    before = ui.summary_lines(model)
+    labels = [label for label, _ in before]
+    assert labels[:3] == ["scenario", "allocator", "cycle"]
+    lines = dict(before)
+    assert lines["allocator"] == "amp"
+    assert lines["cycle"].startswith("0 ")
+    assert "150" in lines["cycle"]
+    assert lines["scenario"] == model.scenario_description
+    assert lines["chosen combination"] == "none"
+    model.step()
+    after = dict(ui.summary_lines(model))
+    assert after != lines
+    assert after["cycle"].startswith(f"{model.metascheduler.cycles} ")
+    assert after["cycle"].startswith("2 ")
+    model.step()
+    assert dict(ui.summary_lines(model))["cycle"].startswith("3 ")
+    scheduled = [c for c in model.last_chosen]
+    text = dict(ui.summary_lines(model))["chosen combination"]
+    if scheduled:
+        assert f"job {scheduled[0].job_id} " in text
+    else:
+        assert text == "none"
+
+
+def test_summary_lines_by_user_criterion():
+    model = _model()
+    lines = dict(ui.summary_lines(model))
+    assert lines["allocator"] == BY_USER_CRITERION
+    assert "25 %" in lines["U_a"] and "cost" in lines["U_a"]
+    a = lines["A (VO evaluation)"]
+    assert a == "n/a" or a.endswith("%")
+    assert not math.isnan(model.cycle_period)

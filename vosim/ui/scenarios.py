@@ -1,0 +1,624 @@
+"""Scenarios of the live UI: bundled traces and the papers' synthetic job streams.
+
+A scenario is a job trace in :func:`~vosim.market.swf.read_swf` format (a DataFrame with the
+18 SWF columns and ``attrs["header"]``) plus the :class:`~vosim.model.VOModel` parameters
+that go with it (domain size, scheduling interval, reference performance, local load).
+:class:`LiveModel` is the VOModel the page steps: its constructor takes the page's inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from vosim.allocators.base import criteria
+from vosim.analysis.metrics import bounded_slowdown, jain_index
+from vosim.data import trace_path
+from vosim.errors import ParameterError
+from vosim.market.swf import SWF_COLUMNS, read_swf
+from vosim.market.workload import Job
+from vosim.model import VOModel
+
+__all__ = [
+    "AEP_SCENARIO",
+    "BY_USER_CRITERION",
+    "DEFAULT_SCENARIO",
+    "LOADS",
+    "SCENARIOS",
+    "TRACE_JOBS",
+    "TRACE_SCENARIOS",
+    "VO_PREFERENCES_SCENARIO",
+    "ChosenWindow",
+    "LiveModel",
+    "Scenario",
+    "aep_trace",
+    "allocator_names",
+    "build_scenario",
+    "regroup_users",
+    "swf_frame",
+    "vo_preferences_trace",
+]
+
+#: Name of the AEP synthetic scenario (AEP §3.1).
+AEP_SCENARIO = "AEP §3.1 (synthetic)"
+#: Name of the VO Preferences synthetic scenario (VO Preferences §4).
+VO_PREFERENCES_SCENARIO = "VO Preferences §4 (synthetic)"
+#: Bundled parallel-job traces the page offers. LCG-2005-1 is left out: its header's 24,515
+#: processors would make a 24,515-node domain of serial jobs, too big to watch live.
+TRACE_SCENARIOS: tuple[str, ...] = ("UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln")
+#: Scenario names in the order the page lists them: the bundled traces, then the papers'.
+SCENARIOS: tuple[str, ...] = (*TRACE_SCENARIOS, AEP_SCENARIO, VO_PREFERENCES_SCENARIO)
+#: The page's default: a 2,000-job prefix of UniLu-Gaia (a full run takes seconds).
+DEFAULT_SCENARIO = "UniLu-Gaia-2014-2"
+#: Jobs read from a bundled trace (its first ``TRACE_JOBS`` jobs).
+TRACE_JOBS = 2000
+#: Allocator choice that keeps VOModel's per-criterion mapping (minFinish, minRuntime, minCost).
+BY_USER_CRITERION = "by user criterion"
+#: Owners' local load choices: name -> (low, high) share of each scheduling interval, or
+#: ``None`` (dedicated nodes). "scenario" keeps the scenario's own load.
+LOADS: dict[str, tuple[float, float] | None] = {
+    "scenario": (math.nan, math.nan),
+    "none": None,
+    "5-10 % (VO Preferences §4)": (0.05, 0.10),
+    "10-50 % (AEP §3.1)": (0.10, 0.50),
+    "30-70 %": (0.30, 0.70),
+}
+
+
+def allocator_names() -> list[str]:
+    """Allocator choices of the page: :data:`BY_USER_CRITERION`, then every registered criterion.
+
+    Returns
+    -------
+    list of str
+        ``[BY_USER_CRITERION, *vosim.allocators.base.criteria()]``.
+    """
+    return [BY_USER_CRITERION, *criteria()]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A job trace and the model parameters it is meant to run with.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SCENARIOS`.
+    trace : pandas.DataFrame
+        Jobs in :func:`~vosim.market.swf.read_swf` format (``attrs["header"]`` holds
+        ``MaxNodes``/``MaxProcs``).
+    model_kwargs : dict
+        Keyword arguments of :class:`~vosim.model.VOModel` (``nodes``, ``cycle_period``,
+        ``scheduling_interval``, ``reference_performance``, ``local_load``).
+    description : str
+        One line for the page's summary.
+    """
+
+    name: str
+    trace: pd.DataFrame
+    model_kwargs: dict = field(default_factory=dict)
+    description: str = ""
+
+
+def swf_frame(
+    submit: np.ndarray,
+    n: np.ndarray,
+    requested_time: np.ndarray,
+    run_time: np.ndarray,
+    user: np.ndarray,
+    *,
+    nodes: int,
+    note: str,
+) -> pd.DataFrame:
+    """Build a trace in :func:`~vosim.market.swf.read_swf` format from job columns.
+
+    Parameters
+    ----------
+    submit : array of float, shape (k,)
+        Submit times, model time units, non-decreasing.
+    n : array of int, shape (k,)
+        Node count of each job (``MaxProcs = MaxNodes = nodes``, so processors are nodes).
+    requested_time, run_time : arrays of float, shape (k,)
+        Reservation time ``T`` and actual run time on a node of the reference performance.
+    user : array of int, shape (k,)
+        User id of each job (SWF field 12).
+    nodes : int
+        Domain size written to the header.
+    note : str
+        Header ``Note`` (the source of the parameters).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`~vosim.market.swf.SWF_COLUMNS`; unknown fields are ``-1``.
+
+    Examples
+    --------
+    >>> f = swf_frame(np.array([0.0]), np.array([5]), np.array([150.0]), np.array([150.0]),
+    ...               np.array([1]), nodes=100, note="AEP")
+    >>> int(f.loc[0, "requested_processors"]), f.attrs["header"]["MaxNodes"]
+    (5, '100')
+    """
+    k = len(submit)
+    frame = pd.DataFrame({c: np.full(k, -1, dtype=np.int64) for c in SWF_COLUMNS})
+    frame["average_cpu_time"] = -1.0
+    frame["used_memory"] = -1.0
+    frame["job_id"] = np.arange(1, k + 1)
+    frame["submit_time"] = np.rint(submit).astype(np.int64)
+    frame["wait_time"] = 0
+    frame["run_time"] = np.rint(run_time).astype(np.int64)
+    frame["allocated_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_time"] = np.rint(requested_time).astype(np.int64)
+    frame["status"] = 1
+    frame["user_id"] = np.asarray(user, dtype=np.int64)
+    frame.attrs["header"] = {"MaxNodes": str(nodes), "MaxProcs": str(nodes), "Note": note}
+    frame.attrs["path"] = note
+    return frame
+
+
+def aep_trace(
+    rng: np.random.Generator,
+    *,
+    jobs: int = 1000,
+    users: int = 10,
+    nodes: int = 100,
+    n: int = 5,
+    time: float = 150.0,
+    mean_interarrival: float = 8.0,
+) -> pd.DataFrame:
+    """A stream of the AEP base job: ``n = 5`` slots for ``T = 150`` on the slowest node.
+
+    AEP §3.1 schedules a single job (5 parallel slots for 150 time units at the slowest
+    node's performance 2, budget from the user's rule) in a 100-node domain with local load
+    10–50 % over an interval of 600. A live VO needs a stream, so jobs of that shape arrive
+    as a Poisson process (exponential inter-arrival times of mean ``mean_interarrival``),
+    users drawn uniformly. With performance uniform in [2, 10] a task takes on average
+    ``150 * 2 * mean(1/p) ≈ 64`` time units, so a job needs about 320 node-time units and the
+    default 8 offers about 40 node-time units per time unit, some 60 % of the ~70 nodes the
+    local load leaves free.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    jobs : int
+        Number of jobs (>= 1).
+    users : int
+        Number of users (>= 1); job ``j``'s user is uniform in ``1..users``.
+    nodes : int
+        Domain size ``N`` (AEP §3.1: 100).
+    n : int
+        Slots per job (AEP §3.1: 5).
+    time : float
+        Task time on a node of performance 2, model time units (AEP §3.1: 150).
+    mean_interarrival : float
+        Mean time between submissions, model time units (> 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace (:func:`swf_frame`); run time equals the requested time.
+
+    References
+    ----------
+    AEP §3.1 (domain, job of 5 slots for 150 time units, interval [0; 600], load 10–50 %).
+
+    Examples
+    --------
+    >>> f = aep_trace(np.random.default_rng(1), jobs=3)
+    >>> f["requested_processors"].tolist(), f["requested_time"].tolist()
+    ([5, 5, 5], [150, 150, 150])
+    """
+    _check_positive_int("jobs", jobs)
+    _check_positive_int("users", users)
+    if not mean_interarrival > 0:
+        raise ParameterError(f"mean_interarrival must be > 0, got {mean_interarrival}")
+    submit = np.cumsum(rng.exponential(mean_interarrival, size=jobs)) - 0.0
+    submit -= submit[0]
+    user = rng.integers(1, users + 1, size=jobs)
+    t = np.full(jobs, float(time))
+    return swf_frame(submit, np.full(jobs, n), t, t, user, nodes=nodes, note="AEP §3.1")
+
+
+def vo_preferences_trace(
+    rng: np.random.Generator,
+    *,
+    batches: int = 25,
+    batch_size: int = 40,
+    users: int = 10,
+    nodes: int = 100,
+    node_range: tuple[int, int] = (2, 6),
+    time_range: tuple[int, int] = (100, 500),
+    batch_period: float = 600.0,
+) -> pd.DataFrame:
+    """Batches of VO Preferences §4 jobs arriving every scheduling interval.
+
+    Each batch holds ``batch_size`` jobs submitted together at ``k * batch_period``; per job
+    the node count is uniform in ``node_range`` and the reservation time ``T`` uniform in
+    ``time_range`` on the slowest node (performance 2, shorter on faster nodes), as
+    :func:`vosim.market.domains.vo_preferences_batch` draws them. Budgets (factor uniform in
+    [0.7, 1.6]) and the users' criteria (finish, runtime, cost) come from
+    :class:`~vosim.model.VOModel`'s user rule.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    batches : int
+        Number of batches (>= 1).
+    batch_size : int
+        Jobs per batch (VO Preferences §4: 40).
+    users : int
+        Number of users (>= 1); each job's user is uniform in ``1..users``.
+    nodes : int
+        Domain size ``N`` (§4: 100).
+    node_range : (int, int)
+        Inclusive bounds of ``n`` (§4: [2, 6]).
+    time_range : (int, int)
+        Inclusive bounds of ``T`` on the slowest node, model time units (§4: [100, 500]).
+    batch_period : float
+        Time between batches, model time units (> 0; §4's interval is 600).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace (:func:`swf_frame`).
+
+    References
+    ----------
+    VO Preferences §4 (a batch of 40 jobs, n in [2, 6], T in [100, 500], 100 nodes,
+    interval 600, local load 5–10 %).
+
+    Examples
+    --------
+    >>> f = vo_preferences_trace(np.random.default_rng(2), batches=2, batch_size=3)
+    >>> f["submit_time"].tolist()
+    [0, 0, 0, 600, 600, 600]
+    """
+    _check_positive_int("batches", batches)
+    _check_positive_int("batch_size", batch_size)
+    _check_positive_int("users", users)
+    if not batch_period > 0:
+        raise ParameterError(f"batch_period must be > 0, got {batch_period}")
+    k = batches * batch_size
+    submit = np.repeat(np.arange(batches) * float(batch_period), batch_size)
+    n = rng.integers(node_range[0], node_range[1], size=k, endpoint=True)
+    t = rng.integers(time_range[0], time_range[1], size=k, endpoint=True).astype(float)
+    user = rng.integers(1, users + 1, size=k)
+    return swf_frame(submit, n, t, t, user, nodes=nodes, note="VO Preferences §4")
+
+
+def regroup_users(frame: pd.DataFrame, users: int) -> pd.DataFrame:
+    """Regroup a trace's users into at most ``users`` users.
+
+    Trace users are ranked by their first submission; the user of rank ``r`` (0-based)
+    becomes user ``r % users + 1``. A trace with ``users`` users or fewer keeps its own ids.
+    Each VO user has one budget factor and one criterion (:class:`~vosim.agents.user.UserAgent`),
+    so fewer users means coarser, more uniform preferences.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A trace in :func:`~vosim.market.swf.read_swf` format.
+    users : int
+        Number of users to keep (>= 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``user_id`` replaced (``attrs`` kept).
+
+    Examples
+    --------
+    >>> f = swf_frame(np.zeros(4), np.ones(4, int), np.ones(4), np.ones(4),
+    ...               np.array([7, 3, 7, 9]), nodes=4, note="t")
+    >>> regroup_users(f, 2)["user_id"].tolist()
+    [1, 2, 1, 1]
+    """
+    _check_positive_int("users", users)
+    ids = frame["user_id"].to_numpy()
+    first = pd.unique(ids)  # in order of first submission
+    out = frame.copy()
+    out.attrs = dict(frame.attrs)
+    if first.size <= users:
+        return out
+    rank = {u: r for r, u in enumerate(first.tolist())}
+    out["user_id"] = np.array([rank[u] % users + 1 for u in ids.tolist()], dtype=np.int64)
+    return out
+
+
+def build_scenario(name: str, users: int, rng: np.random.Generator) -> Scenario:
+    """Build the scenario ``name`` with ``users`` users.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SCENARIOS`: a bundled trace of :data:`TRACE_SCENARIOS` (its first
+        :data:`TRACE_JOBS` jobs, users regrouped by :func:`regroup_users`, VOModel's
+        defaults: cycle 300 s, ``L`` = 7 days),
+        :data:`AEP_SCENARIO` (:func:`aep_trace`: 100 nodes, ``L`` = 600, cycle 50, reference
+        performance 2, load 10–50 %) or :data:`VO_PREFERENCES_SCENARIO`
+        (:func:`vo_preferences_trace`: 100 nodes, ``L`` = 600, cycle 150, reference
+        performance 2, load 5–10 %).
+    users : int
+        Number of users (>= 1).
+    rng : numpy.random.Generator
+        Randomness of the synthetic job streams.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ParameterError
+        An unknown scenario name or ``users < 1``.
+
+    References
+    ----------
+    AEP §3.1; VO Preferences §4.
+    """
+    _check_positive_int("users", users)
+    if name in TRACE_SCENARIOS:
+        trace = regroup_users(read_swf(trace_path(name), TRACE_JOBS), users)
+        return Scenario(name, trace, {}, f"{name}, first {TRACE_JOBS:,} jobs")
+    synthetic = {"nodes": 100, "scheduling_interval": 600.0, "reference_performance": 2.0}
+    if name == AEP_SCENARIO:
+        return Scenario(
+            name,
+            aep_trace(rng, users=users),
+            {**synthetic, "cycle_period": 50.0, "local_load": (0.10, 0.50)},
+            "AEP §3.1: 1,000 jobs of 5 slots x 150 on 100 nodes, load 10-50 %",
+        )
+    if name == VO_PREFERENCES_SCENARIO:
+        return Scenario(
+            name,
+            vo_preferences_trace(rng, users=users),
+            {**synthetic, "cycle_period": 150.0, "local_load": (0.05, 0.10)},
+            "VO Preferences §4: 25 batches of 40 jobs on 100 nodes, load 5-10 %",
+        )
+    raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
+
+
+def _check_positive_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenWindow:
+    """A window reserved in the last cycle: the chosen alternative of one job.
+
+    Parameters
+    ----------
+    job_id, user : int
+        Trace job number and user id.
+    alternatives : int
+        Alternatives found for the job in that cycle.
+    user_evaluation : float
+        ``U`` of the chosen alternative (rank or %, VO Preferences §3).
+    start : float
+        Window start, model time units.
+    cost : float
+        Window cost, cost units.
+    """
+
+    job_id: int
+    user: int
+    alternatives: int
+    user_evaluation: float
+    start: float
+    cost: float
+
+
+class LiveModel(VOModel):
+    """The VOModel the page steps: built from the page's inputs, one cycle per ``step()``.
+
+    Parameters
+    ----------
+    workload : str
+        One of :data:`SCENARIOS` (default :data:`DEFAULT_SCENARIO`).
+    owners : int
+        Resource owners (>= 1).
+    users : int
+        Users (>= 1): synthetic jobs are spread over them, trace users regrouped
+        (:func:`regroup_users`).
+    pricing_policy : str
+        ``"fixed"`` or ``"demand"``.
+    vo_objective : str
+        VO criterion of step 2: ``"cost"``, ``"runtime"`` or ``"finish"``.
+    ua : float
+        ``U_a``, the mean relative user evaluation allowed per job, % (>= 0; 100 is no limit).
+    allocator : str
+        :data:`BY_USER_CRITERION` or a registered window criterion applied to every user
+        (``criterion_allocators={"finish": a, "runtime": a, "cost": a}``).
+    alternatives : int
+        Alternatives per job and cycle (>= 1; 1 is first fit, step 2 has no choice).
+    load : str
+        A key of :data:`LOADS` (owners' local load).
+    availability : bool
+        Utilization uncertainty (ICCS 2021/2023): predicted ``P_a^w`` and failing windows.
+    rng : int
+        Seed.
+
+    Notes
+    -----
+    Cycles run at ``0, c, 2c, ...`` (``c = cycle_period``). ``step()`` advances to the next
+    cycle time after now and runs everything due by then; Mesa cannot run events at the
+    current time, so the first step also runs the cycle at time 0. ``running`` turns
+    ``False`` at the horizon or once every job is done. A lock serialises stepping, so the
+    page's Play thread and its run-to-end task never advance the model at once.
+
+    References
+    ----------
+    VO Preferences §2–4 (cyclic scheme, ``U_a``, ``A``); AEP §3.1.
+    """
+
+    def __init__(
+        self,
+        workload: str = DEFAULT_SCENARIO,
+        owners: int = 10,
+        users: int = 20,
+        pricing_policy: str = "fixed",
+        vo_objective: str = "cost",
+        ua: float = 25.0,
+        allocator: str = BY_USER_CRITERION,
+        alternatives: int = 3,
+        load: str = "scenario",
+        availability: bool = False,
+        rng: int = 1,
+    ) -> None:
+        seed = int(rng)
+        built = build_scenario(workload, int(users), np.random.default_rng(seed))
+        kwargs = dict(built.model_kwargs)
+        if load not in LOADS:
+            raise ParameterError(f"unknown load {load!r}; expected one of {', '.join(LOADS)}")
+        if load != "scenario":
+            kwargs["local_load"] = LOADS[load]
+        if allocator != BY_USER_CRITERION:
+            kwargs["criterion_allocators"] = dict.fromkeys(("finish", "runtime", "cost"), allocator)
+            kwargs["user_criteria"] = ("finish", "runtime", "cost")
+        super().__init__(
+            trace=built.trace,
+            jobs=None,
+            owners=int(owners),
+            pricing_policy=pricing_policy,
+            vo_objective=vo_objective,
+            ua=float(ua),
+            max_alternatives=int(alternatives),
+            availability=bool(availability),
+            rng=seed,
+            **kwargs,
+        )
+        self.scenario_name = workload
+        self.scenario_description = built.description
+        self.allocator = allocator
+        self.allocators = dict(
+            self.metascheduler.criterion_allocators
+            if allocator == BY_USER_CRITERION
+            else kwargs["criterion_allocators"]
+        )
+        self.load = load
+        self.seed = seed
+        self.job_by_id: dict[int, Job] = {j.job_id: j for j in self.jobs}
+        #: Serialises stepping and reading (Play thread, run-to-end task, redraws).
+        self.lock = threading.RLock()
+        self._finished = False
+        #: Windows reserved in the last cycle (the chosen combination).
+        self.last_chosen: list[ChosenWindow] = []
+        # Per cycle: (time, mean U of the jobs scheduled so far, Jain's index over users' mean
+        # bounded slowdown of their completed jobs), updated incrementally from the running set.
+        self._fair_rows: list[tuple[float, float, float]] = []
+        self._open: list[Job] = []
+        self._u_sum = 0.0
+        self._u_count = 0
+        position = {u.user_id: k for k, u in enumerate(self.users)}
+        self._job_user = {j.job_id: position[j.user] for j in self.jobs}
+        self._bsld_sum = np.zeros(len(self.users))
+        self._bsld_count = np.zeros(len(self.users), dtype=np.int64)
+        self.step = self.step_cycle  # Mesa's Step button calls model.step()
+
+    # -- stepping ----------------------------------------------------------------------------
+    def next_cycle_time(self) -> float:
+        """The first cycle time after now, capped at the horizon (model time units)."""
+        c = self.cycle_period
+        return min(self.horizon, (math.floor(self.time / c + 1e-9) + 1) * c)
+
+    def advance(self, until: float) -> None:
+        """Run every event due by ``until`` (capped at the horizon); finish the run at its end.
+
+        Parameters
+        ----------
+        until : float
+            Model time to advance to; ignored if not after now.
+        """
+        with self.lock:
+            until = min(float(until), self.horizon)
+            if until > self.time and not self.done:
+                self.run_until(until)
+            if (self.done or self.time >= self.horizon) and not self._finished:
+                self.finish()
+                self._finished = True
+            self.running = not self._finished
+
+    def step_cycle(self) -> None:
+        """Advance the model by one scheduling cycle (the page's Step button)."""
+        self.advance(self.next_cycle_time())
+
+    def chunk_end(self, chunks: int = 40) -> float:
+        """End time of the next slice when the rest of the run is cut into ``chunks`` slices.
+
+        Parameters
+        ----------
+        chunks : int
+            Slices of the whole horizon (>= 1); a slice is at least one cycle.
+        """
+        step = max(self.horizon / max(chunks, 1), self.cycle_period)
+        return min(self.horizon, self.time + step)
+
+    # -- per-cycle records -------------------------------------------------------------------
+    def record_cycle(self) -> None:
+        """Record the cycle (see :meth:`VOModel.record_cycle`), the chosen windows and fairness.
+
+        Jobs that left the running set completed since the last cycle add their bounded
+        slowdown (``tau`` = 10) to their user's sum; jobs new in it are this cycle's choices.
+        """
+        super().record_cycle()
+        ms = self.metascheduler
+        changed = False
+        for job in self._open:
+            if job.state == "completed":
+                run = max(job.finish - job.start, 0.0)
+                bsld = float(bounded_slowdown(job.start - job.submit_time, run, tau=10.0))
+                k = self._job_user[job.job_id]
+                self._bsld_sum[k] += bsld
+                self._bsld_count[k] += 1
+                changed = True
+        known = {id(j) for j in self._open}
+        chosen = []
+        for job in ms.running:
+            if id(job) not in known:
+                chosen.append(
+                    ChosenWindow(
+                        job.job_id,
+                        job.user,
+                        job.alternatives,
+                        job.user_evaluation,
+                        job.start,
+                        job.window.cost if job.window is not None else math.nan,
+                    )
+                )
+                if not math.isnan(job.user_evaluation):
+                    self._u_sum += job.user_evaluation
+                    self._u_count += 1
+        self.last_chosen = chosen
+        self._open = list(ms.running)
+        if changed or chosen or not self._fair_rows:
+            self._fair_rows.append((float(self.time), self.mean_user_evaluation, self.jain))
+
+    @property
+    def mean_user_evaluation(self) -> float:
+        """Mean user evaluation ``U`` (%) of every job scheduled so far (NaN before any)."""
+        return self._u_sum / self._u_count if self._u_count else math.nan
+
+    @property
+    def jain(self) -> float:
+        """Jain's index over users' mean bounded slowdown (``tau`` = 10) of completed jobs."""
+        done = self._bsld_count > 0
+        if not done.any():
+            return math.nan
+        return jain_index(self._bsld_sum[done] / self._bsld_count[done])
+
+    def fairness_frame(self) -> pd.DataFrame:
+        """Columns ``time``, ``mean_user_evaluation`` (%) and ``jain`` (in (0, 1]).
+
+        One row per cycle in which a job was scheduled or completed.
+        """
+        return pd.DataFrame.from_records(
+            self._fair_rows, columns=["time", "mean_user_evaluation", "jain"]
+        )
