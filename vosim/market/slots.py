@@ -285,8 +285,8 @@ class SlotList:
         r_node = np.concatenate([node, node])
         r_start = np.concatenate([self.start[hit], b])
         r_end = np.concatenate([a, self.end[hit]])
-        r_price = np.tile(self.price[hit], 2)
-        r_perf = np.tile(self.performance[hit], 2)
+        r_price = np.concatenate([self.price[hit], self.price[hit]])
+        r_perf = np.concatenate([self.performance[hit], self.performance[hit]])
         ok = r_end > r_start
         extra = [r_node[ok], r_start[ok], r_end[ok], r_price[ok], r_perf[ok]]
         return self._replace_rows(keep, extra)
@@ -299,16 +299,26 @@ class SlotList:
         new rows instead of re-sorting all ``m``.
         """
         cols = [getattr(self, f)[keep] for f in _FIELDS]
-        order = lexsort_order(extra[1], extra[0])  # new rows among themselves
-        extra = [e[order] for e in extra]
+        k = extra[0].size
+        if k > 1:
+            order = lexsort_order(extra[1], extra[0])  # new rows among themselves
+            extra = [e[order] for e in extra]
         node, start = cols[0], cols[1]
         lo = np.searchsorted(start, extra[1], side="left")
         hi = np.searchsorted(start, extra[1], side="right")
         for i in np.flatnonzero(hi > lo).tolist():  # equal starts: by node id
             lo[i] += np.searchsorted(node[lo[i] : hi[i]], extra[0][i])
+        # output position of each new row (after the kept rows before it and the new rows
+        # before it), then of each kept row; one gather per column
+        new_at = lo + np.arange(k)
+        is_new = np.zeros(start.size + k, dtype=bool)
+        is_new[new_at] = True
+        source = np.empty(start.size + k, dtype=np.int64)
+        source[~is_new] = np.arange(start.size)
+        source[new_at] = start.size + np.arange(k)
         obj = SlotList.__new__(SlotList)
         for f, c, e in zip(_FIELDS, cols, extra, strict=True):
-            setattr(obj, f, np.insert(c, lo, e.astype(c.dtype)))
+            setattr(obj, f, np.concatenate([c, e.astype(c.dtype)])[source])
         return obj
 
 
