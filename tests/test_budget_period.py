@@ -202,3 +202,37 @@ def test_replenishment_wakes_the_metascheduler():
     model.replenish_budgets()
     assert model.metascheduler._changed is True
     assert spent.balance == spent.allowance
+
+
+def test_interrupted_windows_credit_the_unused_part_back(monkeypatch):
+    """With availability, what owners refund for a failed window goes back to the user."""
+    from vosim.agents.owner import ResourceOwnerAgent
+    from vosim.agents.user import UserAgent
+
+    refunds, credits = [], []
+    refund, charge = ResourceOwnerAgent.refund, UserAgent.charge
+
+    def spy_refund(self, amount):
+        refunds.append(amount)
+        refund(self, amount)
+
+    def spy_charge(self, cost):
+        if cost < 0:
+            credits.append(-cost)
+        charge(self, cost)
+
+    monkeypatch.setattr(ResourceOwnerAgent, "refund", spy_refund)
+    monkeypatch.setattr(UserAgent, "charge", spy_charge)
+    model = VOModel(
+        trace=NASA,
+        jobs=300,
+        availability=True,
+        global_load=0.3,
+        budget_period=DAY,
+        budget_allowance=1e6,
+        rng=2,
+    )
+    model.run()
+    assert (model.job_frame()["failures"] > 0).any()  # the case is exercised
+    assert sum(credits) == pytest.approx(sum(refunds), rel=1e-12)
+    assert sum(credits) > 0

@@ -537,3 +537,13 @@ def test_summary_lines_by_user_criterion():
     a = lines["A (VO evaluation)"]
     assert a == "n/a" or a.endswith("%")
     assert not math.isnan(model.cycle_period)
+
+
+def test_thin_needs_room_for_first_and_last_rows():
+    with pytest.raises(ParameterError, match="got 1"):
+        ui.thin(pd.DataFrame({"t": range(5)}), 1)
+
+
+def test_live_model_rejects_fractional_users():
+    with pytest.raises(ParameterError, match=r"2\.5"):
+        LiveModel(workload=VO_PREFERENCES_SCENARIO, users=2.5)

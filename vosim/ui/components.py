@@ -18,6 +18,7 @@ import pandas as pd
 import solara
 from mesa.visualization.utils import force_update, update_counter
 
+from vosim.errors import ParameterError
 from vosim.market.schedule import LOCAL
 from vosim.ui.scenarios import LiveModel
 
@@ -57,11 +58,18 @@ def thin(frame: pd.DataFrame, limit: int = MAX_POINTS) -> pd.DataFrame:
     limit : int
         Most rows kept (>= 2).
 
+    Raises
+    ------
+    ParameterError
+        ``limit < 2`` (the first and the last row are always kept).
+
     Examples
     --------
     >>> thin(pd.DataFrame({"t": range(10)}), 4)["t"].tolist()
     [0, 3, 6, 9]
     """
+    if limit < 2:
+        raise ParameterError(f"thin keeps the first and last rows: limit must be >= 2, got {limit}")
     if len(frame) <= limit:
         return frame
     keep = np.unique(np.linspace(0, len(frame) - 1, limit).round().astype(int))

@@ -474,7 +474,7 @@ class LiveModel(VOModel):
         rng: int = 1,
     ) -> None:
         seed = int(rng)
-        built = build_scenario(workload, int(users), np.random.default_rng(seed))
+        built = build_scenario(workload, users, np.random.default_rng(seed))
         kwargs = dict(built.model_kwargs)
         if load not in LOADS:
             raise ParameterError(f"unknown load {load!r}; expected one of {', '.join(LOADS)}")
