@@ -601,6 +601,22 @@ def run_sweep(
     )
 
 
+def _finished(out: str | Path, path_of) -> tuple[dict, list[Path]]:
+    """The manifest of ``out`` and ``path_of(out, run_id)`` of each finished run, in order.
+
+    A run is finished when its result part exists; ``path_of`` names the file wanted
+    (the part itself, or the run's cycle table, listed only if it exists too).
+    """
+    out = Path(out)
+    manifest = json.loads((out / MANIFEST).read_text())
+    paths = []
+    for entry in manifest["runs"]:
+        path = path_of(out, entry["run_id"])
+        if path.exists() and part_path(out, entry["run_id"]).exists():
+            paths.append(path)
+    return manifest, paths
+
+
 def load_results(out: str | Path) -> pd.DataFrame:
     """The table of a sweep's finished runs, in the sweep's order.
 
@@ -624,13 +640,8 @@ def load_results(out: str | Path) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    out = Path(out)
-    manifest = json.loads((out / MANIFEST).read_text())
-    tables = []
-    for entry in manifest["runs"]:
-        path = part_path(out, entry["run_id"])
-        if path.exists():
-            tables.append(pq.read_table(path).replace_schema_metadata(None))
+    manifest, parts = _finished(out, part_path)
+    tables = [pq.read_table(path).replace_schema_metadata(None) for path in parts]
     if not tables:
         columns = ["run_id", *manifest["parameters"], *RESERVED_COLUMNS[1:]]
         return pd.DataFrame(columns=columns)
@@ -659,13 +670,8 @@ def load_cycles(out: str | Path) -> pd.DataFrame:
     FileNotFoundError
         ``out`` has no ``manifest.json``.
     """
-    out = Path(out)
-    manifest = json.loads((out / MANIFEST).read_text())
-    frames = []
-    for entry in manifest["runs"]:
-        path = cycles_path(out, entry["run_id"])
-        if path.exists() and part_path(out, entry["run_id"]).exists():
-            frames.append(pd.read_parquet(path))
+    _, parts = _finished(out, cycles_path)
+    frames = [pd.read_parquet(path) for path in parts]
     if not frames:
         return pd.DataFrame(columns=["run_id"])
     return pd.concat(frames, ignore_index=True)
