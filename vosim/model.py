@@ -619,7 +619,7 @@ class VOModel(mesa.Model):
         """Why a waiting job's last screen failed on its user's balance ("" if not that)."""
         if self.budget_period is None or job.state != "waiting":
             return ""
-        code = int(self.metascheduler.wait_code[job.index])
+        code, _ = self.metascheduler.last_code(job)
         balance = float(self.user_balance[self.job_user_index[job.index]])
         if code != BUDGET_TOO_LOW or not balance < job.budget:
             return ""

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 import mesa
 import numpy as np
 
+from vosim.agents.request_classes import RequestClasses
 from vosim.allocators.availability_window import max_availability_window
-from vosim.allocators.base import Allocation, ResourceRequest, Window
+from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_requests
@@ -52,6 +53,11 @@ class MetaschedulerAgent(mesa.Agent):
     ``C -> max`` with the users' evaluations bounded by ``U_a``). The chosen windows are
     reserved at the owners; jobs without an alternative wait for the next cycle.
 
+    On a static market (fixed prices, no owner leaving, no availability uncertainty) with first
+    fit, the cycle works on classes of identical requests instead of jobs
+    (:mod:`vosim.agents.request_classes`): the same windows for the same jobs, at a cost that
+    does not grow with the queue.
+
     Parameters
     ----------
     model : VOModel
@@ -82,20 +88,26 @@ class MetaschedulerAgent(mesa.Agent):
         self.scheduling_interval = scheduling_interval
         self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
         self.policy = policy or VOPolicy(max_alternatives=1)
-        #: Indices into model.jobs of the waiting jobs, in queue (submission) order.
-        self.queue = np.empty(0, dtype=np.int64)
+        self._queue = np.empty(0, dtype=np.int64)  # see the queue property
+        self._queue_fresh = True
         self._submitted: list[int] = []  # submitted since the last cycle, in order
         self._requeued: list[int] = []  # failed jobs to put back in the queue
-        # Cycles that cannot schedule anything are skipped (see _tail_wake): only when the
-        # market is static between cycles, and until a job arrives or time is freed.
-        self._static = (
+        #: Jobs grouped by identical request (see vosim.agents.request_classes).
+        self.classes = RequestClasses(
+            len(model.jobs), model.node_performance, model.node_price, scheduling_interval
+        )
+        # On a static market first fit searches request classes, not jobs, and a class that
+        # found no window sleeps until capacity it could use may appear (_cycle_classes).
+        self._fast = (
             model.pricing_policy == "fixed"
             and model.owner_exit_revenue is None
             and not model.availability
+            and self.policy.max_alternatives == 1
         )
-        self._changed = True
-        self._wake = -math.inf
+        self._changed = True  # every waiting job is searched next cycle (_cycle_jobs)
+        self._freed: set[int] = set()  # nodes with reserved time released since the last cycle
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
+        self._job_stamp = np.full(len(model.jobs), -1, dtype=np.int64)  # cycle of wait_code
         self.running: list[Job] = []
         self._completions: list[tuple[float, int, int, Job]] = []
         self._failures: list[tuple[float, int, int, Job]] = []
@@ -126,7 +138,10 @@ class MetaschedulerAgent(mesa.Agent):
             self.rejected += 1
             return
         job.state = "waiting"
-        self.model.job_budget[job.index] = job.budget
+        model = self.model
+        model.job_budget[job.index] = job.budget
+        user = int(model.job_user_index[job.index]) if model.budget_period is not None else -1
+        self.classes.assign(job.index, job.n, job.volume, job.budget, job.criterion, user)
         self._submitted.append(job.index)
 
     def _budget_reason(self, job: Job) -> str:
@@ -158,57 +173,166 @@ class MetaschedulerAgent(mesa.Agent):
         self.model.reprice(now)  # owners' pricing policies see the cycle that just ended
         self.model.review_owners(now)
         self._merge_queue()
-        index = self.queue
-        self.last_batch = index.size
+        self.last_batch = self.classes.total if self._fast else self._queue.size
         self.last_alternatives = 0
         self.last_ua = self.last_vo_evaluation = self.last_vo_total = math.nan
         scheduled = 0
-        if index.size and (self._changed or not self._static or now >= self._wake):
-            model = self.model
-            slots = self.slot_list(now)
-            # O(1)-per-job necessary conditions first; the allocator runs only where a window
-            # may exist. Cuts only shrink slots, so a job screened out stays out this cycle.
-            budget = model.job_budget[index]
-            accounts = model.budget_period is not None
-            if accounts:  # per-period accounts: a job may spend min(C, its user's balance)
-                balance = model.user_balance[model.job_user_index[index]]
-                budget = np.minimum(budget, np.maximum(balance, 0.0))
-            code = screen_requests(slots, model.job_n[index], model.job_volume[index], budget)
-            self.wait_code[index] = code
-            fits = np.flatnonzero(code == FITS_MAYBE)
-            uncertain = self.utilization_schedule(now) if model.availability else None
-            # Step 1: alternatives in queue order, each cut out of the slot list.
-            fits, jobs, found = self._step1(slots, index, fits, budget, uncertain)
-            self.last_alternatives = sum(len(w) for w in found.windows)
-            # Step 2: one alternative per job under the VO policy.
-            choice, evals = self._choose(jobs, found.windows, uncertain)
-            taken = np.zeros(index.size, dtype=bool)
-            declined = False
-            for k in np.flatnonzero(choice < 0).tolist():
-                jobs[k].last_reason = found.reasons[k]
-                self.wait_code[jobs[k].index] = ALLOCATOR_FAILED
-            for k in np.flatnonzero(choice >= 0).tolist():
-                job, alts = jobs[k], found.windows[k]
-                if accounts and not self._affordable(job, alts[choice[k]]):
-                    declined = True  # retried next cycle with what is left of the balance
-                    continue
-                job.alternatives = len(alts)
-                job.user_evaluation = float(evals[k][choice[k]])
-                self._reserve(job, alts[choice[k]], uncertain)
-                self._tell_user(job, evals[k])
-                taken[fits[k]] = True
-                scheduled += 1
-            if scheduled:
-                self.queue = index[~taken]
-            # Alternatives not chosen were cut from found.slots but stay free at the owners:
-            # the bound of _tail_wake holds only when every alternative found was reserved.
-            unchosen = any(
-                len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
-            )
-            self._changed = unchosen or declined
-            self._wake = self._tail_wake(found.slots, now)
+        if self.last_batch:
+            if self._fast and not self._changed:
+                scheduled = self._cycle_classes(now)
+            else:
+                scheduled = self._cycle_jobs(now)
+        self._freed.clear()
         self.last_scheduled = scheduled
         self.model.record_cycle()
+
+    def _cycle_jobs(self, now: float) -> int:
+        """The cycle over every waiting job in queue order (steps 1 and 2); jobs scheduled."""
+        model = self.model
+        index = self.queue
+        slots = self.slot_list(now)
+        # O(1)-per-job necessary conditions first; the allocator runs only where a window
+        # may exist. Cuts only shrink slots, so a job screened out stays out this cycle.
+        budget = self._budgets(index)
+        code = screen_requests(slots, model.job_n[index], model.job_volume[index], budget)
+        self.wait_code[index] = code
+        self._job_stamp[index] = self.cycles
+        fits = np.flatnonzero(code == FITS_MAYBE)
+        uncertain = self.utilization_schedule(now) if model.availability else None
+        # Step 1: alternatives in queue order, each cut out of the slot list.
+        fits, jobs, found = self._step1(slots, index, fits, budget, uncertain)
+        self.last_alternatives = sum(len(w) for w in found.windows)
+        # Step 2: one alternative per job under the VO policy.
+        choice, evals = self._choose(jobs, found.windows, uncertain)
+        taken = np.zeros(index.size, dtype=bool)
+        declined = False
+        scheduled = 0
+        for k in np.flatnonzero(choice < 0).tolist():
+            jobs[k].last_reason = found.reasons[k]
+            self.wait_code[jobs[k].index] = ALLOCATOR_FAILED
+        for k in np.flatnonzero(choice >= 0).tolist():
+            job, alts = jobs[k], found.windows[k]
+            if not self._affordable(job, alts[choice[k]]):
+                declined = True  # retried next cycle with what is left of the balance
+                continue
+            job.alternatives = len(alts)
+            job.user_evaluation = float(evals[k][choice[k]])
+            self._reserve(job, alts[choice[k]], uncertain)
+            self._tell_user(job, evals[k])
+            taken[fits[k]] = True
+            scheduled += 1
+        if scheduled:
+            self._dequeue(taken)
+        # Alternatives not chosen were cut from found.slots but stay free at the owners:
+        # the bounds of RequestClasses.sleep hold only when every alternative found was reserved.
+        unchosen = self.policy.max_alternatives > 1 and any(
+            len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
+        )
+        self._changed = unchosen or declined
+        if self._fast and not self._changed:  # every class left in the queue found nothing
+            self._sleep(np.flatnonzero(self.classes.count > 0), found.slots, now)
+        return scheduled
+
+    def _cycle_classes(self, now: float) -> int:
+        """First fit over request classes on a static market; returns the jobs scheduled.
+
+        The same windows as :meth:`_cycle_jobs`, found with far fewer searches and no work per
+        waiting job: only classes awake at ``now`` are screened and searched; a class is
+        searched job by job in queue order until one of its jobs finds no window, since every
+        later job of the class would find none either (same request, a slot list that only
+        shrinks); and a class that found no window sleeps (:meth:`RequestClasses.sleep`) until
+        a window may exist, or until reserved time is freed where it could run
+        (:meth:`RequestClasses.wake_freed`).
+        """
+        model, classes = self.model, self.classes
+        slots = None
+        if self._freed:
+            slots = self.slot_list(now)
+            freed = np.fromiter(self._freed, dtype=np.int64, count=len(self._freed))
+            budget = np.full(len(classes), np.inf)
+            live = np.flatnonzero(classes.count > 0)
+            budget[live] = self._class_budgets(live)
+            classes.wake_freed(freed, budget, slots, now)
+        live = classes.awake(now)
+        if live.size == 0:
+            return 0
+        slots = slots if slots is not None else self.slot_list(now)
+        budget = self._class_budgets(live)
+        code = screen_requests(slots, classes.n[live], classes.volume[live], budget)
+        out = code != FITS_MAYBE
+        for c in np.unique(code[out]).tolist():
+            classes.set_code(live[out][code[out] == c], c, self.cycles)
+        failed = [live[out]]
+        # the next job of every class that may fit, merged in queue (job index) order
+        heap = [
+            (classes.members[c][classes.head[c]], classes.head[c], c, b)
+            for c, b in zip(live[~out].tolist(), budget[~out].tolist(), strict=True)
+        ]
+        heapq.heapify(heap)
+        taken, found = [], 0
+        while heap:
+            j, k, c, b = heapq.heappop(heap)
+            job = model.jobs[j]
+            request = job.request()
+            if request.budget != b:  # per-period account: min(C, balance)
+                request = ResourceRequest(n=request.n, volume=request.volume, budget=b)
+            search = self._search(job, None)
+            result = (
+                search(slots, request)
+                if callable(search)
+                else allocate_window(slots, request, search)
+            )
+            if result.window is None:  # and none for the class's later jobs either
+                classes.set_code(np.array([c]), ALLOCATOR_FAILED, self.cycles, result.reason)
+                failed.append(np.array([c]))
+                continue
+            found += 1
+            slots = slots.cut(result.window)
+            if k + 1 < len(classes.members[c]):
+                heapq.heappush(heap, (classes.members[c][k + 1], k + 1, c, b))
+            if not self._affordable(job, result.window):
+                self._changed = True  # retried next cycle with what is left of the balance
+                continue
+            job.alternatives = 1
+            job.user_evaluation = 0.0
+            self._reserve(job, result.window)
+            self._tell_user(job, _ONE_ZERO)
+            taken.append(j)
+        self.last_alternatives = found
+        if taken:
+            classes.remove(np.array(taken, dtype=np.int64))
+            self._queue_fresh = False
+        if not self._changed:
+            self._sleep(np.concatenate(failed), slots, now)
+        return len(taken)
+
+    def _dequeue(self, taken: np.ndarray) -> None:
+        """Remove the queue positions where ``taken`` (bool, shape like the queue) is set."""
+        queue = self.queue
+        if self._fast:
+            self.classes.remove(queue[taken])
+        self._queue = queue[~taken]
+
+    def _budgets(self, jobs: np.ndarray) -> np.ndarray:
+        """What each job (indices, shape (k,)) may spend: ``C``, or ``min(C, balance)``."""
+        model = self.model
+        budget = model.job_budget[jobs]
+        if model.budget_period is None:
+            return budget
+        balance = model.user_balance[model.job_user_index[jobs]]
+        return np.minimum(budget, np.maximum(balance, 0.0))
+
+    def _class_budgets(self, classes: np.ndarray) -> np.ndarray:
+        """:meth:`_budgets` for request classes (ids, shape (k,))."""
+        budget = self.classes.budget[classes]
+        if self.model.budget_period is None:
+            return budget
+        balance = self.model.user_balance[self.classes.user[classes]]
+        return np.minimum(budget, np.maximum(balance, 0.0))
+
+    def _sleep(self, classes: np.ndarray, slots: SlotList, now: float) -> None:
+        """Put request ``classes`` that found no window at ``now`` to sleep (static market)."""
+        self.classes.sleep(classes, self._class_budgets(classes), slots, now)
 
     def _step1(
         self,
@@ -267,49 +391,42 @@ class MetaschedulerAgent(mesa.Agent):
             for r, b in zip(requests, budget.tolist(), strict=True)
         ]
 
-    def _tail_wake(self, slots: SlotList, now: float) -> float:
-        """Earliest cycle time at which a queued job may fit where it did not fit now.
+    @property
+    def queue(self) -> np.ndarray:
+        """Indices into ``model.jobs`` of the waiting jobs in queue (submission) order, (k,).
 
-        ``slots`` is what the cycle at ``now`` left free. If later no job arrives and nothing
-        is freed (and prices, owners and availability are static), the slot list only loses
-        its past and grows at the end of the interval, ``H = now + L``; a window not possible
-        now must then use a node ``k`` past ``H``, from ``f_k`` (where its last free slot
-        begins, ``H`` if it is busy at ``H``) for ``T_k = V / p_k``, so no cycle before
-        ``min_k (f_k + V / p_k) - L`` can schedule a job of volume ``V``. The smallest
-        volume of the queue gives the bound for all.
+        On a static market the request classes hold the queue and this array is built on
+        demand; read it, do not modify it.
         """
-        if self.queue.size == 0:
-            return math.inf
-        model = self.model
-        horizon = now + self.scheduling_interval
-        tail_start = np.full(model.node_count, horizon)
-        tail = slots.end == horizon
-        tail_start[slots.node[tail]] = slots.start[tail]
-        nodes = model.node_ids
-        volume = float(model.job_volume[self.queue].min())
-        reach = tail_start[nodes] + volume / model.node_performance[nodes]
-        return float(reach.min(initial=math.inf)) - self.scheduling_interval
+        if not self._queue_fresh:
+            self._queue = self.classes.waiting()
+            self._queue_fresh = True
+        return self._queue
 
     @property
     def queue_length(self) -> int:
         """Jobs waiting for a window, including those submitted since the last cycle."""
-        return self.queue.size + len(self._submitted) + len(self._requeued)
+        waiting = self.classes.total if self._fast else self._queue.size
+        return waiting + len(self._submitted) + len(self._requeued)
 
     def _merge_queue(self) -> None:
         """Add the jobs submitted or requeued since the last cycle, keeping trace order."""
         new = self._submitted + self._requeued
         if not new:
             return
-        self._changed = True
         self._submitted.clear()
         self._requeued.clear()
         new = np.asarray(new, dtype=np.int64)
-        queue = np.concatenate([self.queue, new])
+        if self._fast:  # the classes hold the queue
+            self.classes.add(new)
+            self._queue_fresh = False
+            return
+        queue = np.concatenate([self._queue, new])
         # Trace order is submission order; only same-time submissions or requeued jobs
         # arrive out of it.
-        if (np.diff(new) < 0).any() or (self.queue.size and new.min() < self.queue[-1]):
+        if (np.diff(new) < 0).any() or (self._queue.size and new.min() < self._queue[-1]):
             queue.sort(kind="stable")
-        self.queue = queue
+        self._queue = queue
 
     def _search(self, job: Job, uncertain: UtilizationSchedule | None):
         """The window search for ``job``: a registered criterion name, or a P_a^w search."""
@@ -352,11 +469,28 @@ class MetaschedulerAgent(mesa.Agent):
             job, job.user_evaluation / top, job.start - job.submit_time
         )
 
+    def last_code(self, job: Job) -> tuple[int, str]:
+        """The screening or allocator code of ``job``'s last search, with the allocator reason.
+
+        The newest of the job's own record (a cycle over every job) and its request class's
+        (a cycle over classes, see :meth:`_cycle_classes`); ``(0, "")`` if never searched.
+        """
+        c = int(self.classes.of[job.index])
+        if c >= 0 and self.classes.stamp[c] > self._job_stamp[job.index]:
+            return int(self.classes.code[c]), self.classes.reason[c]
+        return int(self.wait_code[job.index]), job.last_reason
+
     def wait_reason(self, job: Job) -> str:
-        """Why ``job`` got no window in the last cycle that tried it ("" if never tried)."""
-        code = int(self.wait_code[job.index])
+        """Why ``job`` got no window in the last cycle that searched it ("" if never searched).
+
+        A job whose request class was asleep was not searched in the cycles since: they could
+        not have found it a window (:meth:`RequestClasses.sleep`).
+        """
+        if job.state != "waiting":
+            return ""
+        code, reason = self.last_code(job)
         if code == ALLOCATOR_FAILED:
-            return job.last_reason
+            return reason
         return SCREEN_REASONS.get(code, "")
 
     def utilization_schedule(self, now: float) -> UtilizationSchedule:
@@ -399,6 +533,8 @@ class MetaschedulerAgent(mesa.Agent):
         user reserved in this cycle may have spent part of it. A job that cannot pay waits.
         (VO Preferences §4: users' budgets; the per-period account is vosim's extension.)
         """
+        if self.model.budget_period is None:
+            return True
         balance = float(self.model.user_balance[self.model.job_user_index[job.index]])
         if window.cost <= balance * (1 + 1e-9):
             return True
@@ -477,7 +613,7 @@ class MetaschedulerAgent(mesa.Agent):
                 # Task on node i ends after run_time * p_ref / p_i, never past its slot.
                 self.model.owner_of_node[s.node].release(s.node, job.job_id, min(s.end, end))
                 if s.end > now:  # [now, s.end) is free again: waiting jobs may fit
-                    self._changed = True
+                    self._freed.add(s.node)
 
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier)."""

@@ -1,0 +1,173 @@
+"""Request classes: the class-level first-fit cycle equals the per-job one, and its bounds hold."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vosim import VOModel
+from vosim.agents.request_classes import RequestClasses, tail_starts
+from vosim.allocators.aep import amp
+from vosim.allocators.base import ResourceRequest
+from vosim.market.slots import Slot, SlotList
+
+AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
+
+
+def _records(fast: bool, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame, VOModel]:
+    model = VOModel(**kwargs)
+    assert model.metascheduler._fast  # a static market with first fit
+    model.metascheduler._fast = fast  # False: every waiting job searched every cycle
+    model.run()
+    return model.job_frame(), model.cycle_frame(), model
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    trace=st.sampled_from(["UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln"]),
+    jobs=st.integers(150, 700),
+    seed=st.integers(0, 2**16),
+    allocators=st.sampled_from([None, AMP]),
+    accounts=st.booleans(),
+)
+def test_class_cycle_gives_the_per_job_cycle_records(trace, jobs, seed, allocators, accounts):
+    kwargs = dict(trace=trace, jobs=jobs, rng=seed, criterion_allocators=allocators)
+    if accounts:
+        kwargs.update(budget_period=3 * 86400.0, budget_allowance=0.3)
+    jobs_slow, cycles_slow, _ = _records(False, **kwargs)
+    jobs_fast, cycles_fast, model = _records(True, **kwargs)
+    pd.testing.assert_frame_equal(cycles_fast, cycles_slow)
+    # the reason of a job still waiting names its last search, which may be an earlier cycle
+    pd.testing.assert_frame_equal(
+        jobs_fast.drop(columns="reason"), jobs_slow.drop(columns="reason")
+    )
+    waiting = [j for j in model.jobs if j.state == "unfinished" and math.isnan(j.start)]
+    assert all(j.reason for j in waiting)
+
+
+def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
+    """However long the queue, a cycle searches each request class until its first failure."""
+    from vosim.agents import metascheduler
+
+    failures: dict[float, set] = {}
+    real = metascheduler.allocate_window
+
+    def counted(slots, request, criterion):
+        result = real(slots, request, criterion)
+        if result.window is None:
+            key = (request.n, request.volume, request.budget, criterion)
+            seen = failures.setdefault(model.time, set())
+            assert key not in seen, f"class {key} searched again after failing at {model.time}"
+            seen.add(key)
+        return result
+
+    monkeypatch.setattr(metascheduler, "allocate_window", counted)
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=2000, rng=1, criterion_allocators=AMP)
+    model.run()
+    assert model.cycle_frame()["queue_length"].max() > 300
+    assert len(model.metascheduler.classes) < 2000 / 10  # 2,000 jobs, < 200 distinct requests
+    assert sum(len(v) for v in failures.values()) > 0
+
+
+def test_fast_path_only_on_a_static_market_with_first_fit():
+    assert VOModel(jobs=50, rng=1).metascheduler._fast
+    assert not VOModel(jobs=50, rng=1, max_alternatives=3).metascheduler._fast
+    assert not VOModel(jobs=50, rng=1, pricing_policy="demand").metascheduler._fast
+    assert not VOModel(jobs=50, rng=1, availability=True).metascheduler._fast
+
+
+def _classes(*requests, price=(1.0, 1.0)):
+    rc = RequestClasses(len(requests), np.ones(2), np.array(price), 100.0)
+    for j, (n, v, c) in enumerate(requests):
+        rc.assign(j, n, v, c, "cost", -1)
+    return rc
+
+
+def test_identical_requests_share_a_class():
+    rc = RequestClasses(4, np.ones(2), np.ones(2), 100.0)
+    a = rc.assign(0, 2, 10.0, 5.0, "cost", -1)
+    assert rc.assign(1, 2, 10.0, 5.0, "cost", -1) == a
+    assert rc.assign(2, 2, 10.0, 5.0, "finish", -1) != a  # another window criterion
+    assert rc.assign(3, 2, 10.0, 5.0, "cost", 7) != a  # another user's account
+    assert len(rc) == 3
+
+
+def test_queue_order_is_job_index_order_through_adds_and_removals():
+    rc = _classes(*[(1, 10.0, 5.0)] * 6)
+    rc.add(np.array([0, 2, 5]))
+    rc.add(np.array([1, 4]))  # same-time submissions out of order
+    assert rc.members[0][rc.head[0] :] == [0, 1, 2, 4, 5]
+    rc.remove(np.array([0, 1]))  # a prefix
+    assert rc.head[0] == 2 and rc.count[0] == 3 and rc.total == 3
+    rc.remove(np.array([4]))  # not a prefix
+    assert rc.waiting().tolist() == [2, 5]
+    assert rc.count[0] == 2 and rc.total == 2
+
+
+def test_a_class_wakes_on_arrival_only_when_it_had_no_waiting_job():
+    rc = _classes(*[(1, 10.0, 5.0)] * 3)
+    rc.add(np.array([0]))
+    rc.wake[0] = 50.0
+    rc.add(np.array([1]))  # same request as a sleeping job: nothing new to search for
+    assert rc.wake[0] == 50.0
+    rc.remove(np.array([0, 1]))
+    rc.add(np.array([2]))  # the class was empty, its wake time not kept up to date
+    assert rc.wake[0] == -math.inf
+    assert rc.awake(0.0).tolist() == [0]
+
+
+def _sl(*slots):
+    return SlotList([Slot(node, a, b, price, perf) for node, a, b, price, perf in slots])
+
+
+def test_tail_starts():
+    slots = _sl((0, 0.0, 30.0, 1.0, 1.0), (0, 70.0, 100.0, 1.0, 1.0), (1, 0.0, 40.0, 1.0, 1.0))
+    assert tail_starts(slots, 100.0, 3).tolist() == [70.0, 100.0, 100.0]
+
+
+def test_sleep_until_the_tail_can_hold_a_task():
+    # node 0 free at the end from 70, node 1 busy at the end: a 50-long task needs the
+    # interval [t, t + 100) to reach 120, i.e. t >= 20
+    rc = _classes((1, 50.0, 1e9))
+    rc.add(np.array([0]))
+    slots = _sl((0, 0.0, 30.0, 1.0, 1.0), (0, 70.0, 100.0, 1.0, 1.0), (1, 0.0, 40.0, 1.0, 1.0))
+    assert amp(slots, ResourceRequest(n=1, volume=50.0, budget=1e9)).window is None
+    rc.sleep(np.array([0]), np.array([1e9]), slots, 0.0)
+    assert 19.99 < rc.wake[0] < 20.0
+    assert rc.awake(19.0).size == 0 and rc.awake(20.0).tolist() == [0]
+
+
+def test_sleep_ignores_nodes_the_budget_cannot_pay():
+    rc = _classes((1, 50.0, 60.0), price=(2.0, 1.0))
+    rc.add(np.array([0]))
+    slots = _sl((0, 70.0, 100.0, 2.0, 1.0), (1, 90.0, 100.0, 1.0, 1.0))
+    # node 0 (price 2: a task costs 100 > 60) cannot take it whatever time it frees
+    rc.sleep(np.array([0]), np.array([60.0]), slots, 0.0)
+    assert 39.99 < rc.wake[0] < 40.0  # node 1: 90 + 50 - 100
+    rc.sleep(np.array([0]), np.array([10.0]), slots, 0.0)
+    assert rc.wake[0] == math.inf  # no node affordable: only a new budget wakes it
+
+
+def test_freed_time_wakes_the_classes_that_fit_in_it():
+    rc = _classes((1, 50.0, 1e9), (1, 90.0, 1e9))
+    rc.add(np.array([0, 1]))
+    rc.wake[:] = 500.0
+    # node 1 was freed: its slot [10, 70) holds 50 but not 90; it does not reach the end
+    slots = _sl((0, 10.0, 20.0, 1.0, 1.0), (1, 10.0, 70.0, 1.0, 1.0))
+    budget = np.full(2, 1e9)
+    rc.wake_freed(np.array([1]), budget, slots, 10.0)
+    assert rc.wake[0] == 10.0
+    # for the 90-long class node 1 is busy at the end (f = 110): wake at 110 + 90 - 100
+    assert 99.99 < rc.wake[1] < 100.0
+
+
+@pytest.mark.parametrize("now", [0.0, 5.0])
+def test_wake_freed_leaves_awake_and_empty_classes_alone(now):
+    rc = _classes((1, 50.0, 1e9), (1, 60.0, 1e9))
+    rc.add(np.array([0]))
+    slots = _sl((0, 0.0, 100.0, 1.0, 1.0))
+    rc.wake_freed(np.array([0]), np.full(2, 1e9), slots, now)
+    assert rc.wake.tolist() == [-math.inf, -math.inf]

@@ -1,0 +1,237 @@
+"""Classes of identical resource requests in the metascheduler's queue, and when to search them.
+
+A trace repeats the same request many times: UniLu-Gaia's 51,987 jobs make 619 distinct
+``(n, V, C)`` triples, and late in a run 29,000 waiting jobs fall into about 135 of them. Two
+jobs with the same request, the same window criterion (and, with per-period accounts, the same
+user) are interchangeable for the window search, which gives two exact shortcuts:
+
+* within a cycle, once one job of a class finds no window, no later job of the class can (the
+  slot list only shrinks as windows are cut out of it);
+* across cycles, on a static market a class that found no window sleeps until capacity it could
+  use may appear (:meth:`RequestClasses.sleep` and :meth:`RequestClasses.wake_freed`).
+
+So a cycle costs the number of classes, not the number of waiting jobs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+import numpy as np
+
+from vosim.market.slots import SlotList
+
+__all__ = ["RequestClasses"]
+
+#: Slack on the wake-up bounds: waking a class early only costs a search, never a window.
+_RTOL = 1e-6
+
+
+class RequestClasses:
+    """Jobs grouped by identical resource request, with per-class state for the cyclic scheme.
+
+    Parameters
+    ----------
+    jobs : int
+        Number of jobs of the model (``model.jobs``); job indices are ``0 .. jobs - 1``.
+    performance, price : numpy.ndarray of float, shape (N,)
+        Performance and price (cost per time unit) of every node of the domain, by node id;
+        fixed (a static market) wherever :meth:`sleep` and :meth:`wake_freed` are used.
+    interval : float
+        Length ``L`` of the scheduling interval, model time units.
+
+    Attributes
+    ----------
+    of : numpy.ndarray of int64, shape (jobs,)
+        Class id of each job (``-1`` until :meth:`assign`).
+    n, volume, budget : numpy.ndarray, shape (classes,)
+        Node count ``n``, volume ``V`` (performance x time units) and budget ``C`` (cost units)
+        of each class's request.
+    user : numpy.ndarray of int64, shape (classes,)
+        The user position of the class under per-period accounts, else ``-1``.
+    count : numpy.ndarray of int64, shape (classes,)
+        Jobs of the class waiting in the queue; ``total`` their sum.
+    members : list of list of int
+        Per class, its queued job indices in queue (index) order from position ``head[c]``.
+    wake : numpy.ndarray of float, shape (classes,)
+        Earliest cycle time (model time units) at which the class is worth searching again.
+    code : numpy.ndarray of int8, shape (classes,)
+        The class's last screening or allocator code; ``reason`` its allocator reason.
+    stamp : numpy.ndarray of int64, shape (classes,)
+        The cycle that set ``code`` (``-1``: never).
+    """
+
+    def __init__(
+        self, jobs: int, performance: np.ndarray, price: np.ndarray, interval: float
+    ) -> None:
+        self.performance = np.asarray(performance, dtype=float)
+        self.per_work = np.asarray(price, dtype=float) / self.performance  # cost per work
+        self.interval = float(interval)
+        self.of = np.full(jobs, -1, dtype=np.int64)
+        self._ids: dict[tuple, int] = {}
+        self.n = np.empty(0, dtype=np.int64)
+        self.volume = np.empty(0)
+        self.budget = np.empty(0)
+        self.user = np.empty(0, dtype=np.int64)
+        self.count = np.empty(0, dtype=np.int64)
+        self.wake = np.empty(0)
+        self.code = np.empty(0, dtype=np.int8)
+        self.stamp = np.empty(0, dtype=np.int64)
+        self.reason: list[str] = []
+        self.members: list[list[int]] = []
+        self.head: list[int] = []
+        self.total = 0
+
+    def __len__(self) -> int:
+        return self.n.size
+
+    def assign(self, job: int, n: int, volume: float, budget: float, criterion: str, user: int):
+        """Put job index ``job`` into the class of its request; returns the class id.
+
+        ``user`` is the user position under per-period accounts (its jobs search with ``min(C,
+        balance)``), ``-1`` otherwise.
+        """
+        key = (n, volume, budget, criterion, user)
+        cid = self._ids.get(key)
+        if cid is None:
+            cid = self._ids[key] = self.n.size
+            self.n = np.append(self.n, n)
+            self.volume = np.append(self.volume, volume)
+            self.budget = np.append(self.budget, budget)
+            self.user = np.append(self.user, user)
+            self.count = np.append(self.count, 0)
+            self.wake = np.append(self.wake, -math.inf)
+            self.code = np.append(self.code, np.int8(0))
+            self.stamp = np.append(self.stamp, -1)
+            self.reason.append("")
+            self.members.append([])
+            self.head.append(0)
+        self.of[job] = cid
+        return cid
+
+    def add(self, jobs: np.ndarray) -> None:
+        """Queue job indices ``jobs`` (shape (k,)) in their classes, in job-index order.
+
+        A class that had no waiting job wakes at once (its wake time was not kept up to date
+        while it was empty); one with waiting jobs keeps sleeping, since a new job with the
+        same request can no more find a window than those already waiting.
+        """
+        for j in jobs.tolist():
+            c = int(self.of[j])
+            members = self.members[c]
+            if self.count[c] == 0:
+                self.wake[c] = -math.inf
+            if members and j < members[-1]:  # same-time submissions out of index order
+                bisect.insort(members, j, lo=self.head[c])
+            else:
+                members.append(j)
+            self.count[c] += 1
+        self.total += jobs.size
+
+    def remove(self, jobs: np.ndarray) -> None:
+        """Take job indices ``jobs`` (shape (k,)) out of their classes' queues."""
+        if jobs.size == 0:
+            return
+        by_class: dict[int, set[int]] = {}
+        for j in jobs.tolist():
+            by_class.setdefault(int(self.of[j]), set()).add(j)
+        for c, gone in by_class.items():
+            members, h = self.members[c], self.head[c]
+            if set(members[h : h + len(gone)]) == gone:  # a prefix of the queue: O(1)
+                self.head[c] = h + len(gone)
+                if self.head[c] > 64 and 2 * self.head[c] > len(members):
+                    del members[: self.head[c]]
+                    self.head[c] = 0
+            else:
+                self.members[c] = [j for j in members[h:] if j not in gone]
+                self.head[c] = 0
+            self.count[c] -= len(gone)
+        self.total -= jobs.size
+
+    def waiting(self) -> np.ndarray:
+        """Every queued job index, increasing (queue order), shape (total,)."""
+        parts = [m[h:] for m, h in zip(self.members, self.head, strict=True) if len(m) > h]
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        return np.sort(np.concatenate([np.asarray(p, dtype=np.int64) for p in parts]))
+
+    def awake(self, now: float) -> np.ndarray:
+        """Ids of the classes with waiting jobs due for a search at ``now``, increasing."""
+        return np.flatnonzero((self.count > 0) & (self.wake <= now))
+
+    def set_code(self, classes: np.ndarray, code, cycle: int, reason: str = "") -> None:
+        """Record why ``classes`` got no window in cycle number ``cycle``."""
+        self.code[classes] = code
+        self.stamp[classes] = cycle
+        for c in np.atleast_1d(classes).tolist():
+            self.reason[c] = reason
+
+    def sleep(self, classes: np.ndarray, budget: np.ndarray, slots: SlotList, now: float) -> None:
+        """Set the wake time of ``classes`` (shape (k,)) that found no window at ``now``.
+
+        ``slots`` is what the cycle left free over ``[now, H)``, ``H = now + L``, and
+        ``budget`` (shape (k,)) what each class could spend. On a static market, with no
+        reserved time freed (see :meth:`wake_freed`), the free time of a later cycle inside
+        ``[now, H)`` is a subset of ``slots``, which every job of these classes saw or was
+        screened out against; so a window possible later must run a task past ``H`` on some
+        node ``k``: from ``f_k`` (where its free slot ending at ``H`` begins; ``H`` if there is
+        none) for ``T_k = V / p_k``, and that task plus ``n - 1`` tasks at the domain's least
+        cost per unit of work must fit ``C``. No cycle before ``min_k (f_k + T_k) - L`` can
+        then find a window.
+        """
+        if classes.size == 0:
+            return
+        f = tail_starts(slots, now + self.interval, self.performance.size)
+        nodes = np.arange(self.performance.size)
+        _, reach = self._reach(classes, budget, f, nodes)
+        self.wake[classes] = reach
+
+    def wake_freed(
+        self, freed: np.ndarray, budget: np.ndarray, slots: SlotList, now: float
+    ) -> None:
+        """Bring forward the wake of sleeping classes after reserved time was freed on ``freed``.
+
+        ``freed`` (node ids, shape (r,)) had time released early (a job finished before its
+        reservation ended) and ``slots`` is the slot list of ``now``; ``budget`` is indexed by
+        class id. A window that uses the freed time runs a task of ``T_k = V / p_k`` inside a
+        slot of node ``k`` that fits the budget as in :meth:`sleep`: classes with ``V <= p_k *
+        longest_k`` (``longest_k``: node ``k``'s longest slot now) for such a node wake now;
+        for the others the freed time may later join the slot ending at ``H``, so their wake
+        time becomes at most ``f_k + T_k - L``.
+        """
+        sleeping = np.flatnonzero((self.count > 0) & (self.wake > now))
+        if sleeping.size == 0 or freed.size == 0:
+            return
+        longest = np.zeros(self.performance.size)
+        np.maximum.at(longest, slots.node, slots.end - slots.start)
+        f = tail_starts(slots, now + self.interval, self.performance.size)
+        fits, reach = self._reach(sleeping, budget[sleeping], f, freed)
+        capacity = self.performance[freed] * longest[freed] * (1 + _RTOL)
+        now_fits = (fits & (self.volume[sleeping][:, None] <= capacity)).any(axis=1)
+        self.wake[sleeping] = np.where(now_fits, now, np.minimum(self.wake[sleeping], reach))
+
+    def _reach(
+        self, classes: np.ndarray, budget: np.ndarray, f: np.ndarray, nodes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Which ``nodes`` each class can pay a task on (shape (k, r)), and its tail wake (k,).
+
+        The wake is ``min (f_k + V / p_k) - L`` over those nodes, ``f`` indexed by node id.
+        """
+        volume = self.volume[classes][:, None]
+        n = self.n[classes][:, None]
+        least = (n - 1) * self.per_work.min()
+        fits = volume * (self.per_work[nodes] + least) <= budget[:, None] * (1 + _RTOL)
+        reach = np.where(fits, f[nodes] + volume / self.performance[nodes], np.inf).min(axis=1)
+        return fits, reach - self.interval * (1 + _RTOL)
+
+
+def tail_starts(slots: SlotList, horizon: float, nodes: int) -> np.ndarray:
+    """Per node id (shape (nodes,)), where its free slot ending at ``horizon`` begins.
+
+    Nodes without such a slot (busy at the end of the interval) get ``horizon``.
+    """
+    start = np.full(nodes, horizon)
+    tail = slots.end == horizon
+    start[slots.node[tail]] = slots.start[tail]
+    return start
