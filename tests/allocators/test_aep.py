@@ -717,3 +717,30 @@ def test_default_criterion_is_amp():
     result = allocate_window(market(), request)
     assert result.criterion == "amp"
     assert result.window == allocate_window(market(), request, "amp").window
+
+
+@SETTINGS
+@given(float_instances(), st.integers(0, 3))
+def test_amp_for_one_node_equals_the_scan(case, repeat):
+    """AMP's n = 1 shortcut gives the window, reason and stats of the block scan."""
+    from vosim.allocators.aep import _amp_scan, amp
+
+    slots, request = case
+    request = ResourceRequest(
+        n=1,
+        volume=request.volume,
+        time=request.time,
+        budget=request.budget,
+        min_performance=request.min_performance,
+    )
+    # repeated starts: several slots of other nodes beginning where an earlier one does
+    if repeat and len(slots):
+        extra = [
+            Slot(20 + k, s.start, s.end + k, s.price * (1 + k), s.performance)
+            for k, s in enumerate(list(slots)[:repeat])
+        ]
+        slots = SlotList(list(slots) + extra)
+    fast, scan = amp(slots, request), _amp_scan(slots, request)
+    assert fast.window == scan.window
+    assert fast.reason == scan.reason
+    assert fast.stats == scan.stats
