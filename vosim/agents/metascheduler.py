@@ -16,6 +16,7 @@ from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_requests
 from vosim.market.availability import UtilizationSchedule
+from vosim.market.slot_cache import SlotListCache
 from vosim.market.slots import SlotList, free_slots
 from vosim.market.uncertainty import local_jobs_schedule, sample_interruption
 from vosim.market.workload import Job
@@ -104,6 +105,11 @@ class MetaschedulerAgent(mesa.Agent):
             and not model.availability
             and self.policy.max_alternatives == 1
         )
+        self._slot_cache = (
+            SlotListCache(model.node_price, model.node_performance)
+            if model.pricing_policy == "fixed" and model.owner_exit_revenue is None
+            else None
+        )
         self._changed = True  # every waiting job is searched next cycle (_cycle_jobs)
         self._freed: set[int] = set()  # nodes with reserved time released since the last cycle
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
@@ -160,7 +166,10 @@ class MetaschedulerAgent(mesa.Agent):
         """Free slots of all owners' nodes over ``[now, now + L)``."""
         until = now + self.scheduling_interval
         model = self.model
+        # offer() also generates each owner's local load up to ``until``
         offers = [owner.offer(now, until) for owner in model.owners]
+        if self._slot_cache is not None:  # fixed prices and owners: spans kept between cycles
+            return self._slot_cache.slots(model.owners, now, until)
         node, a, b = (np.concatenate([o[k] for o in offers]) for k in range(3))
         return free_slots(
             model.node_ids, model.node_price, model.node_performance, node, a, b, now, until

@@ -69,6 +69,14 @@ class ResourceOwnerAgent(mesa.Agent):
         self._load_until = 0.0
         self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
 
+    @property
+    def known_until(self) -> float:
+        """Time up to which this owner's local job flow is generated (``inf``: no local load).
+
+        Busy time before it only changes by VO reservations and releases.
+        """
+        return self._load_until if self.local_load is not None else math.inf
+
     def offer(self, now: float, until: float) -> tuple[np.ndarray, ...]:
         """Busy intervals ``(node, a, b, tag)`` of this owner's nodes relevant from ``now`` on.
 

@@ -52,6 +52,8 @@ class NodeSchedule:
         self.b = np.empty(0)
         self.tag = np.empty(0, dtype=np.int64)
         self._pending: list[tuple[int, float, float, int]] = []
+        #: Nodes whose busy time changed (add, shorten; not prune) since the last take_dirty().
+        self.dirty: set[int] = set()
 
     def _flush(self) -> None:
         if self._pending:
@@ -69,10 +71,12 @@ class NodeSchedule:
         """
         if b > a:
             self._pending.append((node, a, b, tag))
+            self.dirty.add(node)
 
     def shorten(self, tag: int, node: int, new_end: float) -> None:
         """End the interval(s) of ``tag`` on ``node`` at ``new_end`` (dropped if empty)."""
         self._flush()
+        self.dirty.add(node)
         hit = np.flatnonzero((self.tag == tag) & (self.node == node))
         self.b[hit] = np.minimum(self.b[hit], new_end)
         empty = hit[self.b[hit] <= self.a[hit]]

@@ -135,6 +135,24 @@ class SlotList:
         return obj
 
     @classmethod
+    def trusted(
+        cls,
+        node: np.ndarray,
+        start: np.ndarray,
+        end: np.ndarray,
+        price: np.ndarray,
+        performance: np.ndarray,
+    ) -> SlotList:
+        """A slot list from arrays (shape ``(m,)``) already ordered by (start, node) and valid.
+
+        Neither sorted nor checked: for arrays vosim built in that order itself.
+        """
+        obj = cls.__new__(cls)
+        obj.node, obj.start, obj.end = node, start, end
+        obj.price, obj.performance = price, performance
+        return obj
+
+    @classmethod
     def concat(cls, lists: Sequence[SlotList]) -> SlotList:
         """Merge slot lists of disjoint node sets into one list ordered by start time."""
         if not lists:

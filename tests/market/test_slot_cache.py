@@ -1,0 +1,49 @@
+"""The slot-list cache gives, cycle by cycle, exactly the slot list built from scratch."""
+
+import numpy as np
+import pytest
+
+from vosim import VOModel
+from vosim.agents.metascheduler import MetaschedulerAgent
+from vosim.market.slots import free_slots
+
+AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(trace="UniLu-Gaia-2014-2", jobs=1500, criterion_allocators=AMP),
+        dict(trace="NASA-iPSC-1993-3.1-cln", jobs=400, max_alternatives=3),
+        dict(trace="UniLu-Gaia-2014-2", jobs=600, availability=True),
+    ],
+)
+def test_cached_slot_list_equals_the_one_built_from_scratch(monkeypatch, kwargs):
+    cached = MetaschedulerAgent.slot_list
+    checked = []
+
+    def both(self, now):
+        slots = cached(self, now)
+        model = self.model
+        parts = [owner.schedule.intervals() for owner in model.owners]
+        node, a, b = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        until = now + self.scheduling_interval
+        fresh = free_slots(
+            model.node_ids, model.node_price, model.node_performance, node, a, b, now, until
+        )
+        for field in ("node", "start", "end", "price", "performance"):
+            np.testing.assert_array_equal(getattr(slots, field), getattr(fresh, field))
+        checked.append(len(slots))
+        return slots
+
+    monkeypatch.setattr(MetaschedulerAgent, "slot_list", both)
+    model = VOModel(rng=3, **kwargs)
+    assert model.metascheduler._slot_cache is not None
+    model.run()
+    assert len(checked) > 100 and model.metascheduler.completed > 0
+
+
+def test_no_cache_where_prices_move_or_owners_leave():
+    assert VOModel(jobs=20, rng=1, pricing_policy="demand").metascheduler._slot_cache is None
+    model = VOModel(jobs=20, rng=1, owner_exit_revenue=1.0)
+    assert model.metascheduler._slot_cache is None

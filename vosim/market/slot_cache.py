@@ -1,0 +1,106 @@
+"""The slot list of each cycle from free spans kept between cycles, rebuilt per changed node."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from vosim.market.schedule import NodeSchedule
+from vosim.market.slots import SlotList, free_slots, lexsort_order
+
+__all__ = ["SlotListCache"]
+
+
+class _Owner(Protocol):
+    schedule: NodeSchedule
+
+    @property
+    def known_until(self) -> float: ...
+
+
+class SlotListCache:
+    """Builds the slot list of ``[now, now + L)`` from free spans kept between cycles.
+
+    Between two cycles only a few nodes' busy time changes (a reservation, a release), and
+    every other node's free spans over the time its schedule is known stay valid: the slot
+    list of a later interval is those spans clipped to it. So the free spans of all nodes up
+    to ``upto`` (the earliest time some owner's local load is generated to) are kept, ordered
+    by (start, node); each call recomputes only the nodes marked changed in their schedule
+    (:attr:`NodeSchedule.dirty`), and everything once the interval reaches past ``upto``.
+
+    Parameters
+    ----------
+    price, performance : numpy.ndarray of float, shape (N,)
+        Price per time unit and performance of every node, by node id; fixed (use this only
+        where prices do not change and owners do not leave).
+
+    Notes
+    -----
+    The result equals :func:`~vosim.market.slots.free_slots` over every owner's busy
+    intervals for ``[now, until)`` exactly (the maximal free spans of each node, clipped):
+    a test compares them cycle by cycle on a whole run.
+    """
+
+    def __init__(self, price: np.ndarray, performance: np.ndarray) -> None:
+        self.price = np.asarray(price, dtype=float)
+        self.performance = np.asarray(performance, dtype=float)
+        self._spans: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._upto = -math.inf
+        self._owners: list[NodeSchedule] = []
+
+    def slots(self, owners: Sequence[_Owner], now: float, until: float) -> SlotList:
+        """The free slots of every owner's nodes over ``[now, until)`` (model time units).
+
+        Call after each owner's ``offer(now, until)`` (which generates its local load up to
+        ``until``); ``now`` never decreases between calls.
+        """
+        schedules = [o.schedule for o in owners]
+        if until > self._upto or schedules != self._owners:
+            known = min((o.known_until for o in owners), default=math.inf)
+            self._upto = max(until, known) if math.isfinite(known) else 2 * until - now
+            self._owners = schedules
+            self._spans = self._free(schedules, now, None)
+        else:
+            changed = [s for s in schedules if s.dirty]
+            if changed:
+                self._spans = self._update(changed, now)
+        node, start, end = self._spans
+        # rows starting at or before now start at now: re-order them by node
+        k = int(np.searchsorted(start, now, side="right"))
+        stop = int(np.searchsorted(start, until, side="left"))
+        head = np.argsort(node[:k], kind="stable")
+        node = np.concatenate([node[:k][head], node[k:stop]])
+        start = np.concatenate([np.full(k, float(now)), start[k:stop]])
+        end = np.minimum(np.concatenate([end[:k][head], end[k:stop]]), until)
+        live = end > start
+        if not live.all():
+            node, start, end = node[live], start[live], end[live]
+        return SlotList.trusted(node, start, end, self.price[node], self.performance[node])
+
+    def _free(self, schedules: list[NodeSchedule], now: float, nodes: np.ndarray | None):
+        """Free spans over ``[now, upto)`` of ``nodes`` (all: None), sorted (start, node)."""
+        parts = [s.intervals() for s in schedules]
+        busy = [np.concatenate([p[k] for p in parts]) for k in range(3)]
+        if nodes is None:
+            nodes = np.concatenate([s.nodes for s in schedules])
+        for s in schedules:
+            s.dirty.clear()
+        sl = free_slots(nodes, self.price, self.performance, *busy, now, self._upto)
+        return sl.node, sl.start, sl.end
+
+    def _update(self, changed: list[NodeSchedule], now: float):
+        """The kept spans with those of the changed schedules' dirty nodes recomputed."""
+        dirty = np.fromiter(set().union(*(s.dirty for s in changed)), dtype=np.int64)
+        node, start, end = self._spans
+        mark = np.zeros(self.price.size, dtype=bool)
+        mark[dirty] = True
+        keep = ~mark[node]
+        new = self._free(changed, now, dirty)
+        node, start, end = (
+            np.concatenate([c[keep], n]) for c, n in zip((node, start, end), new, strict=True)
+        )
+        order = lexsort_order(start, node)
+        return node[order], start[order], end[order]
