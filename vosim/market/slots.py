@@ -135,21 +135,15 @@ class SlotList:
         return obj
 
     @classmethod
-    def trusted(
-        cls,
-        node: np.ndarray,
-        start: np.ndarray,
-        end: np.ndarray,
-        price: np.ndarray,
-        performance: np.ndarray,
-    ) -> SlotList:
-        """A slot list from arrays (shape ``(m,)``) already ordered by (start, node) and valid.
+    def trusted(cls, *columns: np.ndarray) -> SlotList:
+        """A slot list from columns already ordered by (start, node) and valid.
 
-        Neither sorted nor checked: for arrays vosim built in that order itself.
+        ``columns``: the arrays ``node, start, end, price, performance`` (shape ``(m,)``);
+        neither sorted nor checked.
         """
         obj = cls.__new__(cls)
-        obj.node, obj.start, obj.end = node, start, end
-        obj.price, obj.performance = price, performance
+        for field, column in zip(_FIELDS, columns, strict=True):
+            setattr(obj, field, column)
         return obj
 
     @classmethod
