@@ -115,6 +115,11 @@ class MetaschedulerAgent(mesa.Agent):
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
         self._job_stamp = np.full(len(model.jobs), -1, dtype=np.int64)  # cycle of wait_code
         self.running: list[Job] = []
+        # busy_nodes: +1/-1 events at task starts and ends, (time, delta, job id, attempt)
+        self._busy_events: list[tuple[float, int, int, int]] = []
+        self._stopped: dict[tuple[int, int], float] = {}  # interrupted attempts: when
+        self._busy = 0
+        self._busy_at = -math.inf
         self._completions: list[tuple[float, int, int, Job]] = []
         self._failures: list[tuple[float, int, int, Job]] = []
         # Without uncertainty every node is available (P_a = 1) for the availability criterion.
@@ -571,6 +576,9 @@ class MetaschedulerAgent(mesa.Agent):
             owner.reserve(s.node, s.start, s.end, job.job_id, s.price * (s.end - s.start))
         self.running.append(job)
         job.attempt += 1
+        for end in job.task_ends:  # a task keeps its node busy over [start, end)
+            heapq.heappush(self._busy_events, (job.start, 1, job.job_id, job.attempt))
+            heapq.heappush(self._busy_events, (end, -1, job.job_id, job.attempt))
         fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
         if fail < job.finish:
             heapq.heappush(self._failures, (fail, job.job_id, job.attempt, job))
@@ -592,6 +600,10 @@ class MetaschedulerAgent(mesa.Agent):
                 continue
             self.running.remove(job)
             ran = max(0.0, now - job.start)
+            self._stopped[job.job_id, job.attempt] = now  # its later busy events lapse
+            for end in job.task_ends:
+                if job.start <= now < end:
+                    heapq.heappush(self._busy_events, (now, -1, job.job_id, job.attempt))
             accounts = self.model.budget_period is not None
             for s in job.window.slots:
                 owner = self.model.owner_of_node[s.node]
@@ -625,7 +637,20 @@ class MetaschedulerAgent(mesa.Agent):
                     self._freed.add(s.node)
 
     def busy_nodes(self, now: float) -> int:
-        """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier)."""
-        return sum(
-            1 for job in self.running if job.start <= now for end in job.task_ends if now < end
-        )
+        """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier).
+
+        Kept up to date from task start and end events as model time advances (``O(log r)``
+        per event); an earlier ``now`` is counted over the running jobs.
+        """
+        if now < self._busy_at:
+            return sum(
+                1 for job in self.running if job.start <= now for end in job.task_ends if now < end
+            )
+        events = self._busy_events
+        while events and events[0][0] <= now:
+            t, delta, job_id, attempt = heapq.heappop(events)
+            stopped = self._stopped.get((job_id, attempt))
+            if stopped is None or t <= stopped:
+                self._busy += delta
+        self._busy_at = now
+        return self._busy

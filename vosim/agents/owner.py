@@ -67,6 +67,7 @@ class ResourceOwnerAgent(mesa.Agent):
         )
         self.revenue = 0.0
         self._load_until = 0.0
+        self._pruned_at = -math.inf
         self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
 
     @property
@@ -85,7 +86,9 @@ class ResourceOwnerAgent(mesa.Agent):
         reservation in that time; VO reservations never reach past generated local load, so
         they never clash).
         """
-        self.schedule.prune(now, min_share=0.25)
+        if now >= self._pruned_at + (until - now) / 16:  # dropping ended rows is bookkeeping
+            self.schedule.prune(now, min_share=0.25)
+            self._pruned_at = now
         if self.local_load is not None:
             rng = self.model.rng
             while self._load_until < until:
