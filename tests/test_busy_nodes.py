@@ -1,0 +1,30 @@
+"""busy_nodes, kept from task events, equals a count over the running jobs at every cycle."""
+
+import pytest
+
+from vosim.model import VOModel
+
+
+@pytest.mark.parametrize("availability", [False, True])  # True: interrupted windows too
+def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability):
+    record = VOModel.record_cycle
+    seen = []
+
+    def checked(self):
+        ms, now = self.metascheduler, self.time
+        expected = sum(
+            1 for job in ms.running if job.start <= now for end in job.task_ends if now < end
+        )
+        assert ms.busy_nodes(now) == expected
+        seen.append(expected)
+        record(self)
+
+    monkeypatch.setattr(VOModel, "record_cycle", checked)
+    model = VOModel(jobs=800, rng=5, availability=availability)
+    model.run()
+    assert max(seen) > 0
+    if availability:
+        assert model.job_frame()["failures"].sum() > 0
+    # an earlier time is counted over the running jobs
+    ms = model.metascheduler
+    assert ms.busy_nodes(0.0) == 0
