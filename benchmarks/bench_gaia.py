@@ -15,10 +15,11 @@ In one run the script
 2. runs AccaSim 1.1.3 (FIFO, first fit, per-job output on) on the same trace through
    ``accasim_side_by_side.py``'s set-up, unless ``--skip-accasim``;
 3. prints jobs/s of both, the ratios vosim / AccaSim and vosim / 2,700, and the per-cycle cost
-   by tenths of the run ordered by finished jobs (mean and median ms, and the queue length),
-   and the least-squares slope of the cost of cycles with jobs waiting against the number of
-   finished jobs (flat: a slope near 0 % of the mean over the whole run); it writes the
-   per-cycle timings (CSV) and a chart (HTML, PNG with vl-convert) to ``--out``.
+   by tenths of the run ordered by finished jobs (mean and median ms, the queue length and the
+   jobs scheduled per cycle), and least-squares slopes of the cost of cycles with jobs waiting
+   against the number of finished jobs (:func:`flatness`; flat: near 0 % of the mean over the
+   whole run); it writes the per-cycle timings (CSV) and a chart (HTML, PNG with vl-convert)
+   to ``--out``.
 
     PYTHONPATH=. python benchmarks/bench_gaia.py                  # ~1-2 minutes + AccaSim
     PYTHONPATH=. python benchmarks/bench_gaia.py --jobs 10000 --skip-accasim
@@ -44,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import commit
 
 HERE = Path(__file__).resolve().parent
+#: One row per cycle: jobs finished and waiting before it, its seconds, jobs it scheduled.
+COLUMNS = ["completed", "queue", "seconds", "scheduled"]
 TARGET = 2700.0  # jobs/s, issue 6
 
 _WORKER = r"""
@@ -62,7 +65,7 @@ def timed(self):
     done, queue = self.completed, self.queue_length
     t = time.perf_counter()
     cycle(self)
-    rows.append((done, queue, time.perf_counter() - t))
+    rows.append((done, queue, time.perf_counter() - t, self.last_scheduled))
 
 
 MetaschedulerAgent.cycle = timed
@@ -122,14 +125,54 @@ def run_accasim_gaia(jobs: str, work: Path) -> dict | str:
 
 def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
     """Per-cycle cost by tenths of the run ordered by finished jobs (cycles kept in order)."""
-    df = pd.DataFrame(rows, columns=["completed", "queue", "seconds"])
+    df = pd.DataFrame(rows, columns=COLUMNS)
     df["part"] = np.minimum(np.arange(len(df)) * parts // max(len(df), 1), parts - 1)
     return df.groupby("part").agg(
         completed_from=("completed", "min"),
         completed_to=("completed", "max"),
         queue=("queue", "mean"),
+        scheduled=("scheduled", "mean"),
         mean_ms=("seconds", lambda s: 1000 * s.mean()),
         median_ms=("seconds", lambda s: 1000 * s.median()),
+    )
+
+
+def flatness(df: pd.DataFrame) -> str:
+    """How the cost of a cycle with jobs waiting moves with the number of finished jobs.
+
+    Three least-squares slopes (ms per 10,000 finished jobs, and as a share of the mean over
+    the whole run): plain; with the jobs the cycle scheduled as a second regressor (a cycle
+    that reserves more windows does more work whenever it runs); and over the cycles that
+    scheduled nothing (the cost of waiting jobs alone).
+    """
+    busy = df[df["queue"] > 0]  # cycles with jobs waiting (an empty queue costs ~nothing)
+    ms, done = 1000 * busy["seconds"], busy["completed"]
+    span = df["completed"].max() / 10_000
+
+    def line(label: str, slope: float, mean: float, count: int) -> str:
+        return (
+            f"  {label}: {count} cycles, mean {mean:.2f} ms; slope {slope * 10_000:+.3f} ms "
+            f"per 10,000 finished jobs ({slope * 10_000 * span / mean:+.0%} of the mean over "
+            "the run)"
+        )
+
+    plain = np.polyfit(done, ms, 1)[0]
+    design = np.column_stack([np.ones(len(busy)), busy["scheduled"], done])
+    _, per_job, controlled = np.linalg.lstsq(design, ms, rcond=None)[0]
+    idle = busy["scheduled"] == 0
+    idle_slope = np.polyfit(done[idle], ms[idle], 1)[0]
+    return "\n".join(
+        [
+            "cycles with jobs waiting, cost against jobs finished:",
+            line("plain", plain, ms.mean(), len(busy)),
+            line(
+                f"at equal jobs scheduled per cycle ({per_job:.2f} ms per job scheduled)",
+                controlled,
+                ms.mean(),
+                len(busy),
+            ),
+            line("cycles that scheduled nothing", idle_slope, ms[idle].mean(), int(idle.sum())),
+        ]
     )
 
 
@@ -137,7 +180,7 @@ def chart(rows: list, out: Path) -> list[str]:
     """Per-cycle cost (rolling mean over 500 cycles) vs finished jobs; returns files written."""
     import altair as alt
 
-    df = pd.DataFrame(rows, columns=["completed", "queue", "seconds"])
+    df = pd.DataFrame(rows, columns=COLUMNS)
     df["ms per cycle (mean of 500)"] = 1000 * df["seconds"].rolling(500, min_periods=1).mean()
     step = max(1, len(df) // 2000)
     base = alt.Chart(df.iloc[::step]).encode(x=alt.X("completed:Q", title="jobs finished"))
@@ -203,18 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     table = cycle_table(rows)
     print("\nper-cycle cost by tenths of the run (cycles in time order):")
     print(table.to_string(float_format=lambda x: f"{x:,.2f}"))
-    df = pd.DataFrame(rows, columns=["completed", "queue", "seconds"])
-    busy = df[df["queue"] > 0]  # cycles with jobs waiting (an empty queue costs ~nothing)
-    slope, _ = np.polyfit(busy["completed"], 1000 * busy["seconds"], 1)
-    mean = 1000 * busy["seconds"].mean()
-    print(
-        f"cycles with jobs waiting: {len(busy)}, mean {mean:.2f} ms; least-squares slope "
-        f"{slope * 10_000:+.3f} ms per 10,000 finished jobs, i.e. "
-        f"{slope * df['completed'].max() / mean:+.0%} of the mean over the whole run"
-    )
-    pd.DataFrame(rows, columns=["completed", "queue", "seconds"]).to_csv(
-        args.out / "gaia_cycle_times.csv", index=False
-    )
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    print(flatness(df))
+    df.to_csv(args.out / "gaia_cycle_times.csv", index=False)
     print("wrote", ", ".join([str(args.out / "gaia_cycle_times.csv"), *chart(rows, args.out)]))
     return 0
 
