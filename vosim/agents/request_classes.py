@@ -60,6 +60,12 @@ class RequestClasses:
         The class's last screening or allocator code; ``reason`` its allocator reason.
     stamp : numpy.ndarray of int64, shape (classes,)
         The cycle that set ``code`` (``-1``: never).
+
+    References
+    ----------
+    VO Preferences §2: step 1 of the cyclic scheme searches jobs by first fit in queue order,
+    cutting each window out of the slot list. Grouping identical requests and the wake-up
+    bounds are vosim's: they only skip searches that would fail.
     """
 
     def __init__(

@@ -42,6 +42,10 @@ class SlotListCache:
     The result equals :func:`~vosim.market.slots.free_slots` over every owner's busy
     intervals for ``[now, until)`` exactly (the maximal free spans of each node, clipped):
     a test compares them cycle by cycle on a whole run.
+
+    References
+    ----------
+    AEP §2.1: the slot list of the scheduling interval, ordered by non-decreasing start time.
     """
 
     def __init__(self, price: np.ndarray, performance: np.ndarray) -> None:
