@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from vosim.market.schedule import NodeSchedule
-from vosim.market.slots import SlotList, free_slots, lexsort_order
+from vosim.market.slots import SlotList, free_slots, merge_rows
 
 __all__ = ["SlotListCache"]
 
@@ -96,15 +96,57 @@ class SlotListCache:
         return sl.node, sl.start, sl.end
 
     def _update(self, changed: list[NodeSchedule], now: float):
-        """The kept spans with those of the changed schedules' dirty nodes recomputed."""
-        dirty = np.fromiter(set().union(*(s.dirty for s in changed)), dtype=np.int64)
-        node, start, end = self._spans
+        """The kept spans with those of the changed schedules' dirty nodes recomputed.
+
+        A cycle dirties a few nodes (a reservation, a release), so their free spans are
+        rebuilt from their busy intervals in plain Python and merged into the kept rows
+        (:func:`~vosim.market.slots.merge_rows`) instead of re-sorting every row.
+        """
         mark = np.zeros(self.price.size, dtype=bool)
-        mark[dirty] = True
+        busy: list[tuple[int, float, float]] = []
+        dirty: set[int] = set()
+        for s in changed:
+            node, a, b, _ = s.intervals()
+            mark[list(s.dirty)] = True
+            dirty |= s.dirty
+            s.dirty.clear()
+            hit = mark[node] & (b > now) & (a < self._upto)
+            busy += zip(node[hit].tolist(), a[hit].tolist(), b[hit].tolist(), strict=True)
+        busy.sort()
+        spans = _gaps(busy, sorted(dirty), float(now), self._upto)
+        spans.sort()
+        node, start, end = self._spans
         keep = ~mark[node]
-        new = self._free(changed, now, dirty)
-        node, start, end = (
-            np.concatenate([c[keep], n]) for c, n in zip((node, start, end), new, strict=True)
-        )
-        order = lexsort_order(start, node)
-        return node[order], start[order], end[order]
+        cols = [node[keep], start[keep], end[keep]]
+        if not spans:
+            return tuple(cols)
+        s_start, s_node, s_end = zip(*spans, strict=True)
+        extra = [
+            np.array(s_node, dtype=np.int64),
+            np.array(s_start, dtype=float),
+            np.array(s_end, dtype=float),
+        ]
+        return tuple(merge_rows(cols, extra))
+
+
+def _gaps(
+    busy: list[tuple[int, float, float]], nodes: list[int], now: float, upto: float
+) -> list[tuple[float, int, float]]:
+    """Maximal free spans ``(start, node, end)`` of ``nodes`` inside ``[now, upto)``.
+
+    ``busy``: the nodes' busy intervals ``(node, a, b)`` sorted, disjoint on each node, each
+    overlapping ``[now, upto)``. The same spans as :func:`~vosim.market.slots.free_slots`.
+    """
+    spans = []
+    i, r = 0, len(busy)
+    for k in nodes:
+        cursor = now
+        while i < r and busy[i][0] == k:
+            _, a, b = busy[i]
+            if a > cursor:
+                spans.append((cursor, k, a))
+            cursor = max(cursor, b)
+            i += 1
+        if cursor < upto:
+            spans.append((cursor, k, upto))
+    return spans

@@ -10,7 +10,7 @@ import numpy as np
 
 from vosim.errors import SlotError
 
-__all__ = ["Slot", "SlotList", "free_slots"]
+__all__ = ["Slot", "SlotList", "free_slots", "merge_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,34 +304,41 @@ class SlotList:
         return self._replace_rows(keep, extra)
 
     def _replace_rows(self, keep: np.ndarray, extra: list[np.ndarray]) -> SlotList:
-        """The kept rows plus ``extra`` columns, in (start, node) order without a full sort.
-
-        The kept rows are already in order, so each new row goes where a binary search on
-        its start (then on its node among equal starts) puts it: ``O(m + k log m)`` for ``k``
-        new rows instead of re-sorting all ``m``.
-        """
-        cols = [getattr(self, f)[keep] for f in _FIELDS]
-        k = extra[0].size
-        if k > 1:
+        """The kept rows plus ``extra`` columns (any order), in (start, node) order."""
+        if extra[0].size > 1:
             order = lexsort_order(extra[1], extra[0])  # new rows among themselves
             extra = [e[order] for e in extra]
-        node, start = cols[0], cols[1]
-        lo = np.searchsorted(start, extra[1], side="left")
-        hi = np.searchsorted(start, extra[1], side="right")
-        for i in np.flatnonzero(hi > lo).tolist():  # equal starts: by node id
-            lo[i] += np.searchsorted(node[lo[i] : hi[i]], extra[0][i])
-        # output position of each new row (after the kept rows before it and the new rows
-        # before it), then of each kept row; one gather per column
-        new_at = lo + np.arange(k)
-        is_new = np.zeros(start.size + k, dtype=bool)
-        is_new[new_at] = True
-        source = np.empty(start.size + k, dtype=np.int64)
-        source[~is_new] = np.arange(start.size)
-        source[new_at] = start.size + np.arange(k)
-        obj = SlotList.__new__(SlotList)
-        for f, c, e in zip(_FIELDS, cols, extra, strict=True):
-            setattr(obj, f, np.concatenate([c, e.astype(c.dtype)])[source])
-        return obj
+        cols = merge_rows([getattr(self, f)[keep] for f in _FIELDS], extra)
+        return SlotList.trusted(*cols)
+
+
+def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarray]:
+    """Merge rows ``extra`` into ``cols``, both ordered by (start, node), without a full sort.
+
+    ``cols`` and ``extra`` are parallel columns (``node``, ``start``, then any others, of
+    shapes ``(m,)`` and ``(k,)``), each ordered by (start, node) with no (start, node) pair in
+    both. Each new row goes where a binary search on its start (then on its node among equal
+    starts) puts it: ``O(m + k log m)`` instead of re-sorting ``m + k`` rows.
+    """
+    k = extra[0].size
+    if k == 0:
+        return cols
+    node, start = cols[0], cols[1]
+    lo = np.searchsorted(start, extra[1], side="left")
+    hi = np.searchsorted(start, extra[1], side="right")
+    for i in np.flatnonzero(hi > lo).tolist():  # equal starts: by node id
+        lo[i] += np.searchsorted(node[lo[i] : hi[i]], extra[0][i])
+    # output position of each new row (after the kept rows before it and the new rows
+    # before it), then of each kept row; one gather per column
+    new_at = lo + np.arange(k)
+    is_new = np.zeros(start.size + k, dtype=bool)
+    is_new[new_at] = True
+    source = np.empty(start.size + k, dtype=np.int64)
+    source[~is_new] = np.arange(start.size)
+    source[new_at] = start.size + np.arange(k)
+    return [
+        np.concatenate([c, e.astype(c.dtype)])[source] for c, e in zip(cols, extra, strict=True)
+    ]
 
 
 def free_slots(
