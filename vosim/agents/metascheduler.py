@@ -167,14 +167,18 @@ class MetaschedulerAgent(mesa.Agent):
         return ""
 
     # -- the scheduling cycle ----------------------------------------------------------------
-    def slot_list(self, now: float) -> SlotList:
-        """Free slots of all owners' nodes over ``[now, now + L)``."""
+    def slot_list(self, now: float, nodes: np.ndarray | None = None) -> SlotList:
+        """Free slots of all owners' nodes over ``[now, now + L)``.
+
+        ``nodes`` (node ids, shape (r,)): only those nodes' slots; honoured where the slot
+        list is kept between cycles (fixed prices and owners), else every node's are returned.
+        """
         until = now + self.scheduling_interval
         model = self.model
         # offer() also generates each owner's local load up to ``until``
         offers = [owner.offer(now, until) for owner in model.owners]
         if self._slot_cache is not None:  # fixed prices and owners: spans kept between cycles
-            return self._slot_cache.slots(model.owners, now, until)
+            return self._slot_cache.slots(model.owners, now, until, nodes)
         node, a, b = (np.concatenate([o[k] for o in offers]) for k in range(3))
         return free_slots(
             model.node_ids, model.node_price, model.node_performance, node, a, b, now, until
@@ -259,18 +263,16 @@ class MetaschedulerAgent(mesa.Agent):
         (:meth:`RequestClasses.wake_freed`).
         """
         model, classes = self.model, self.classes
-        slots = None
-        if self._freed:
-            slots = self.slot_list(now)
+        if self._freed:  # only the freed nodes' slots matter here: the full list may wait
             freed = np.fromiter(self._freed, dtype=np.int64, count=len(self._freed))
             budget = np.full(len(classes), np.inf)
             live = np.flatnonzero(classes.count > 0)
             budget[live] = self._class_budgets(live)
-            classes.wake_freed(freed, budget, slots, now)
+            classes.wake_freed(freed, budget, self.slot_list(now, freed), now)
         live = classes.awake(now)
         if live.size == 0:
             return 0
-        slots = slots if slots is not None else self.slot_list(now)
+        slots = self.slot_list(now)
         budget = self._class_budgets(live)
         code = screen_requests(slots, classes.n[live], classes.volume[live], budget)
         out = code != FITS_MAYBE

@@ -199,12 +199,13 @@ class RequestClasses:
         """Bring forward the wake of sleeping classes after reserved time was freed on ``freed``.
 
         ``freed`` (node ids, shape (r,)) had time released early (a job finished before its
-        reservation ended) and ``slots`` is the slot list of ``now``; ``budget`` is indexed by
-        class id. A window that uses the freed time runs a task of ``T_k = V / p_k`` inside a
-        slot of node ``k`` that fits the budget as in :meth:`sleep`: classes with ``V <= p_k *
-        longest_k`` (``longest_k``: node ``k``'s longest slot now) for such a node wake now;
-        for the others the freed time may later join the slot ending at ``H``, so their wake
-        time becomes at most ``f_k + T_k - L``.
+        reservation ended) and ``slots`` is the slot list of ``now`` (only the freed nodes'
+        slots are read, so that part is enough); ``budget`` is indexed by class id. A window
+        that uses the freed time runs a task of ``T_k = V / p_k`` inside a slot of node ``k``
+        that fits the budget as in :meth:`sleep`: classes with ``V <= p_k * longest_k``
+        (``longest_k``: node ``k``'s longest slot now) for such a node wake now; for the others
+        the freed time may later join the slot ending at ``H``, so their wake time becomes at
+        most ``f_k + T_k - L``.
         """
         sleeping = np.flatnonzero((self.count > 0) & (self.wake > now))
         if sleeping.size == 0 or freed.size == 0:

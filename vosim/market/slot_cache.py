@@ -55,11 +55,19 @@ class SlotListCache:
         self._upto = -math.inf
         self._owners: list[NodeSchedule] = []
 
-    def slots(self, owners: Sequence[_Owner], now: float, until: float) -> SlotList:
+    def slots(
+        self,
+        owners: Sequence[_Owner],
+        now: float,
+        until: float,
+        nodes: np.ndarray | None = None,
+    ) -> SlotList:
         """The free slots of every owner's nodes over ``[now, until)`` (model time units).
 
         Call after each owner's ``offer(now, until)`` (which generates its local load up to
-        ``until``); ``now`` never decreases between calls.
+        ``until``); ``now`` never decreases between calls. ``nodes`` (node ids, shape (r,))
+        keeps only those nodes' slots: what a question about a few nodes needs, for a fraction
+        of the cost.
         """
         schedules = [o.schedule for o in owners]
         if until > self._upto or schedules != self._owners:
@@ -72,6 +80,11 @@ class SlotListCache:
             if changed:
                 self._spans = self._update(changed, now)
         node, start, end = self._spans
+        if nodes is not None:
+            mark = np.zeros(self.price.size, dtype=bool)
+            mark[nodes] = True
+            keep = mark[node]
+            node, start, end = node[keep], start[keep], end[keep]
         # rows starting at or before now start at now: re-order them by node
         k = int(np.searchsorted(start, now, side="right"))
         stop = int(np.searchsorted(start, until, side="left"))
