@@ -45,8 +45,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import commit
 
 HERE = Path(__file__).resolve().parent
-#: One row per cycle: jobs finished and waiting before it, its seconds, jobs it scheduled.
-COLUMNS = ["completed", "queue", "seconds", "scheduled"]
+#: One row per cycle: jobs finished and waiting before it, its seconds, jobs it scheduled,
+#: request classes whose screen or window search failed in it (each such class costs a
+#: screen and maybe a search), request classes with jobs waiting before it.
+COLUMNS = ["completed", "queue", "seconds", "scheduled", "failed", "classes"]
 TARGET = 2700.0  # jobs/s, issue 6
 
 _WORKER = r"""
@@ -63,9 +65,12 @@ cycle = MetaschedulerAgent.cycle
 
 def timed(self):
     done, queue = self.completed, self.queue_length
+    classes = int((self.classes.count > 0).sum())
     t = time.perf_counter()
     cycle(self)
-    rows.append((done, queue, time.perf_counter() - t, self.last_scheduled))
+    dt = time.perf_counter() - t
+    failed = int((self.classes.stamp == self.cycles).sum())
+    rows.append((done, queue, dt, self.last_scheduled, failed, classes))
 
 
 MetaschedulerAgent.cycle = timed
@@ -132,6 +137,8 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
         completed_to=("completed", "max"),
         queue=("queue", "mean"),
         scheduled=("scheduled", "mean"),
+        failed=("failed", "mean"),
+        classes=("classes", "mean"),
         mean_ms=("seconds", lambda s: 1000 * s.mean()),
         median_ms=("seconds", lambda s: 1000 * s.median()),
     )
@@ -140,11 +147,16 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
 def flatness(df: pd.DataFrame) -> str:
     """How the cost of a cycle with jobs waiting moves with the number of finished jobs.
 
-    Three least-squares slopes (ms per 10,000 finished jobs, and as a share of the mean over
+    Four least-squares slopes (ms per 10,000 finished jobs, and as a share of the mean over
     the whole run): plain; with the jobs the cycle scheduled as a second regressor (a cycle
-    that reserves more windows does more work whenever it runs); and over the cycles that
-    scheduled nothing (the cost of waiting jobs alone).
+    that reserves more windows does more work whenever it runs); over the cycles that
+    scheduled nothing (the cost of waiting jobs alone); and at equal work per cycle, with the
+    jobs it scheduled, the request classes that failed in it and the jobs completed since the
+    previous cycle (each frees time to re-check) as regressors. The last one answers whether a
+    cycle gets dearer as the run goes on for the same work, i.e. whether anything grows with
+    the history of the run.
     """
+    df = df.assign(released=df["completed"].diff().fillna(df["completed"].iloc[0]))
     busy = df[df["queue"] > 0]  # cycles with jobs waiting (an empty queue costs ~nothing)
     ms, done = 1000 * busy["seconds"], busy["completed"]
     span = df["completed"].max() / 10_000
@@ -161,6 +173,13 @@ def flatness(df: pd.DataFrame) -> str:
     _, per_job, controlled = np.linalg.lstsq(design, ms, rcond=None)[0]
     idle = busy["scheduled"] == 0
     idle_slope = np.polyfit(done[idle], ms[idle], 1)[0]
+    work = ["scheduled", "failed", "released"]
+    design = np.column_stack([np.ones(len(busy)), busy[work], done])
+    *costs, at_equal_work = np.linalg.lstsq(design, ms, rcond=None)[0][1:]
+    per = ", ".join(
+        f"{c:.2f} ms per {w}"
+        for w, c in zip(("job scheduled", "class failed", "job completed"), costs, strict=True)
+    )
     return "\n".join(
         [
             "cycles with jobs waiting, cost against jobs finished:",
@@ -172,6 +191,7 @@ def flatness(df: pd.DataFrame) -> str:
                 len(busy),
             ),
             line("cycles that scheduled nothing", idle_slope, ms[idle].mean(), int(idle.sum())),
+            line(f"at equal work per cycle ({per})", at_equal_work, ms.mean(), len(busy)),
         ]
     )
 
