@@ -291,25 +291,29 @@ class SlotList:
             bad = spans[int(np.flatnonzero(~found)[0])]
             raise SlotError(f"reserved span {bad} lies in no free slot of node {bad.node}")
         hit = inside.argmax(axis=1)  # slots of one node are disjoint: one holds the span
-        keep = np.ones(len(self), dtype=bool)
-        keep[hit] = False
-        # remainders [start, a) and [b, end) of each hit slot, empty ones dropped
-        r_node = np.concatenate([node, node])
-        r_start = np.concatenate([self.start[hit], b])
-        r_end = np.concatenate([a, self.end[hit]])
-        r_price = np.concatenate([self.price[hit], self.price[hit]])
-        r_perf = np.concatenate([self.performance[hit], self.performance[hit]])
-        ok = r_end > r_start
-        extra = [r_node[ok], r_start[ok], r_end[ok], r_price[ok], r_perf[ok]]
-        return self._replace_rows(keep, extra)
-
-    def _replace_rows(self, keep: np.ndarray, extra: list[np.ndarray]) -> SlotList:
-        """The kept rows plus ``extra`` columns (any order), in (start, node) order."""
+        # The remainder [start, a) of a hit slot keeps its (start, node) key, so it stays in
+        # the hit slot's row; only the remainders [b, end) need placing.
+        old_end = self.end[hit]
+        end = self.end.copy()
+        end[hit] = a
+        right = old_end > b
+        extra = [
+            node[right],
+            b[right],
+            old_end[right],
+            self.price[hit][right],
+            self.performance[hit][right],
+        ]
+        cols = [self.node, self.start, end, self.price, self.performance]
+        gone = hit[a <= self.start[hit]]  # empty remainders [start, a)
+        if gone.size:
+            keep = np.ones(len(self), dtype=bool)
+            keep[gone] = False
+            cols = [c[keep] for c in cols]
         if extra[0].size > 1:
-            order = lexsort_order(extra[1], extra[0])  # new rows among themselves
+            order = lexsort_order(extra[1], extra[0])
             extra = [e[order] for e in extra]
-        cols = merge_rows([getattr(self, f)[keep] for f in _FIELDS], extra)
-        return SlotList.trusted(*cols)
+        return SlotList.trusted(*merge_rows(cols, extra))
 
 
 def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarray]:
