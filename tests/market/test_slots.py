@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vosim.errors import SlotError, VosimError
 from vosim.market.schedule import LOCAL, NodeSchedule
-from vosim.market.slots import Slot, SlotList, free_slots
+from vosim.market.slots import Slot, SlotList, free_slots, merge_rows
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
@@ -685,3 +685,17 @@ def test_cut_keeps_start_node_order_like_a_full_sort(case, data):
     again = SlotList.from_arrays(got.node, got.start, got.end, got.price, got.performance)
     for f in ("node", "start", "end", "price", "performance"):
         assert np.array_equal(getattr(got, f), getattr(again, f))
+
+
+@SETTINGS
+@given(slot_lists(max_nodes=12, max_per_node=4), st.data())
+def test_merge_rows_equals_sorting_all_rows(slots, data):
+    # any split of a slot list into kept rows and new rows merges back into the sorted list;
+    # many nodes and slots reach both the splice path (few new rows) and the gather path
+    sl = SlotList(slots)
+    new = np.array(data.draw(st.lists(st.booleans(), min_size=len(sl), max_size=len(sl))), bool)
+    columns = [sl.node, sl.start, sl.end, sl.price, sl.performance]
+    merged = merge_rows([c[~new] for c in columns], [c[new] for c in columns])
+    for got, want in zip(merged, columns, strict=True):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype

@@ -328,8 +328,15 @@ def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarr
     if k == 0:
         return cols
     node, start = cols[0], cols[1]
-    lo = np.searchsorted(start, extra[1], side="left")
-    hi = np.searchsorted(start, extra[1], side="right")
+    lo = start.searchsorted(extra[1], side="left")
+    hi = start.searchsorted(extra[1], side="right")
+    extra = [e.astype(c.dtype, copy=False) for c, e in zip(cols, extra, strict=True)]
+    if k <= _FEW:  # a cycle's cut or update adds a few rows: splice them in
+        at, to, ids = lo.tolist(), hi.tolist(), extra[0].tolist()
+        for i in range(k):
+            if to[i] > at[i]:  # equal starts: by node id
+                at[i] += int(node[at[i] : to[i]].searchsorted(ids[i]))
+        return [_splice(c, e, at) for c, e in zip(cols, extra, strict=True)]
     for i in np.flatnonzero(hi > lo).tolist():  # equal starts: by node id
         lo[i] += np.searchsorted(node[lo[i] : hi[i]], extra[0][i])
     # output position of each new row (after the kept rows before it and the new rows
@@ -340,9 +347,22 @@ def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarr
     source = np.empty(start.size + k, dtype=np.int64)
     source[~is_new] = np.arange(start.size)
     source[new_at] = start.size + np.arange(k)
-    return [
-        np.concatenate([c, e.astype(c.dtype)])[source] for c, e in zip(cols, extra, strict=True)
-    ]
+    return [np.concatenate([c, e])[source] for c, e in zip(cols, extra, strict=True)]
+
+
+#: Up to this many new rows, :func:`merge_rows` splices slices (fewer numpy calls).
+_FEW = 3
+
+
+def _splice(column: np.ndarray, new: np.ndarray, at: list[int]) -> np.ndarray:
+    """``column`` with ``new[i]`` inserted before position ``at[i]`` (``at`` non-decreasing)."""
+    parts, prev = [], 0
+    for i, p in enumerate(at):
+        parts.append(column[prev:p])
+        parts.append(new[i : i + 1])
+        prev = p
+    parts.append(column[prev:])
+    return np.concatenate(parts)
 
 
 def free_slots(
