@@ -147,14 +147,15 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
 def flatness(df: pd.DataFrame) -> str:
     """How the cost of a cycle with jobs waiting moves with the number of finished jobs.
 
-    Four least-squares slopes (ms per 10,000 finished jobs, and as a share of the mean over
+    Five least-squares slopes (ms per 10,000 finished jobs, and as a share of the mean over
     the whole run): plain; with the jobs the cycle scheduled as a second regressor (a cycle
     that reserves more windows does more work whenever it runs); over the cycles that
-    scheduled nothing (the cost of waiting jobs alone); and at equal work per cycle, with the
+    scheduled nothing (the cost of waiting jobs alone); at equal work per cycle, with the
     jobs it scheduled, the request classes that failed in it and the jobs completed since the
-    previous cycle (each frees time to re-check) as regressors. The last one answers whether a
-    cycle gets dearer as the run goes on for the same work, i.e. whether anything grows with
-    the history of the run.
+    previous cycle (each frees time to re-check) as regressors; and with the number of
+    request classes waiting as well (the cycle's state: each is checked for a wake-up). The
+    last two answer whether a cycle gets dearer as the run goes on for the same work and
+    state, i.e. whether anything grows with the history of the run.
     """
     df = df.assign(released=df["completed"].diff().fillna(df["completed"].iloc[0]))
     busy = df[df["queue"] > 0]  # cycles with jobs waiting (an empty queue costs ~nothing)
@@ -180,6 +181,8 @@ def flatness(df: pd.DataFrame) -> str:
         f"{c:.2f} ms per {w}"
         for w, c in zip(("job scheduled", "class failed", "job completed"), costs, strict=True)
     )
+    design = np.column_stack([design[:, :-1], busy["classes"], done])
+    *_, per_class, at_equal_state = np.linalg.lstsq(design, ms, rcond=None)[0]
     return "\n".join(
         [
             "cycles with jobs waiting, cost against jobs finished:",
@@ -192,6 +195,13 @@ def flatness(df: pd.DataFrame) -> str:
             ),
             line("cycles that scheduled nothing", idle_slope, ms[idle].mean(), int(idle.sum())),
             line(f"at equal work per cycle ({per})", at_equal_work, ms.mean(), len(busy)),
+            line(
+                f"at equal work and request classes waiting ({1000 * per_class:.1f} us per "
+                "class waiting)",
+                at_equal_state,
+                ms.mean(),
+                len(busy),
+            ),
         ]
     )
 
