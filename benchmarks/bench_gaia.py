@@ -12,14 +12,18 @@ In one run the script
    ``jobs.parquet`` and ``cycles.parquet`` (the per-job and per-cycle output of ``vosim run``);
    it times every scheduling cycle (``MetaschedulerAgent.cycle``) and reports the child's
    peak resident memory (``ru_maxrss``);
+   every 200 cycles it also times a fixed calibration workload (outside the cycles' timing
+   and taken out of the run time), so the per-cycle cost can be put at one machine speed;
 2. runs AccaSim 1.1.3 (FIFO, first fit, per-job output on) on the same trace through
-   ``accasim_side_by_side.py``'s set-up, unless ``--skip-accasim``;
+   ``accasim_side_by_side.py``'s set-up, unless ``--skip-accasim``: first, or with
+   ``--together`` at the same time as vosim;
 3. prints jobs/s of both, the ratios vosim / AccaSim and vosim / 2,700, and the per-cycle cost
-   by tenths of the run ordered by finished jobs (mean and median ms, the queue length and the
-   jobs scheduled per cycle), and least-squares slopes of the cost of cycles with jobs waiting
-   against the number of finished jobs (:func:`flatness`; flat: near 0 % of the mean over the
-   whole run); it writes the per-cycle timings (CSV) and a chart (HTML, PNG with vl-convert)
-   to ``--out``.
+   by tenths of the run ordered by finished jobs (mean and median ms, also at the median
+   machine speed; the queue length, the jobs scheduled, the request classes that failed and
+   those waiting per cycle), and least-squares slopes of the cost of cycles with jobs waiting
+   against the number of finished jobs, as measured and at the median machine speed
+   (:func:`flatness`; flat: near 0 % of the mean over the whole run); it writes the
+   per-cycle timings (CSV) and a chart (HTML, PNG with vl-convert) to ``--out``.
 
     PYTHONPATH=. python benchmarks/bench_gaia.py                  # ~1-2 minutes + AccaSim
     PYTHONPATH=. python benchmarks/bench_gaia.py --jobs 10000 --skip-accasim
@@ -34,6 +38,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,8 +52,9 @@ from benchmarks._common import commit
 HERE = Path(__file__).resolve().parent
 #: One row per cycle: jobs finished and waiting before it, its seconds, jobs it scheduled,
 #: request classes whose screen or window search failed in it (each such class costs a
-#: screen and maybe a search), request classes with jobs waiting before it.
-COLUMNS = ["completed", "queue", "seconds", "scheduled", "failed", "classes"]
+#: screen and maybe a search), request classes with jobs waiting before it, and the seconds
+#: the latest calibration took (a fixed workload timed every 200 cycles: the machine's speed).
+COLUMNS = ["completed", "queue", "seconds", "scheduled", "failed", "classes", "calibration"]
 TARGET = 2700.0  # jobs/s, issue 6
 
 _WORKER = r"""
@@ -57,24 +63,51 @@ from pathlib import Path
 from vosim.agents.metascheduler import MetaschedulerAgent
 from vosim.model import VOModel
 
+import numpy as np
+
 jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
 seed, out = int(sys.argv[2]), Path(sys.argv[3])
 rows = []
 cycle = MetaschedulerAgent.cycle
+EVERY = 200  # cycles between two calibrations
+speed = [0.0]  # seconds of the latest calibration
+spent = [0.0]  # seconds spent calibrating (taken out of the run time)
+values = np.arange(600, dtype=float)[::-1].copy()
+nodes = np.arange(600) % 151
+
+
+def calibrate():
+    # a fixed mix of small numpy calls and Python, like a cycle's: its median time of 3
+    t0 = time.perf_counter()
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        for k in range(40):
+            order = np.argsort(values, kind="stable")
+            np.searchsorted(values[order], 300.0 + k)
+            np.flatnonzero(nodes == k)
+            sorted(range(40), key=lambda x: -x)
+        times.append(time.perf_counter() - t)
+    speed[0] = sorted(times)[1]
+    spent[0] += time.perf_counter() - t0
 
 
 def timed(self):
+    if self.cycles % EVERY == 0:
+        calibrate()
     done, queue = self.completed, self.queue_length
     classes = int((self.classes.count > 0).sum())
     t = time.perf_counter()
     cycle(self)
     dt = time.perf_counter() - t
     failed = int((self.classes.stamp == self.cycles).sum())
-    rows.append((done, queue, dt, self.last_scheduled, failed, classes))
+    rows.append((done, queue, dt, self.last_scheduled, failed, classes, speed[0]))
 
 
 MetaschedulerAgent.cycle = timed
 amp = dict.fromkeys(("finish", "runtime", "cost"), "amp")
+calibrate()  # warm up: the recorded calibrations are taken every EVERY cycles of the run
+spent[0] = 0.0
 t0 = time.perf_counter()
 model = VOModel(trace="UniLu-Gaia-2014-2", jobs=jobs, criterion_allocators=amp, rng=seed)
 t1 = time.perf_counter()
@@ -87,7 +120,8 @@ with (out / "cycle_times.json").open("w") as fh:
     json.dump(rows, fh)
 states = model.job_frame()["state"].value_counts()
 print("VOSIM " + json.dumps(dict(
-    jobs=len(model.jobs), build_s=t1 - t0, run_s=t2 - t1, output_s=t3 - t2, total_s=t3 - t0,
+    jobs=len(model.jobs), build_s=t1 - t0, run_s=t2 - t1 - spent[0], output_s=t3 - t2,
+    total_s=t3 - t0 - spent[0], calibration_s=spent[0],
     cycles=model.metascheduler.cycles,
     peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     states={str(k): int(v) for k, v in states.items()})), flush=True)
@@ -131,6 +165,7 @@ def run_accasim_gaia(jobs: str, work: Path) -> dict | str:
 def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
     """Per-cycle cost by tenths of the run ordered by finished jobs (cycles kept in order)."""
     df = pd.DataFrame(rows, columns=COLUMNS)
+    df["calibrated"] = calibrated(df)
     df["part"] = np.minimum(np.arange(len(df)) * parts // max(len(df), 1), parts - 1)
     return df.groupby("part").agg(
         completed_from=("completed", "min"),
@@ -141,26 +176,35 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
         classes=("classes", "mean"),
         mean_ms=("seconds", lambda s: 1000 * s.mean()),
         median_ms=("seconds", lambda s: 1000 * s.median()),
+        calibrated_ms=("calibrated", lambda s: 1000 * s.mean()),
     )
 
 
-def flatness(df: pd.DataFrame) -> str:
+def calibrated(df: pd.DataFrame) -> pd.Series:
+    """Each cycle's seconds at the run's median machine speed (shape like ``df``).
+
+    A shared machine's speed drifts during a run (up to 1.7x within an hour here): a cycle's
+    seconds are scaled by the median calibration time over the latest calibration's.
+    """
+    return df["seconds"] * df["calibration"].median() / df["calibration"]
+
+
+def flatness(df: pd.DataFrame, seconds: pd.Series) -> list[str]:
     """How the cost of a cycle with jobs waiting moves with the number of finished jobs.
 
-    Five least-squares slopes (ms per 10,000 finished jobs, and as a share of the mean over
-    the whole run): plain; with the jobs the cycle scheduled as a second regressor (a cycle
-    that reserves more windows does more work whenever it runs); over the cycles that
-    scheduled nothing (the cost of waiting jobs alone); at equal work per cycle, with the
-    jobs it scheduled, the request classes that failed in it and the jobs completed since the
-    previous cycle (each frees time to re-check) as regressors; and with the number of
-    request classes waiting as well (the cycle's state: each is checked for a wake-up). The
-    last two answer whether a cycle gets dearer as the run goes on for the same work and
-    state, i.e. whether anything grows with the history of the run.
+    ``seconds``: each cycle's cost (raw or :func:`calibrated`). Three least-squares slopes
+    (ms per 10,000 finished jobs, and as a share of the mean over the whole run): plain; over
+    the cycles that scheduled nothing (the cost of waiting jobs alone); and at equal work per
+    cycle, with the jobs it scheduled, the request classes that failed in it and the jobs
+    completed since the previous cycle (each frees time to re-check) as regressors. The last
+    answers whether a cycle gets dearer as the run goes on for the same work, i.e. whether
+    anything grows with the history of the run.
     """
     df = df.assign(released=df["completed"].diff().fillna(df["completed"].iloc[0]))
-    busy = df[df["queue"] > 0]  # cycles with jobs waiting (an empty queue costs ~nothing)
-    ms, done = 1000 * busy["seconds"], busy["completed"]
-    span = df["completed"].max() / 10_000
+    busy = df["queue"] > 0  # cycles with jobs waiting (an empty queue costs ~nothing)
+    df, ms = df[busy], 1000 * seconds[busy]
+    done = df["completed"]
+    span = done.max() / 10_000
 
     def line(label: str, slope: float, mean: float, count: int) -> str:
         return (
@@ -170,40 +214,21 @@ def flatness(df: pd.DataFrame) -> str:
         )
 
     plain = np.polyfit(done, ms, 1)[0]
-    design = np.column_stack([np.ones(len(busy)), busy["scheduled"], done])
-    _, per_job, controlled = np.linalg.lstsq(design, ms, rcond=None)[0]
-    idle = busy["scheduled"] == 0
+    idle = df["scheduled"] == 0
     idle_slope = np.polyfit(done[idle], ms[idle], 1)[0]
-    work = ["scheduled", "failed", "released"]
-    design = np.column_stack([np.ones(len(busy)), busy[work], done])
+    design = np.column_stack(
+        [np.ones(len(df)), df["scheduled"], df["failed"], df["released"], done]
+    )
     *costs, at_equal_work = np.linalg.lstsq(design, ms, rcond=None)[0][1:]
     per = ", ".join(
         f"{c:.2f} ms per {w}"
         for w, c in zip(("job scheduled", "class failed", "job completed"), costs, strict=True)
     )
-    design = np.column_stack([design[:, :-1], busy["classes"], done])
-    *_, per_class, at_equal_state = np.linalg.lstsq(design, ms, rcond=None)[0]
-    return "\n".join(
-        [
-            "cycles with jobs waiting, cost against jobs finished:",
-            line("plain", plain, ms.mean(), len(busy)),
-            line(
-                f"at equal jobs scheduled per cycle ({per_job:.2f} ms per job scheduled)",
-                controlled,
-                ms.mean(),
-                len(busy),
-            ),
-            line("cycles that scheduled nothing", idle_slope, ms[idle].mean(), int(idle.sum())),
-            line(f"at equal work per cycle ({per})", at_equal_work, ms.mean(), len(busy)),
-            line(
-                f"at equal work and request classes waiting ({1000 * per_class:.1f} us per "
-                "class waiting)",
-                at_equal_state,
-                ms.mean(),
-                len(busy),
-            ),
-        ]
-    )
+    return [
+        line("plain", plain, ms.mean(), len(df)),
+        line("cycles that scheduled nothing", idle_slope, ms[idle].mean(), int(idle.sum())),
+        line(f"at equal work per cycle ({per})", at_equal_work, ms.mean(), len(df)),
+    ]
 
 
 def chart(rows: list, out: Path) -> list[str]:
@@ -211,10 +236,16 @@ def chart(rows: list, out: Path) -> list[str]:
     import altair as alt
 
     df = pd.DataFrame(rows, columns=COLUMNS)
-    df["ms per cycle (mean of 500)"] = 1000 * df["seconds"].rolling(500, min_periods=1).mean()
+    series = ["as measured", "at the median machine speed"]
+    df[series[0]] = 1000 * df["seconds"].rolling(500, min_periods=1).mean()
+    df[series[1]] = 1000 * calibrated(df).rolling(500, min_periods=1).mean()
     step = max(1, len(df) // 2000)
     base = alt.Chart(df.iloc[::step]).encode(x=alt.X("completed:Q", title="jobs finished"))
-    cost = base.mark_line().encode(y="ms per cycle (mean of 500):Q")
+    cost = (
+        base.transform_fold(series, as_=["series", "ms"])
+        .mark_line()
+        .encode(y=alt.Y("ms:Q", title="ms per cycle (mean of 500)"), color="series:N")
+    )
     queue = base.mark_line(color="gray").encode(y=alt.Y("queue:Q", title="jobs waiting"))
     figure = alt.vconcat(
         cost.properties(width=600, height=180, title="per-cycle cost over the run"),
@@ -239,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="vosim's seed (default 1)")
     parser.add_argument("--skip-accasim", action="store_true", help="measure vosim only")
     parser.add_argument(
+        "--together",
+        action="store_true",
+        help="run AccaSim and vosim at the same time, one core each (default: AccaSim, then "
+        "vosim; on this 2-CPU VM running both at once slows each down ~1.5x)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=HERE / "_work" / "gaia", help="folder for outputs"
     )
     args = parser.parse_args(argv)
@@ -251,9 +288,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.python_version()}",
         flush=True,
     )
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(2) as pool:
+        # --together: both simulators at once (one core each), so both see the same state
+        work = HERE / "_work"
+        peer = None if args.skip_accasim else pool.submit(run_accasim_gaia, args.jobs, work)
+        if not args.together and peer is not None:
+            peer.result()
         v = run_vosim(args.jobs, args.seed, Path(tmp))
         rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
+        a = None if peer is None else peer.result()
     rate = v["jobs"] / v["total_s"]
     print(
         f"vosim  : {v['jobs']} jobs in {v['total_s']:.1f} s (build {v['build_s']:.1f}, run "
@@ -261,8 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         f"jobs/s; {v['cycles']} cycles; peak memory {v['peak_mb']:.0f} MB; {v['states']}"
     )
     print(f"target : {TARGET:,.0f} jobs/s -> vosim / target = {rate / TARGET:.2f}")
-    if not args.skip_accasim:
-        a = run_accasim_gaia(args.jobs, HERE / "_work")
+    if a is not None:
         if isinstance(a, str):
             print(f"accasim: not run ({a})")
         else:
@@ -277,7 +319,11 @@ def main(argv: list[str] | None = None) -> int:
     print("\nper-cycle cost by tenths of the run (cycles in time order):")
     print(table.to_string(float_format=lambda x: f"{x:,.2f}"))
     df = pd.DataFrame(rows, columns=COLUMNS)
-    print(flatness(df))
+    print("cycles with jobs waiting, cost against jobs finished:")
+    print("\n".join(flatness(df, df["seconds"])))
+    drift = df["calibration"].max() / df["calibration"].min()
+    print(f"the same at the run's median machine speed (calibration spread {drift:.2f}x):")
+    print("\n".join(flatness(df, calibrated(df))))
     df.to_csv(args.out / "gaia_cycle_times.csv", index=False)
     print("wrote", ", ".join([str(args.out / "gaia_cycle_times.csv"), *chart(rows, args.out)]))
     return 0
