@@ -151,6 +151,39 @@ def test_sleep_ignores_nodes_the_budget_cannot_pay():
     assert rc.wake[0] == math.inf  # no node affordable: only a new budget wakes it
 
 
+def test_multi_node_class_sleeps_until_enough_nodes_can_run_at_once():
+    # n = 2 tasks of 50 on three unit-speed nodes, L = 100: node 0 has [0, 60) (a task fits
+    # from t in [0, 10]), node 1 is free from 50 to the end, node 2 is busy to the end. One
+    # node at a time could take a task, so the single-node bound wakes at 50 + 50 - 100 = 0;
+    # but two tasks run together only from t = 100 (nodes 1 and 2), ending at 150.
+    rc = RequestClasses(1, np.ones(3), np.ones(3), 100.0)
+    rc.assign(0, 2, 50.0, 1e9, "cost", -1)
+    rc.add(np.array([0]))
+    slots = _sl((0, 0.0, 60.0, 1.0, 1.0), (1, 50.0, 100.0, 1.0, 1.0))
+    assert amp(slots, ResourceRequest(n=2, volume=50.0, budget=1e9)).window is None
+    rc.sleep(np.array([0]), np.array([1e9]), slots, 0.0)
+    assert 49.99 < rc.wake[0] < 50.0
+    # with node 2 also free from 5 on, two tasks could run together from t = 5 (nodes 0, 2),
+    # ending at 55 once the interval reaches 55: wake at -45, i.e. at once
+    rc.sleep(
+        np.array([0]), np.array([1e9]), _sl(*slots_rows(slots), (2, 5.0, 100.0, 1.0, 1.0)), 0.0
+    )
+    assert rc.wake[0] <= 0.0
+
+
+def slots_rows(slots):
+    return [(s.node, s.start, s.end, s.price, s.performance) for s in slots]
+
+
+@pytest.mark.parametrize("speeds", [np.array([1.0, 2.0, 4.0]), np.linspace(1.0, 3.0, 40)])
+def test_speed_groups_take_each_group_at_its_fastest(speeds):
+    rc = RequestClasses(0, speeds, np.ones(speeds.size), 100.0)
+    groups = rc._group_of
+    assert groups.min() == 0 and groups.max() == rc._group_speed.size - 1 <= 15
+    # every node's group is at least as fast as the node
+    assert (rc._group_speed[groups] >= speeds).all()
+
+
 def test_freed_time_wakes_the_classes_that_fit_in_it():
     rc = _classes((1, 50.0, 1e9), (1, 90.0, 1e9))
     rc.add(np.array([0, 1]))

@@ -26,6 +26,8 @@ __all__ = ["RequestClasses"]
 
 #: Slack on the wake-up bounds: waking a class early only costs a search, never a window.
 _RTOL = 1e-6
+#: At most this many speed groups in the concurrency bound of :meth:`RequestClasses.sleep`.
+_GROUPS = 16
 
 
 class RequestClasses:
@@ -73,6 +75,17 @@ class RequestClasses:
     ) -> None:
         self.performance = np.asarray(performance, dtype=float)
         self.per_work = np.asarray(price, dtype=float) / self.performance  # cost per work
+        # nodes by speed, fastest first, in at most 16 groups (each at its fastest speed)
+        self._by_speed = np.argsort(-self.performance, kind="stable")
+        speed = self.performance[self._by_speed]
+        distinct = np.flatnonzero(np.r_[True, speed[1:] != speed[:-1]])
+        if distinct.size > _GROUPS:
+            distinct = np.unique(np.linspace(0, speed.size, _GROUPS, endpoint=False).astype(int))
+        self._group_speed = speed[distinct]
+        self._group_of = np.empty(speed.size, dtype=np.int64)  # group of each node id
+        self._group_of[self._by_speed] = (
+            np.searchsorted(distinct, np.arange(speed.size), "right") - 1
+        )
         self.interval = float(interval)
         self.of = np.full(jobs, -1, dtype=np.int64)
         self._ids: dict[tuple, int] = {}
@@ -190,8 +203,50 @@ class RequestClasses:
             return
         f = tail_starts(slots, now + self.interval, self.performance.size)
         nodes = np.arange(self.performance.size)
-        _, reach = self._reach(classes, budget, f, nodes)
+        pays, reach = self._reach(classes, budget, f, nodes)
+        # multi-node classes the bound above would wake within L / 64: the concurrency bound
+        soon = (self.n[classes] > 1) & (reach < now + self.interval / 64)
+        for i in np.flatnonzero(soon).tolist():
+            end = self._concurrent_end(int(classes[i]), pays[i], slots, f, now)
+            reach[i] = max(reach[i], end - self.interval * (1 + _RTOL))
         self.wake[classes] = reach
+
+    def _concurrent_end(
+        self, c: int, pays: np.ndarray, slots: SlotList, f: np.ndarray, now: float
+    ) -> float:
+        """A lower bound on the end of any later window of class ``c`` (``n > 1``).
+
+        The ``n`` tasks of a window start together at some ``t``. A node ``j`` it can pay for
+        (``pays``, shape (N,)) can hold its task ``[t, t + T_j)`` in a later cycle only inside
+        a slot of ``slots`` that ends before ``H`` and contains it (fixed), or in its slot
+        reaching ``H`` (from ``f_j <= t``; ``f_j = H`` for a node busy at ``H``), which then
+        ends past ``t + T_j``. So if ``k(t)`` nodes hold it at ``t`` in slots ending before
+        ``H``, the other ``r = n - k(t)`` come from slots reaching ``H``, and the window ends no
+        earlier than ``t`` plus the ``r``-th smallest ``T_j`` among them. The least over
+        every ``t`` where ``k`` or the set of such nodes changes is the bound. Nodes are taken
+        in up to 16 speed groups (each at its fastest), which only lowers the bound.
+        """
+        horizon = now + self.interval
+        volume, n = self.volume[c], self.n[c]
+        need = volume / slots.performance * (1 - _RTOL)
+        usable = (slots.end < horizon) & (slots.end - slots.start >= need) & pays[slots.node]
+        first = np.sort(slots.start[usable])
+        last = np.sort(slots.end[usable] - need[usable])
+        # slots reaching H by start, with each one's speed group: counts per group by t
+        tail = np.flatnonzero(pays)
+        by_start = np.argsort(f[tail], kind="stable")
+        tail_start = f[tail][by_start]
+        groups = np.zeros((tail.size + 1, self._group_speed.size), dtype=np.int64)
+        groups[np.arange(1, tail.size + 1), self._group_of[tail][by_start]] = 1
+        groups = np.cumsum(groups, axis=0)
+        at = np.concatenate([[now], first, tail_start])
+        fixed = first.searchsorted(at, side="right") - last.searchsorted(at, side="left")
+        have = np.cumsum(groups[tail_start.searchsorted(at, side="right")], axis=1)
+        # t_g: the earliest t at which the fixed slots and the g fastest groups' slots
+        # reaching H give n nodes; the window then ends no earlier than t_g + T_g
+        enough = (have + fixed[:, None]) >= n
+        t_g = np.where(enough, at[:, None], np.inf).min(axis=0)
+        return float((t_g + volume / self._group_speed).min())
 
     def wake_freed(
         self, freed: np.ndarray, budget: np.ndarray, slots: SlotList, now: float
