@@ -323,6 +323,22 @@ def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarr
     shapes ``(m,)`` and ``(k,)``), each ordered by (start, node) with no (start, node) pair in
     both. Each new row goes where a binary search on its start (then on its node among equal
     starts) puts it: ``O(m + k log m)`` instead of re-sorting ``m + k`` rows.
+
+    Parameters
+    ----------
+    cols, extra : list of numpy.ndarray
+        ``[node (int), start (model time units), ...]`` and any further columns; ``extra``'s
+        columns are cast to ``cols``' dtypes.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The ``m + k`` rows in (start, node) order, one array per column. Raises nothing; the
+        orders are the caller's promise (a test checks the result against sorting all rows).
+
+    References
+    ----------
+    AEP §2.1: the slot list is ordered by non-decreasing start time.
     """
     k = extra[0].size
     if k == 0:
