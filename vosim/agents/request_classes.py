@@ -197,7 +197,11 @@ class RequestClasses:
         node ``k``: from ``f_k`` (where its free slot ending at ``H`` begins; ``H`` if there is
         none) for ``T_k = V / p_k``, and that task plus ``n - 1`` tasks at the domain's least
         cost per unit of work must fit ``C``. No cycle before ``min_k (f_k + T_k) - L`` can
-        then find a window.
+        then find a window. A class with ``n > 1`` that this would wake within ``L / 64`` also
+        waits until ``n`` nodes could hold its tasks from one start
+        (:meth:`_concurrent_end`); the later of the two bounds is its wake time.
+
+        Raises nothing; ``classes`` must have waiting jobs (ids from :meth:`assign`).
         """
         if classes.size == 0:
             return
