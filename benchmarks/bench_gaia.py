@@ -17,16 +17,24 @@ In one run the script
 2. runs AccaSim 1.1.3 (FIFO, first fit, per-job output on) on the same trace through
    ``accasim_side_by_side.py``'s set-up, unless ``--skip-accasim``: first, or with
    ``--together`` at the same time as vosim;
-3. prints jobs/s of both, the ratios vosim / AccaSim and vosim / 2,700, and the per-cycle cost
-   by tenths of the run ordered by finished jobs (mean and median ms, also at the median
-   machine speed; the queue length, the jobs scheduled, the request classes that failed and
-   those waiting per cycle), and least-squares slopes of the cost of cycles with jobs waiting
-   against the number of finished jobs, as measured and at the median machine speed
-   (:func:`flatness`; flat: near 0 % of the mean over the whole run); it writes the
-   per-cycle timings (CSV) and a chart (HTML, PNG with vl-convert) to ``--out``.
+3. runs the stationary control (unless ``--control 0``): the same jobs in a random order
+   (from SEED), arrivals drawn uniform over ``--control`` (default 1.5) times the trace's
+   span. On the trace as recorded the market's state changes over the run (a backlog of
+   28,000 jobs, 7 then 125 distinct requests waiting, 640 then 3,100 busy intervals held by
+   the owners), and a cycle's cost follows that state; the control keeps the job mix and
+   the state steady while 48,000 jobs finish, so a slope there is the cost's growth with the
+   run's history alone;
+4. prints jobs/s of both simulators, the ratios vosim / AccaSim and vosim / 2,700, and for
+   each vosim run the per-cycle cost by tenths of the run ordered by finished jobs (mean and
+   median ms, also at the median machine speed; the queue length, the jobs scheduled, the
+   request classes that failed and those waiting, and the busy intervals per cycle), and
+   least-squares slopes of the cost of cycles with jobs waiting against the number of
+   finished jobs, as measured and at the median machine speed (:func:`flatness`; flat: near
+   0 % of the mean over the whole run); it writes the per-cycle timings (CSV) and a chart
+   of both runs (HTML, PNG with vl-convert) to ``--out``.
 
-    PYTHONPATH=. python benchmarks/bench_gaia.py                  # ~1-2 minutes + AccaSim
-    PYTHONPATH=. python benchmarks/bench_gaia.py --jobs 10000 --skip-accasim
+    PYTHONPATH=. python benchmarks/bench_gaia.py                  # ~3 minutes + AccaSim
+    PYTHONPATH=. python benchmarks/bench_gaia.py --jobs 10000 --skip-accasim --control 0
 """
 
 from __future__ import annotations
@@ -53,8 +61,18 @@ HERE = Path(__file__).resolve().parent
 #: One row per cycle: jobs finished and waiting before it, its seconds, jobs it scheduled,
 #: request classes whose screen or window search failed in it (each such class costs a
 #: screen and maybe a search), request classes with jobs waiting before it, and the seconds
-#: the latest calibration took (a fixed workload timed every 200 cycles: the machine's speed).
-COLUMNS = ["completed", "queue", "seconds", "scheduled", "failed", "classes", "calibration"]
+#: the latest calibration took (a fixed workload timed every 200 cycles: the machine's speed),
+#: and the busy intervals (local jobs and VO reservations) all owners held before it.
+COLUMNS = [
+    "completed",
+    "queue",
+    "seconds",
+    "scheduled",
+    "failed",
+    "classes",
+    "calibration",
+    "busy",
+]
 TARGET = 2700.0  # jobs/s, issue 6
 
 _WORKER = r"""
@@ -66,7 +84,20 @@ from vosim.model import VOModel
 import numpy as np
 
 jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
-seed, out = int(sys.argv[2]), Path(sys.argv[3])
+seed, out, stretch = int(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4])
+trace = "UniLu-Gaia-2014-2"
+if stretch:  # the stationary control: the trace's jobs shuffled, arrivals spread evenly
+    from vosim.data import trace_path
+    from vosim.market.swf import read_swf
+
+    frame = read_swf(trace_path(trace), jobs)
+    rng = np.random.default_rng(seed)
+    frame = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+    span = stretch * (frame["submit_time"].max() - frame["submit_time"].min())
+    frame["submit_time"] = np.sort(rng.uniform(0.0, span, len(frame))).round()
+    frame["job_id"] = np.arange(1, len(frame) + 1)
+    frame.attrs["path"] = f"{trace}, shuffled, arrivals uniform over {stretch:g}x its span"
+    trace, jobs = frame, None
 rows = []
 cycle = MetaschedulerAgent.cycle
 EVERY = 200  # cycles between two calibrations
@@ -101,7 +132,8 @@ def timed(self):
     cycle(self)
     dt = time.perf_counter() - t
     failed = int((self.classes.stamp == self.cycles).sum())
-    rows.append((done, queue, dt, self.last_scheduled, failed, classes, speed[0]))
+    busy = sum(o.schedule.intervals()[0].size for o in self.model.owners)
+    rows.append((done, queue, dt, self.last_scheduled, failed, classes, speed[0], busy))
 
 
 MetaschedulerAgent.cycle = timed
@@ -109,7 +141,7 @@ amp = dict.fromkeys(("finish", "runtime", "cost"), "amp")
 calibrate()  # warm up: the recorded calibrations are taken every EVERY cycles of the run
 spent[0] = 0.0
 t0 = time.perf_counter()
-model = VOModel(trace="UniLu-Gaia-2014-2", jobs=jobs, criterion_allocators=amp, rng=seed)
+model = VOModel(trace=trace, jobs=jobs, criterion_allocators=amp, rng=seed)
 t1 = time.perf_counter()
 model.run()
 t2 = time.perf_counter()
@@ -128,11 +160,15 @@ print("VOSIM " + json.dumps(dict(
 """
 
 
-def run_vosim(jobs: str, seed: int, out: Path) -> dict:
-    """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict."""
+def run_vosim(jobs: str, seed: int, out: Path, stretch: float = 0.0) -> dict:
+    """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict.
+
+    ``stretch`` > 0: the stationary control instead of the trace as recorded (its jobs in a
+    random order drawn from ``seed``, arrivals uniform over ``stretch`` times its span).
+    """
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
     proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, jobs, str(seed), str(out)],
+        [sys.executable, "-c", _WORKER, jobs, str(seed), str(out), str(stretch)],
         capture_output=True,
         text=True,
         env=env,
@@ -177,6 +213,7 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
         mean_ms=("seconds", lambda s: 1000 * s.mean()),
         median_ms=("seconds", lambda s: 1000 * s.median()),
         calibrated_ms=("calibrated", lambda s: 1000 * s.mean()),
+        busy=("busy", "mean"),
     )
 
 
@@ -197,12 +234,14 @@ def flatness(df: pd.DataFrame, seconds: pd.Series) -> list[str]:
     the cycles that scheduled nothing (the cost of waiting jobs alone); and at equal work per
     cycle, with the jobs it scheduled, the request classes that failed in it and the jobs
     completed since the previous cycle (each frees time to re-check) as regressors. The last
-    answers whether a cycle gets dearer as the run goes on for the same work, i.e. whether
-    anything grows with the history of the run.
+    answers whether a cycle gets dearer as the run goes on for the same work. On the trace as
+    recorded the market's state also changes over the run (the queue, the request classes
+    waiting, the busy intervals a cycle reads): the stationary control of :func:`main` holds
+    it steady, so its plain slope is the cost's dependence on the run's history alone.
     """
     df = df.assign(released=df["completed"].diff().fillna(df["completed"].iloc[0]))
-    busy = df["queue"] > 0  # cycles with jobs waiting (an empty queue costs ~nothing)
-    df, ms = df[busy], 1000 * seconds[busy]
+    waiting = df["queue"] > 0  # cycles with jobs waiting (an empty queue costs ~nothing)
+    df, ms = df[waiting], 1000 * seconds[waiting]
     done = df["completed"]
     span = done.max() / 10_000
 
@@ -231,22 +270,32 @@ def flatness(df: pd.DataFrame, seconds: pd.Series) -> list[str]:
     ]
 
 
-def chart(rows: list, out: Path) -> list[str]:
-    """Per-cycle cost (rolling mean over 500 cycles) vs finished jobs; returns files written."""
+def chart(runs: dict[str, list], out: Path) -> list[str]:
+    """Per-cycle cost (rolling mean over 500 cycles) vs finished jobs; returns files written.
+
+    ``runs``: per-cycle rows (:data:`COLUMNS`) by run label; one line per run and speed.
+    """
     import altair as alt
 
-    df = pd.DataFrame(rows, columns=COLUMNS)
     series = ["as measured", "at the median machine speed"]
-    df[series[0]] = 1000 * df["seconds"].rolling(500, min_periods=1).mean()
-    df[series[1]] = 1000 * calibrated(df).rolling(500, min_periods=1).mean()
-    step = max(1, len(df) // 2000)
-    base = alt.Chart(df.iloc[::step]).encode(x=alt.X("completed:Q", title="jobs finished"))
+    frames = []
+    for label, rows in runs.items():
+        df = pd.DataFrame(rows, columns=COLUMNS).assign(run=label)
+        df[series[0]] = 1000 * df["seconds"].rolling(500, min_periods=100).mean()
+        df[series[1]] = 1000 * calibrated(df).rolling(500, min_periods=100).mean()
+        frames.append(df.iloc[:: max(1, len(df) // 1000)])  # < 2,000 rows per run
+    base = alt.Chart(pd.concat(frames)).encode(
+        x=alt.X("completed:Q", title="jobs finished"), color=alt.Color("run:N", title="run")
+    )
     cost = (
         base.transform_fold(series, as_=["series", "ms"])
         .mark_line()
-        .encode(y=alt.Y("ms:Q", title="ms per cycle (mean of 500)"), color="series:N")
+        .encode(
+            y=alt.Y("ms:Q", title="ms per cycle (mean of 500)"),
+            strokeDash=alt.StrokeDash("series:N", title="speed"),
+        )
     )
-    queue = base.mark_line(color="gray").encode(y=alt.Y("queue:Q", title="jobs waiting"))
+    queue = base.mark_line().encode(y=alt.Y("queue:Q", title="jobs waiting"))
     figure = alt.vconcat(
         cost.properties(width=600, height=180, title="per-cycle cost over the run"),
         queue.properties(width=600, height=120),
@@ -276,11 +325,21 @@ def main(argv: list[str] | None = None) -> int:
         "vosim; on this 2-CPU VM running both at once slows each down ~1.5x)",
     )
     parser.add_argument(
+        "--control",
+        type=float,
+        default=1.5,
+        metavar="STRETCH",
+        help="after the trace, run the stationary control: the same jobs in a random order, "
+        "arrivals uniform over STRETCH times the trace's span (default 1.5; 0: skip)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=HERE / "_work" / "gaia", help="folder for outputs"
     )
     args = parser.parse_args(argv)
     if args.jobs != "all" and not args.jobs.isdigit():
         parser.error(f"--jobs must be a positive integer or 'all', got {args.jobs!r}")
+    if not args.control >= 0:
+        parser.error(f"--control must be 0 (skip) or a stretch > 0, got {args.control!r}")
     args.out.mkdir(parents=True, exist_ok=True)
     print(
         f"# {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.node()}, {os.cpu_count()} CPUs, "
@@ -297,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
         v = run_vosim(args.jobs, args.seed, Path(tmp))
         rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
         a = None if peer is None else peer.result()
+        if args.control:
+            c = run_vosim(args.jobs, args.seed, Path(tmp), args.control)
+            control = json.loads((Path(tmp) / "cycle_times.json").read_text())
     rate = v["jobs"] / v["total_s"]
     print(
         f"vosim  : {v['jobs']} jobs in {v['total_s']:.1f} s (build {v['build_s']:.1f}, run "
@@ -315,18 +377,35 @@ def main(argv: list[str] | None = None) -> int:
                 f"{rate / a_rate:.2f} ({rate * a['internal_sim_s'] / a['jobs']:.2f} against "
                 "its loop timer)"
             )
-    table = cycle_table(rows)
+    runs = {"UniLu-Gaia as recorded": rows}
+    print_cost(rows)
+    if args.control:
+        runs[f"stationary control ({args.control:g}x span)"] = control
+        print(
+            f"\nstationary control: the same {c['jobs']} jobs in a random order, arrivals "
+            f"uniform over {args.control:g}x the trace's span: {c['cycles']} cycles in "
+            f"{c['run_s']:.1f} s; {c['states']}"
+        )
+        print_cost(control)
+    written = []
+    for label, part in runs.items():
+        name = "gaia_cycle_times.csv" if label == next(iter(runs)) else "control_cycle_times.csv"
+        pd.DataFrame(part, columns=COLUMNS).to_csv(args.out / name, index=False)
+        written.append(str(args.out / name))
+    print("wrote", ", ".join([*written, *chart(runs, args.out)]))
+    return 0
+
+
+def print_cost(rows: list) -> None:
+    """Print the per-cycle cost of one run by tenths and its :func:`flatness` slopes."""
     print("\nper-cycle cost by tenths of the run (cycles in time order):")
-    print(table.to_string(float_format=lambda x: f"{x:,.2f}"))
+    print(cycle_table(rows).to_string(float_format=lambda x: f"{x:,.2f}"))
     df = pd.DataFrame(rows, columns=COLUMNS)
     print("cycles with jobs waiting, cost against jobs finished:")
     print("\n".join(flatness(df, df["seconds"])))
     drift = df["calibration"].max() / df["calibration"].min()
     print(f"the same at the run's median machine speed (calibration spread {drift:.2f}x):")
     print("\n".join(flatness(df, calibrated(df))))
-    df.to_csv(args.out / "gaia_cycle_times.csv", index=False)
-    print("wrote", ", ".join([str(args.out / "gaia_cycle_times.csv"), *chart(rows, args.out)]))
-    return 0
 
 
 if __name__ == "__main__":
