@@ -110,6 +110,13 @@ class MetaschedulerAgent(mesa.Agent):
             if model.pricing_policy == "fixed" and model.owner_exit_revenue is None
             else None
         )
+        # Fixed prices: the cheapest window of n tasks of volume V costs V times the sum of
+        # the n least costs per unit of work, so _budget_reason is O(1) per job.
+        self._least_per_work = (
+            np.cumsum(np.sort(model.node_price / model.node_performance)).tolist()
+            if model.pricing_policy == "fixed"
+            else None
+        )
         self._changed = True  # every waiting job is searched next cycle (_cycle_jobs)
         self._freed: set[int] = set()  # nodes with reserved time released since the last cycle
         self.wait_code = np.zeros(len(model.jobs), dtype=np.int8)
@@ -157,11 +164,13 @@ class MetaschedulerAgent(mesa.Agent):
 
     def _budget_reason(self, job: Job) -> str:
         model = self.model
-        duration = job.volume / model.node_performance
-        cost = np.sort(model.node_price * duration)
-        if cost.size < job.n:
-            return f"needs {job.n} nodes, more than the domain's {cost.size}"
-        floor = float(cost[: job.n].sum())
+        if model.node_price.size < job.n:
+            return f"needs {job.n} nodes, more than the domain's {model.node_price.size}"
+        if self._least_per_work is not None:  # equal to the sort below up to rounding
+            floor = job.volume * self._least_per_work[job.n - 1]
+        else:
+            cost = np.sort(model.node_price * (job.volume / model.node_performance))
+            floor = float(cost[: job.n].sum())
         if floor > job.budget * (1 + 1e-9):
             return f"budget C={job.budget:.6g} below the cheapest possible window ({floor:.6g})"
         return ""
@@ -175,10 +184,11 @@ class MetaschedulerAgent(mesa.Agent):
         """
         until = now + self.scheduling_interval
         model = self.model
-        # offer() also generates each owner's local load up to ``until``
-        offers = [owner.offer(now, until) for owner in model.owners]
         if self._slot_cache is not None:  # fixed prices and owners: spans kept between cycles
+            for owner in model.owners:  # generates each owner's local load up to ``until``
+                owner.prepare(now, until)
             return self._slot_cache.slots(model.owners, now, until, nodes)
+        offers = [owner.offer(now, until) for owner in model.owners]
         node, a, b = (np.concatenate([o[k] for o in offers]) for k in range(3))
         return free_slots(
             model.node_ids, model.node_price, model.node_performance, node, a, b, now, until

@@ -81,10 +81,19 @@ class ResourceOwnerAgent(mesa.Agent):
     def offer(self, now: float, until: float) -> tuple[np.ndarray, ...]:
         """Busy intervals ``(node, a, b, tag)`` of this owner's nodes relevant from ``now`` on.
 
-        First forgets intervals that ended by ``now`` (in batches) and generates the local job
-        flow up to ``until`` (local jobs have priority, so they are placed before any VO
-        reservation in that time; VO reservations never reach past generated local load, so
-        they never clash).
+        :meth:`prepare` first, then every busy interval the schedule holds (arrays of shape
+        ``(r,)``; model time units).
+        """
+        self.prepare(now, until)
+        return self.schedule.intervals()
+
+    def prepare(self, now: float, until: float) -> None:
+        """Bring the schedule up to ``[now, until)`` (model time units) for a slot list.
+
+        Forgets intervals that ended by ``now`` (in batches) and generates the local job flow
+        up to ``until`` (local jobs have priority, so they are placed before any VO reservation
+        in that time; VO reservations never reach past generated local load, so they never
+        clash).
         """
         if now >= self._pruned_at + (until - now) / 16:  # dropping ended rows is bookkeeping
             self.schedule.prune(now, min_share=0.25)
@@ -97,7 +106,6 @@ class ResourceOwnerAgent(mesa.Agent):
                         self.schedule.add(node.id, a, b, LOCAL)
                         self.local_jobs.append((node.id, a, b))
                 self._load_until += self.local_load.period
-        return self.schedule.intervals()
 
     def reprice(self, now: float, window: float) -> np.ndarray | None:
         """Apply the pricing rule to this owner's nodes after the window ``[now - window, now)``.
