@@ -23,7 +23,7 @@ In one run the script
    28,000 jobs, 7 then 125 distinct requests waiting, 640 then 3,100 busy intervals held by
    the owners), and a cycle's cost follows that state; the control keeps the job mix and
    holds the state near steady while 49,000 jobs finish (about 750 busy intervals, 60-75
-   distinct requests waiting after the first tenth), so a slope there is the cost's growth
+   distinct requests waiting from the third tenth on), so a slope there is the cost's growth
    with the run's history alone. At 1.5x the VO is still saturated (the failed searches
    per cycle nearly treble over the run); from 2x on they settle;
 4. prints jobs/s of both simulators, the ratios vosim / AccaSim and vosim / 2,700, and for
