@@ -111,3 +111,6 @@ def test_help_explains_outputs():
     )
     assert proc.returncode == 0
     assert "jobs.parquet" in proc.stdout and "--trace" in proc.stdout
+    # an option whose help already names its default does not get a second "(default: ...)"
+    assert "never leave) (default" not in " ".join(proc.stdout.split())
+    assert "(default: 2000)" in proc.stdout

@@ -25,6 +25,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+class _Defaults(argparse.ArgumentDefaultsHelpFormatter):
+    """Adds "(default: ...)" to an option's help unless the help already says its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.help and "default" in action.help:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -78,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
             "length over time). Every job ends completed, rejected (with a reason) or unfinished "
             "at the horizon. Times are model time units = trace seconds."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Defaults,
     )
     run.add_argument(
         "--trace",
@@ -225,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Writes NAME.parquet, NAME.csv and NAME.html/.png to --out. Same seed, same table "
             "(timing columns aside)."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Defaults,
     )
     exp.add_argument("name", nargs="?", help="experiment name (see --list)")
     exp.add_argument("--list", action="store_true", help="list the experiments and exit")
