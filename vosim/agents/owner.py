@@ -11,7 +11,7 @@ import numpy as np
 from vosim.market.nodes import Node
 from vosim.market.pricing import DemandPricing
 from vosim.market.schedule import LOCAL, NodeSchedule
-from vosim.market.workload import HypergeometricLocalLoad
+from vosim.market.workload import LocalJobFlow
 
 __all__ = ["ResourceOwnerAgent"]
 
@@ -27,8 +27,9 @@ class ResourceOwnerAgent(mesa.Agent):
         Owner index.
     nodes : sequence of Node
         The owner's nodes (their ``price`` is this owner's pricing).
-    local_load : HypergeometricLocalLoad or None
-        Generator of the local job flow; ``None`` for dedicated nodes.
+    local_load : LocalJobFlow or None
+        The owners' local job flow (:class:`~vosim.market.workload.HypergeometricLocalLoad`
+        or :class:`~vosim.market.local_trace.TraceLocalFlow`); ``None`` for dedicated nodes.
     pricing : DemandPricing or None
         Repricing rule (``None``: the fixed prices of VO Preferences §4).
 
@@ -43,7 +44,7 @@ class ResourceOwnerAgent(mesa.Agent):
         model: mesa.Model,
         owner_id: int,
         nodes: Sequence[Node],
-        local_load: HypergeometricLocalLoad | None,
+        local_load: LocalJobFlow | None,
         pricing: DemandPricing | None = None,
     ) -> None:
         super().__init__(model)
@@ -100,11 +101,11 @@ class ResourceOwnerAgent(mesa.Agent):
             self._pruned_at = now
         if self.local_load is not None:
             rng = self.model.rng
+            ids = [node.id for node in self.nodes]
             while self._load_until < until:
-                for node in self.nodes:
-                    for a, b in self.local_load.generate(self._load_until, rng):
-                        self.schedule.add(node.id, a, b, LOCAL)
-                        self.local_jobs.append((node.id, a, b))
+                for k, a, b in self.local_load.occupy(ids, self._load_until, rng):
+                    self.schedule.add(k, a, b, LOCAL)
+                    self.local_jobs.append((k, a, b))
                 self._load_until += self.local_load.period
 
     def reprice(self, now: float, window: float) -> np.ndarray | None:

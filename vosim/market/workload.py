@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,14 @@ import pandas as pd
 from vosim.allocators.base import ResourceRequest, Window
 from vosim.errors import ParameterError
 
-__all__ = ["Job", "JOB_STATES", "jobs_from_trace", "HypergeometricLocalLoad"]
+__all__ = [
+    "Job",
+    "JOB_STATES",
+    "jobs_from_trace",
+    "node_counts",
+    "LocalJobFlow",
+    "HypergeometricLocalLoad",
+]
 
 #: Terminal states of a job; every job read ends in exactly one of them.
 JOB_STATES = ("completed", "rejected", "unfinished")
@@ -153,9 +162,7 @@ def jobs_from_trace(
     ]:
         if not value > 0:
             raise ParameterError(f"{name} must be > 0, got {value}")
-    req_p = trace["requested_processors"].to_numpy()
-    procs = np.where(req_p > 0, req_p, trace["allocated_processors"].to_numpy())
-    nodes = np.ceil(np.maximum(procs, 0) * domain_nodes / max_procs).astype(np.int64)
+    procs, nodes = node_counts(trace, domain_nodes, max_procs)
     req_t = trace["requested_time"].to_numpy(dtype=float)
     run_t = trace["run_time"].to_numpy(dtype=float)
     t_res = np.where(req_t > 0, req_t, run_t)
@@ -202,6 +209,44 @@ def jobs_from_trace(
             )
         )
     return jobs
+
+
+def node_counts(
+    trace: pd.DataFrame, domain_nodes: int, max_procs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Processors ``p`` and node counts ``n`` of SWF job rows on a domain of ``domain_nodes``.
+
+    ``p`` = requested processors (field 8), else allocated (field 5); ``n = ceil(p *
+    domain_nodes / max_procs)``: the traced machine's ``max_procs`` processors spread evenly
+    over the domain's nodes. Both arrays have shape ``(len(trace),)``; an unknown ``p`` (-1)
+    gives ``n = 0``.
+    """
+    req_p = trace["requested_processors"].to_numpy()
+    procs = np.where(req_p > 0, req_p, trace["allocated_processors"].to_numpy())
+    nodes = np.ceil(np.maximum(procs, 0) * domain_nodes / max_procs).astype(np.int64)
+    return procs, nodes
+
+
+class LocalJobFlow(Protocol):
+    """An owner's local job flow, generated one period at a time.
+
+    Owners (:class:`~vosim.agents.owner.ResourceOwnerAgent`) call :meth:`occupy` for
+    ``[start, start + period)``, ``start`` = 0, ``period``, ``2 * period``, ... in turn, and
+    place the returned local jobs in their node schedules before any VO reservation there.
+    Implemented by :class:`HypergeometricLocalLoad` (AEP §3.1) and
+    :class:`~vosim.market.local_trace.TraceLocalFlow` (an SWF trace replayed).
+    """
+
+    @property
+    def period(self) -> float:
+        """Length of one generation period, model time units (> 0)."""
+        ...
+
+    def occupy(
+        self, nodes: Sequence[int], start: float, rng: np.random.Generator
+    ) -> list[tuple[int, float, float]]:
+        """Local jobs ``(node, a, b)`` of ``nodes`` (node ids) starting in the period."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +309,16 @@ class HypergeometricLocalLoad:
             raise ParameterError(
                 f"local jobs per period must satisfy 1 <= low <= high, got {self.jobs}"
             )
+
+    def occupy(
+        self, nodes: Sequence[int], start: float, rng: np.random.Generator
+    ) -> list[tuple[int, float, float]]:
+        """Local jobs ``(node, a, b)`` of ``nodes`` in ``[start, start + period)``.
+
+        :meth:`generate` for each node in turn (the :class:`LocalJobFlow` interface owners
+        call once a period).
+        """
+        return [(k, a, b) for k in nodes for a, b in self.generate(start, rng)]
 
     def generate(self, start: float, rng: np.random.Generator) -> list[tuple[float, float]]:
         """Local jobs ``(a, b)`` of one node in the period ``[start, start + period)``, sorted."""
