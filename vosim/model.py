@@ -19,10 +19,11 @@ from vosim.allocators.css import VOPolicy
 from vosim.allocators.screen import BUDGET_TOO_LOW
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
+from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.nodes import generate_nodes
 from vosim.market.pricing import PRICING_POLICIES, DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
-from vosim.market.workload import HypergeometricLocalLoad, Job, jobs_from_trace
+from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
 
 __all__ = ["VOModel", "CYCLE_COLUMNS"]
 
@@ -84,7 +85,8 @@ class VOModel(mesa.Model):
         Each user's budget factor is uniform in this range (see :class:`UserAgent`).
     local_load : (float, float) or None
         Bounds of the owners' hypergeometric local load as fractions of each period ``L``
-        (default (0.10, 0.50), AEP §3.1); ``None`` for dedicated nodes.
+        (default (0.10, 0.50), AEP §3.1); ``None`` for dedicated nodes. Ignored when
+        ``local_trace`` is given.
     criterion_allocators : dict or None
         User criterion -> registered window criterion
         (default :data:`~vosim.agents.metascheduler.DEFAULT_CRITERION_ALLOCATORS`).
@@ -148,6 +150,12 @@ class VOModel(mesa.Model):
         Allowance factor (finite, > 0; default 1): on average a user can afford this many
         times what its jobs' budgets sum to, though bursts exhaust a period's balance. Used
         only with ``budget_period``.
+    local_trace : str, Path, pandas.DataFrame or None
+        The owners' local job flow replayed from this SWF trace (a bundled name, a path or a
+        :func:`~vosim.market.swf.read_swf` frame, read whole) instead of the generator of
+        ``local_load``: its jobs occupy the domain's nodes from model time 0 as
+        :class:`~vosim.market.local_trace.TraceLocalFlow` places them. ``None`` (default):
+        the generator. May be the same trace as ``trace``.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -203,6 +211,7 @@ class VOModel(mesa.Model):
         user_exit_satisfaction: float | None = None,
         budget_period: float | None = None,
         budget_allowance: float = 1.0,
+        local_trace: str | Path | pd.DataFrame | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -331,11 +340,20 @@ class VOModel(mesa.Model):
         self.node_price = np.array([n.price for n in self.nodes])
         self.node_performance = np.array([n.performance for n in self.nodes])
 
-        load = None
-        if local_load is not None:
+        load: LocalJobFlow | None = None
+        if local_trace is not None:
+            local = (
+                local_trace
+                if isinstance(local_trace, pd.DataFrame)
+                else read_swf(trace_path(str(local_trace)))
+            )
+            load = TraceLocalFlow.from_swf(local, nodes, period=self.scheduling_interval)
+        elif local_load is not None:
             load = HypergeometricLocalLoad(
                 local_load[0], local_load[1], period=self.scheduling_interval
             )
+        #: The owners' local job flow (``None``: dedicated nodes).
+        self.local_flow = load
         by_owner: dict[int, list] = defaultdict(list)
         for node in self.nodes:
             by_owner[node.owner].append(node)

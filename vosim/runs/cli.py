@@ -122,8 +122,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=7 * 86400.0,
         help="length L of the interval the slot list covers, s",
     )
-    run.add_argument(
+    local = run.add_mutually_exclusive_group()
+    local.add_argument(
         "--no-local-load", action="store_true", help="owners run no local jobs (dedicated nodes)"
+    )
+    local.add_argument(
+        "--local-trace",
+        metavar="TRACE",
+        default=None,
+        help="owners' local job flow replayed from this SWF trace (bundled name or path, read "
+        "whole; its jobs occupy the domain's nodes from time 0) instead of the generated "
+        "10-50%% hypergeometric load (default: generated)",
     )
     run.add_argument(
         "--availability",
@@ -350,6 +359,22 @@ def _summary_lines(summary: dict) -> list[str]:
     ]
 
 
+def _local_flow_summary(flow) -> dict:
+    """The owners' local job flow for ``summary.json``: its kind and, for a trace, its use."""
+    from vosim.market.local_trace import TraceLocalFlow
+
+    if flow is None:
+        return {"local_load": None}
+    if isinstance(flow, TraceLocalFlow):
+        return {
+            "local_load": "trace",
+            "local_trace": flow.name,
+            "local_trace_jobs": flow.jobs,
+            "local_trace_dropped": flow.dropped,
+        }
+    return {"local_load": [flow.low, flow.high]}
+
+
 def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -381,6 +406,7 @@ def _run(args: argparse.Namespace) -> int:
         user_exit_satisfaction=args.user_exit_satisfaction,
         budget_period=args.budget_period,
         budget_allowance=args.budget_allowance,
+        local_trace=args.local_trace,
         rng=args.seed,
     )
     bar = tqdm(
@@ -426,6 +452,7 @@ def _run(args: argparse.Namespace) -> int:
             "users_left": sum(not u.active for u in model.users),
             "budget_period": model.budget_period,
             "budget_allowance": model.budget_allowance,
+            **_local_flow_summary(model.local_flow),
             "mean_user_evaluation": float(jobs["user_evaluation"].mean()),
             "mean_vo_evaluation": float(cycles["vo_evaluation"].mean()),
         }

@@ -30,8 +30,9 @@ Values are checked against the parameter's annotation: integers are accepted for
 arrays stand for tuples and lists, inline tables (``{cost = "min_cost"}``) for dicts, and TOML
 having no null, the string ``"none"`` stands for ``None`` wherever the parameter allows
 ``None``. Names with a registry are checked against it (``vo_objective``, ``vo_limit``,
-``user_evaluation``, ``availability_method``, ``user_criteria``) and ``trace`` must be a
-bundled trace or an existing file; a relative trace path is relative to the sweep file.
+``user_evaluation``, ``availability_method``, ``user_criteria``) and ``trace`` and
+``local_trace`` must be a bundled trace or an existing file; a relative trace path is relative
+to the sweep file.
 Values the model itself rejects (such as ``owners`` above the node count) are left to the
 model: the run is recorded with its error (see :mod:`vosim.runs.batch`).
 
@@ -513,7 +514,7 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
             for n in names:
                 if n not in choices[key]:
                     fail(table, key, f"{n!r} is not one of {', '.join(choices[key])}")
-        if key == "trace" and isinstance(converted, str):
+        if key in ("trace", "local_trace") and isinstance(converted, str):
             converted = _check_trace(converted, base, lambda m: fail(table, key, m))
         return converted
 
