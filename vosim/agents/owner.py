@@ -101,8 +101,8 @@ class ResourceOwnerAgent(mesa.Agent):
             self._pruned_at = now
         if self.local_load is not None:
             rng = self.model.rng
-            ids = [node.id for node in self.nodes]
             while self._load_until < until:
+                ids = [node.id for node in self.nodes]
                 for k, a, b in self.local_load.occupy(ids, self._load_until, rng):
                     self.schedule.add(k, a, b, LOCAL)
                     self.local_jobs.append((k, a, b))
