@@ -155,6 +155,19 @@ def test_live_model_signature_and_scenario_parameters():
     assert model.running
 
 
+def test_local_load_from_a_trace():
+    model = LiveModel(workload=TRACE_SCENARIOS[1], users=3, owners=2, load="NASA iPSC trace")
+    flow = model.local_flow
+    assert flow.jobs > 0 and "NASA" in flow.name
+    model.step()
+    rows = set(zip(flow.node.tolist(), flow.start.tolist(), strict=True))
+    local = set()
+    for owner in model.owners:
+        node, a, _, tag = owner.schedule.intervals()
+        local |= set(zip(node[tag == LOCAL].tolist(), a[tag == LOCAL].tolist(), strict=True))
+    assert local and local <= rows
+
+
 def test_unknown_load_is_named():
     with pytest.raises(ParameterError, match="heavy"):
         _model(load="heavy")

@@ -58,14 +58,17 @@ DEFAULT_SCENARIO = "UniLu-Gaia-2014-2"
 TRACE_JOBS = 2000
 #: Allocator choice that keeps VOModel's per-criterion mapping (minFinish, minRuntime, minCost).
 BY_USER_CRITERION = "by user criterion"
-#: Owners' local load choices: name -> (low, high) share of each scheduling interval, or
-#: ``None`` (dedicated nodes). "scenario" keeps the scenario's own load.
-LOADS: dict[str, tuple[float, float] | None] = {
+#: Owners' local load choices: name -> (low, high) share of each scheduling interval, a
+#: bundled trace replayed as the local job flow (``VOModel(local_trace=...)``), or ``None``
+#: (dedicated nodes). "scenario" keeps the scenario's own load.
+LOADS: dict[str, tuple[float, float] | str | None] = {
     "scenario": (math.nan, math.nan),
     "none": None,
     "5-10 % (VO Preferences §4)": (0.05, 0.10),
     "10-50 % (AEP §3.1)": (0.10, 0.50),
     "30-70 %": (0.30, 0.70),
+    "NASA iPSC trace": "NASA-iPSC-1993-3.1-cln",
+    "UniLu-Gaia trace": "UniLu-Gaia-2014-2",
 }
 
 
@@ -478,7 +481,9 @@ class LiveModel(VOModel):
         kwargs = dict(built.model_kwargs)
         if load not in LOADS:
             raise ParameterError(f"unknown load {load!r}; expected one of {', '.join(LOADS)}")
-        if load != "scenario":
+        if isinstance(LOADS[load], str):
+            kwargs["local_trace"] = LOADS[load]
+        elif load != "scenario":
             kwargs["local_load"] = LOADS[load]
         if allocator != BY_USER_CRITERION:
             kwargs["criterion_allocators"] = dict.fromkeys(("finish", "runtime", "cost"), allocator)
