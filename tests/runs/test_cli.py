@@ -32,6 +32,27 @@ def test_run_writes_every_output(tmp_path, capsys):
     assert (out / "chart.html").stat().st_size > 1000
 
 
+def test_allocator_sets_every_users_window_search(tmp_path):
+    out, default = tmp_path / "amp", tmp_path / "default"
+    base = ["run", "--trace", NASA, "--jobs", "80", "--quiet", "--availability"]
+    assert main([*base, "--allocator", "amp", "--out", str(out)]) == 0
+    assert main([*base, "--out", str(default)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["criterion_allocators"] == {
+        "finish": "amp",
+        "runtime": "amp",
+        "cost": "amp",
+        "availability": "max_availability",
+    }
+    assert json.loads((default / "summary.json").read_text())["criterion_allocators"]["cost"] == (
+        "min_cost"
+    )
+    amp = pd.read_parquet(out / "jobs.parquet")
+    own = pd.read_parquet(default / "jobs.parquet")
+    assert len(amp) == len(own) == 80
+    assert not amp["starting_time"].equals(own["starting_time"])
+
+
 def test_cli_end_to_end_as_a_process(tmp_path):
     out = tmp_path / "o"
     proc = subprocess.run(
@@ -63,6 +84,8 @@ def test_cli_end_to_end_as_a_process(tmp_path):
         (["run", "--jobs", "abc"], "--jobs"),
         (["run", "--trace", "/no/such.swf"], "/no/such.swf"),
         (["run", "--cycle-period", "-5"], "--cycle-period"),
+        (["run", "--allocator", "fastest"], "fastest"),
+        (["run", "--allocator", "amp", "--vo-criterion", "availability"], "--allocator"),
     ],
 )
 def test_bad_input_exit_2_one_line(args, needle, tmp_path):

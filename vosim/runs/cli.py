@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from vosim import __version__
+from vosim.allocators.base import criteria
 from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
 from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import VosimError
@@ -151,11 +152,22 @@ def build_parser() -> argparse.ArgumentParser:
         default="knapsack_p",
         help="method of users with the availability criterion (see vosim.allocators.methods())",
     )
-    run.add_argument(
+    search = run.add_mutually_exclusive_group()
+    search.add_argument(
         "--vo-criterion",
         choices=["availability"],
         default=None,
         help="VO policy overriding users' criteria: every window maximises P_a^w within budget",
+    )
+    search.add_argument(
+        "--allocator",
+        choices=criteria(),
+        default=None,
+        metavar="CRITERION",
+        help="window search of every user with the finish, runtime or cost criterion, one of "
+        f"{', '.join(criteria())} (AEP §2.2; amp: the earliest window within budget) "
+        "(default: each user's own, min_finish, min_runtime or min_cost; users with the "
+        "availability criterion keep max_availability)",
     )
     run.add_argument(
         "--pricing-policy",
@@ -359,6 +371,15 @@ def _summary_lines(summary: dict) -> list[str]:
     ]
 
 
+def _allocators(name: str | None) -> dict[str, str] | None:
+    """``VOModel``'s ``criterion_allocators`` for ``--allocator`` (``None``: the default)."""
+    from vosim.agents.metascheduler import DEFAULT_CRITERION_ALLOCATORS
+
+    if name is None:
+        return None
+    return dict(DEFAULT_CRITERION_ALLOCATORS, finish=name, runtime=name, cost=name)
+
+
 def _local_flow_summary(flow) -> dict:
     """The owners' local job flow for ``summary.json``: its kind and, for a trace, its use."""
     from vosim.market.local_trace import TraceLocalFlow
@@ -396,6 +417,7 @@ def _run(args: argparse.Namespace) -> int:
         global_load=args.global_load,
         availability_method=args.availability_method,
         vo_criterion=args.vo_criterion,
+        criterion_allocators=_allocators(args.allocator),
         max_alternatives=args.max_alternatives,
         vo_objective=args.vo_objective,
         vo_limit=args.vo_limit,
@@ -448,6 +470,7 @@ def _run(args: argparse.Namespace) -> int:
             "failures": int(jobs["failures"].sum()),
             "vo_policy": dataclasses.asdict(model.policy),
             "pricing_policy": model.pricing_policy,
+            "criterion_allocators": model.metascheduler.criterion_allocators,
             "owners_left": sum(not o.active for o in model.owners),
             "users_left": sum(not u.active for u in model.users),
             "budget_period": model.budget_period,
