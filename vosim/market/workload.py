@@ -219,7 +219,13 @@ def node_counts(
     ``p`` = requested processors (field 8), else allocated (field 5); ``n = ceil(p *
     domain_nodes / max_procs)``: the traced machine's ``max_procs`` processors spread evenly
     over the domain's nodes. Both arrays have shape ``(len(trace),)``; an unknown ``p`` (-1)
-    gives ``n = 0``.
+    gives ``n = 0``. Raises nothing; sizes are checked by the callers.
+
+    References
+    ----------
+    vosim's mapping of SWF fields 5 and 8 (the SWF definition of the Parallel Workloads
+    Archive) onto the VO Preferences §4 domain; used by :func:`jobs_from_trace` and
+    :class:`~vosim.market.local_trace.TraceLocalFlow`.
     """
     req_p = trace["requested_processors"].to_numpy()
     procs = np.where(req_p > 0, req_p, trace["allocated_processors"].to_numpy())
