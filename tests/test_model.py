@@ -157,7 +157,13 @@ def test_bad_parameters_name_the_value():
     with pytest.raises(ParameterError, match="owners"):
         VOModel(trace=NASA, jobs=10, owners=1000)
     with pytest.raises(ParameterError, match="cycle_period"):
-        VOModel(trace=NASA, jobs=10, cycle_period=0)
+        VOModel(trace=NASA, jobs=10, cycle_period=-1)
+    with pytest.raises(ParameterError, match="cycle_period 0"):
+        VOModel(trace=NASA, jobs=10, cycle_period=0, pricing_policy="demand")
+    with pytest.raises(UnknownAllocatorError, match="unknown policy .nope.*easy"):
+        VOModel(trace=NASA, jobs=10, policy="nope")
+    with pytest.raises(ParameterError, match="machine.*local_trace"):
+        VOModel(trace=NASA, jobs=10, machine=True, local_trace=NASA)
     with pytest.raises(UnknownAllocatorError, match="nope"):
         VOModel(trace=NASA, jobs=10, criterion_allocators={"cost": "nope"})
     with pytest.raises(TraceFormatError, match="no such file"):

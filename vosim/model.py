@@ -20,12 +20,13 @@ from vosim.allocators.screen import BUDGET_TOO_LOW
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.local_trace import TraceLocalFlow
-from vosim.market.nodes import generate_nodes
+from vosim.market.nodes import Node, generate_nodes
 from vosim.market.pricing import PRICING_POLICIES, DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
 from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
+from vosim.policies import make_policy, policies
 
-__all__ = ["VOModel", "CYCLE_COLUMNS"]
+__all__ = ["VOModel", "CYCLE_COLUMNS", "policy_names"]
 
 #: Columns of :meth:`VOModel.cycle_frame`, one row per scheduling cycle.
 CYCLE_COLUMNS = (
@@ -46,6 +47,15 @@ CYCLE_COLUMNS = (
     "completed",
     "mean_balance",
 )
+
+
+def policy_names() -> list[str]:
+    """Every name ``VOModel(policy=...)`` accepts.
+
+    The CSS, its availability variant, and the registered policies of :mod:`vosim.policies`.
+    """
+    return ["css", "availability", *policies()]
+
 
 #: Fallback domain size when a trace header names neither MaxNodes nor MaxProcs.
 _DEFAULT_NODES = 100
@@ -72,7 +82,9 @@ class VOModel(mesa.Model):
     owners : int
         Resource owners sharing the nodes in contiguous blocks (1 <= owners <= N).
     cycle_period : float
-        Time between scheduling cycles, model time units (> 0). Default 300 s: UniLu-Gaia's
+        Time between scheduling cycles, model time units (>= 0; 0: a pass at every time a
+        job ends or arrives, after all ends and arrivals at that time, as batch systems
+        do). Default 300 s: UniLu-Gaia's
         median inter-arrival time is 11 s and its mean 148 s, so a cycle batches a few jobs on
         average while adding at most 5 minutes to any wait, small beside the trace's
         requested times (median 3 days); it also keeps a 3-month trace under 26,000 cycles.
@@ -156,6 +168,21 @@ class VOModel(mesa.Model):
         ``local_load``: its jobs occupy the domain's nodes from model time 0 as
         :class:`~vosim.market.local_trace.TraceLocalFlow` places them. ``None`` (default):
         the generator. May be the same trace as ``trace``.
+    policy : str
+        The scheduling policy deciding each pass: ``"css"`` (default, the cyclic scheduling
+        scheme: each user's criterion finds a window, step 2 combines them under the VO
+        policy), ``"availability"`` (the CSS with every window the one of maximum ``P_a^w``
+        within budget, as ``vo_criterion="availability"``), or a registered batch policy of
+        :mod:`vosim.policies` (``"fcfs"``, ``"easy"``, ``"conservative"``).
+    machine : bool
+        Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
+        processors (performance ``reference_performance``, one price, one owner), no local
+        load, budgets that never bind, jobs needing ``p`` processors get ``p`` of them, and
+        with no ``horizon`` the run drains (goes on until every job is done). ``nodes``,
+        ``owners``, ``local_load`` are then ignored; the scheduling interval is stretched to
+        at least twice the longest requested time, so no job is rejected for its length.
+        Cannot be combined with ``availability``, ``local_trace``, ``budget_period``, demand
+        pricing or owners leaving.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -212,6 +239,8 @@ class VOModel(mesa.Model):
         budget_period: float | None = None,
         budget_allowance: float = 1.0,
         local_trace: str | Path | pd.DataFrame | None = None,
+        policy: str = "css",
+        machine: bool = False,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -221,8 +250,35 @@ class VOModel(mesa.Model):
         self._default_schedule.stop()
         if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
             raise ParameterError(f"jobs must be an integer >= 1 or None, got {jobs!r}")
-        if not cycle_period > 0:
-            raise ParameterError(f"cycle_period must be > 0, got {cycle_period}")
+        if not cycle_period >= 0:
+            raise ParameterError(f"cycle_period must be >= 0, got {cycle_period}")
+        if cycle_period == 0 and pricing_policy != "fixed":
+            raise ParameterError(
+                "cycle_period 0 (event-driven passes) needs fixed prices: demand pricing "
+                "reprices over each cycle period"
+            )
+        if policy == "availability":  # the CSS with the VO's availability criterion
+            vo_criterion, policy = "availability", "css"
+        if policy != "css" and policy not in policies():
+            raise UnknownAllocatorError(
+                f"unknown policy {policy!r}; known: {', '.join(policy_names())}"
+            )
+        if machine:
+            clash = [
+                name
+                for name, on in [
+                    ("availability", availability),
+                    ("local_trace", local_trace is not None),
+                    ("budget_period", budget_period is not None),
+                    ("pricing_policy='demand'", pricing_policy != "fixed"),
+                    ("owner_exit_revenue", owner_exit_revenue is not None),
+                ]
+                if on
+            ]
+            if clash:
+                raise ParameterError(
+                    f"machine (the traced system) cannot be combined with {', '.join(clash)}"
+                )
         if not scheduling_interval > 0:
             raise ParameterError(f"scheduling_interval must be > 0, got {scheduling_interval}")
         if not 2 <= reference_performance <= 10:
@@ -259,7 +315,7 @@ class VOModel(mesa.Model):
                 raise ParameterError("give vo_criterion or criterion_allocators, not both")
             mapping = dict.fromkeys(USER_CRITERIA, "max_availability")
         self.vo_criterion = vo_criterion
-        self.policy = VOPolicy(vo_objective, vo_limit, user_evaluation, ua, max_alternatives)
+        self.vo_policy = VOPolicy(vo_objective, vo_limit, user_evaluation, ua, max_alternatives)
         if mapping is not None:
             for user_criterion, name in mapping.items():
                 if user_criterion not in USER_CRITERIA:
@@ -281,6 +337,14 @@ class VOModel(mesa.Model):
             str(trace) if not isinstance(trace, pd.DataFrame) else frame.attrs.get("path", "")
         )
         max_procs = header_int(header, "MaxProcs")
+        if machine:  # the traced machine: its processors are the resources
+            procs = frame[["requested_processors", "allocated_processors"]].max(axis=1)
+            nodes = max_procs = max_procs or max(int(procs.to_numpy().max(initial=1)), 1)
+            owners, local_load = 1, None
+            estimate = frame["requested_time"].where(frame["requested_time"] > 0, frame["run_time"])
+            scheduling_interval = max(
+                scheduling_interval, 2.0 * float(estimate.to_numpy().max(initial=0))
+            )
         if nodes is None:
             nodes = header_int(header, "MaxNodes") or max_procs or _DEFAULT_NODES
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
@@ -320,9 +384,15 @@ class VOModel(mesa.Model):
         self.owner_exit_revenue = owner_exit_revenue
         self.user_exit_satisfaction = user_exit_satisfaction
         performance_range = (2, 10)
-        self.nodes = generate_nodes(
-            nodes, owners, self.rng, performance_range=performance_range, pricing=self.pricing
-        )
+        #: The traced system instead of a VO (see ``machine`` above).
+        self.machine = bool(machine)
+        if self.machine:  # identical processors at the reference performance, one price
+            price = float(self.pricing.base_price(np.array([self.reference_performance]))[0])
+            self.nodes = [Node(k, self.reference_performance, price, 0) for k in range(nodes)]
+        else:
+            self.nodes = generate_nodes(
+                nodes, owners, self.rng, performance_range=performance_range, pricing=self.pricing
+            )
         self.node_count = nodes
         self.node_ids = np.arange(nodes)
         self.availability = bool(availability)
@@ -377,11 +447,21 @@ class VOModel(mesa.Model):
         self.job_n = np.array([j.n for j in self.jobs], dtype=np.int64)
         self.job_volume = np.array([j.volume for j in self.jobs], dtype=float)
         self.job_budget = np.full(len(self.jobs), np.nan)
+        #: Name of the scheduling policy (``"css"`` or a :mod:`vosim.policies` name).
+        self.policy_name = policy
         self.metascheduler = MetaschedulerAgent(
-            self, self.scheduling_interval, mapping, self.policy
+            self,
+            self.scheduling_interval,
+            mapping,
+            self.vo_policy,
+            scheduler=None if policy == "css" else make_policy(policy),
+            event_driven=self.cycle_period == 0,
         )
 
-        cost_per_work = self.pricing.dearest_cost_per_work(performance_range)
+        # on the traced machine budgets never bind
+        cost_per_work = (
+            math.inf if self.machine else self.pricing.dearest_cost_per_work(performance_range)
+        )
         by_user: dict[int, list[Job]] = defaultdict(list)
         for job in self.jobs:
             by_user[job.user].append(job)
@@ -412,10 +492,15 @@ class VOModel(mesa.Model):
 
         last_submit = max((j.submit_time for j in self.jobs), default=0.0)
         self.horizon = (
-            float(horizon) if horizon is not None else last_submit + self.scheduling_interval
+            float(horizon)
+            if horizon is not None
+            else math.inf
+            if self.machine  # drain: until every job is done
+            else last_submit + self.scheduling_interval
         )
         if not self.horizon > 0:
             raise ParameterError(f"horizon must be > 0, got {self.horizon}")
+        self._last_submit = last_submit
         if accounts:
             # HIGH priority: a replenishment at a cycle's time comes before that cycle.
             self.schedule_recurring(
@@ -423,9 +508,11 @@ class VOModel(mesa.Model):
                 mesa.time.Schedule(interval=self.budget_period, start=0.0),
                 priority=mesa.time.Priority.HIGH,
             )
-        self.schedule_recurring(
-            self.metascheduler.cycle, mesa.time.Schedule(interval=self.cycle_period, start=0.0)
-        )
+        if self.cycle_period > 0:  # else passes follow job ends and arrivals
+            self.schedule_recurring(
+                self.metascheduler.cycle,
+                mesa.time.Schedule(interval=self.cycle_period, start=0.0),
+            )
         # Per-cycle records, one tuple per cycle (columns CYCLE_COLUMNS), appended by the
         # metascheduler at the end of each cycle. Mesa's DataCollector did the same at ~50 us a
         # cycle through getattr on every reporter; a trace has tens of thousands of cycles.
@@ -613,13 +700,31 @@ class VOModel(mesa.Model):
         chunks : int
             Number of time slices (>= 1) the run is split into for progress reports.
         """
-        step = max(self.horizon / max(chunks, 1), self.cycle_period)
-        while self.time < self.horizon and not self.done:
+        ms = self.metascheduler
+        span = self.horizon if math.isfinite(self.horizon) else self._last_submit
+        step = max(span / max(chunks, 1), self.cycle_period, 1.0)
+        while self.time < self.horizon and not self.done and not self._stalled():
             self.run_until(min(self.horizon, self.time + step))
             if progress is not None:
-                ms = self.metascheduler
                 progress(ms.completed + ms.rejected, len(self.jobs))
         self.finish()
+
+    def _stalled(self) -> bool:
+        """Whether a draining run can change nothing more.
+
+        No job running or reserved, every job submitted, and a pass since the last submission
+        started none.
+        """
+        ms = self.metascheduler
+        return (
+            not math.isfinite(self.horizon)
+            and not ms.running
+            and self.time > self._last_submit
+            and ms.cycles > 0
+            and ms.last_scheduled == 0
+            and not ms._submitted
+            and not ms._requeued
+        )
 
     def finish(self) -> None:
         """Mark every job not completed or rejected as ``unfinished`` (end of the run)."""

@@ -149,8 +149,8 @@ def test_live_model_signature_and_scenario_parameters():
     assert model.scheduling_interval == 600.0
     assert len(model.owners) == 5
     assert len(model.users) <= 4
-    assert model.policy.ua == 40.0
-    assert model.policy.objective == "runtime"
+    assert model.vo_policy.ua == 40.0
+    assert model.vo_policy.objective == "runtime"
     assert model.time == 0.0
     assert model.running
 

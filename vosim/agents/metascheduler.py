@@ -20,6 +20,7 @@ from vosim.market.slot_cache import SlotListCache
 from vosim.market.slots import SlotList, free_slots
 from vosim.market.uncertainty import local_jobs_schedule, sample_interruption
 from vosim.market.workload import Job
+from vosim.policies.base import CycleState, Policy, QueuedJob
 
 __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
 
@@ -71,6 +72,13 @@ class MetaschedulerAgent(mesa.Agent):
     policy : VOPolicy, optional
         The VO policy of step 2; default ``VOPolicy(max_alternatives=1)``: first fit, one
         alternative per job, nothing to choose.
+    scheduler : Policy, optional
+        A registered scheduling policy (:mod:`vosim.policies`, e.g. EASY) that decides each
+        pass instead of the cyclic scheme; the agent builds its
+        :class:`~vosim.policies.base.CycleState` and applies its decisions.
+    event_driven : bool
+        Run a pass at every time a job ends or arrives (all ends at ``t`` first, then all
+        arrivals at ``t``, then one pass), as batch systems do, instead of periodic cycles.
 
     References
     ----------
@@ -84,11 +92,18 @@ class MetaschedulerAgent(mesa.Agent):
         scheduling_interval: float,
         criterion_allocators: Mapping[str, str] | None = None,
         policy: VOPolicy | None = None,
+        scheduler: Policy | None = None,
+        event_driven: bool = False,
     ) -> None:
         super().__init__(model)
         self.scheduling_interval = scheduling_interval
         self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
-        self.policy = policy or VOPolicy(max_alternatives=1)
+        self.vo_policy = policy or VOPolicy(max_alternatives=1)
+        #: The registered scheduling policy deciding each pass (``None``: the CSS below).
+        self.scheduler = scheduler
+        #: Passes run at every job end and arrival (``cycle_period`` 0) instead of periodically.
+        self.event_driven = event_driven
+        self._pass_at = -math.inf  # time of the pass already scheduled (event driven)
         self._queue = np.empty(0, dtype=np.int64)  # see the queue property
         self._queue_fresh = True
         self._submitted: list[int] = []  # submitted since the last cycle, in order
@@ -103,7 +118,8 @@ class MetaschedulerAgent(mesa.Agent):
             model.pricing_policy == "fixed"
             and model.owner_exit_revenue is None
             and not model.availability
-            and self.policy.max_alternatives == 1
+            and self.vo_policy.max_alternatives == 1
+            and scheduler is None
         )
         self._slot_cache = (
             SlotListCache(model.node_price, model.node_performance)
@@ -161,6 +177,7 @@ class MetaschedulerAgent(mesa.Agent):
         user = int(model.job_user_index[job.index]) if model.budget_period is not None else -1
         self.classes.assign(job.index, job.n, job.volume, job.budget, job.criterion, user)
         self._submitted.append(job.index)
+        self.request_pass()
 
     def _budget_reason(self, job: Job) -> str:
         model = self.model
@@ -205,7 +222,9 @@ class MetaschedulerAgent(mesa.Agent):
         self.last_alternatives = 0
         self.last_ua = self.last_vo_evaluation = self.last_vo_total = math.nan
         scheduled = 0
-        if self.last_batch:
+        if self.scheduler is not None:
+            scheduled = self._cycle_policy(now)
+        elif self.last_batch:
             if self._fast and not self._changed:
                 scheduled = self._cycle_classes(now)
             else:
@@ -213,6 +232,81 @@ class MetaschedulerAgent(mesa.Agent):
         self._freed.clear()
         self.last_scheduled = scheduled
         self.model.record_cycle()
+
+    def _cycle_policy(self, now: float) -> int:
+        """One pass of the registered scheduling policy; returns the jobs started or reserved.
+
+        The policy sees the slot list, the waiting jobs in queue order and the reservations not
+        yet started; this agent applies its decisions: cancellations first, then reservations
+        (a cancelled job reserved again has moved; one not reserved again waits in the queue).
+        """
+        model = self.model
+        until = now + self.scheduling_interval
+        index = self.queue
+        budget = self._budgets(index)
+        queue = [self._queued(j, b) for j, b in zip(index.tolist(), budget.tolist(), strict=True)]
+        ahead = sorted((j for j in self.running if j.start > now), key=lambda j: j.index)
+        reserved = [(self._queued(j.index, j.budget), j.window) for j in ahead]
+        if not queue and not reserved:
+            return 0
+        state = CycleState(now, until, self.slot_list(now), queue, reserved)
+        decisions = self.scheduler.decide(state)
+        cancelled = {k: self._cancel(model.jobs[k]) for k in decisions.cancel}
+        taken = np.zeros(index.size, dtype=bool)
+        position = {j: k for k, j in enumerate(index.tolist())}
+        scheduled = 0
+        for k, window in decisions.reserve:
+            job = model.jobs[k]
+            if not self._affordable(job, window):
+                continue
+            job.alternatives = 1
+            job.user_evaluation = 0.0
+            self._reserve(job, window)
+            self._tell_user(job, _ONE_ZERO)
+            cancelled.pop(k, None)
+            if k in position:
+                taken[position[k]] = True
+            scheduled += 1
+        for k, reason in decisions.reasons.items():
+            model.jobs[k].last_reason = reason
+            self.wait_code[k] = ALLOCATOR_FAILED
+        self._job_stamp[index] = self.cycles
+        self._requeued.extend(cancelled)  # cancelled and not moved: waits again
+        self.last_alternatives = len(decisions.reserve)
+        if scheduled:
+            self._dequeue(taken)
+        return scheduled
+
+    def _queued(self, index: int, budget: float) -> QueuedJob:
+        """The job at model ``index`` as a policy sees it (budget ``budget``, cost units)."""
+        job = self.model.jobs[index]
+        return QueuedJob(index, job.n, job.volume, budget, job.criterion, job.submit_time)
+
+    def _cancel(self, job: Job) -> None:
+        """Cancel ``job``'s unstarted reservation: nodes released, payment refunded."""
+        model = self.model
+        self.running.remove(job)
+        self._stopped[job.job_id, job.attempt] = model.time  # its busy events lapse
+        accounts = model.budget_period is not None
+        for s in job.window.slots:
+            owner = model.owner_of_node[s.node]
+            owner.release(s.node, job.job_id, s.start)
+            owner.refund(s.price * (s.end - s.start))
+            self._freed.add(s.node)
+        if accounts:
+            model.users[model.job_user_index[job.index]].charge(-job.window.cost)
+        job.attempt += 1  # its completion event lapses
+        job.state = "waiting"
+        job.window = None
+        job.start = job.finish = math.nan
+        job.task_ends = ()
+
+    def request_pass(self) -> None:
+        """Schedule a pass at the current time after its other events (event driven)."""
+        now = self.model.time
+        if self.event_driven and self._pass_at != now:
+            self._pass_at = now
+            self.model.schedule_event(self.cycle, at=now, priority=mesa.time.Priority.LOW)
 
     def _cycle_jobs(self, now: float) -> int:
         """The cycle over every waiting job in queue order (steps 1 and 2); jobs scheduled."""
@@ -253,7 +347,7 @@ class MetaschedulerAgent(mesa.Agent):
             self._dequeue(taken)
         # Alternatives not chosen were cut from found.slots but stay free at the owners:
         # the bounds of RequestClasses.sleep hold only when every alternative found was reserved.
-        unchosen = self.policy.max_alternatives > 1 and any(
+        unchosen = self.vo_policy.max_alternatives > 1 and any(
             len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
         )
         self._changed = unchosen or declined
@@ -378,7 +472,7 @@ class MetaschedulerAgent(mesa.Agent):
         numpy work, not a Python object per job. The windows are those of one call.
         """
         model = self.model
-        single = self.policy.max_alternatives == 1
+        single = self.vo_policy.max_alternatives == 1
         chunk = _CHUNK if single else max(fits.size, 1)
         searched, jobs, windows, reasons = [], [], [], []
         pending = fits
@@ -389,7 +483,7 @@ class MetaschedulerAgent(mesa.Agent):
                 slots,
                 self._requests(part_jobs, budget[part]),
                 [self._search(job, uncertain) for job in part_jobs],
-                self.policy.max_alternatives,
+                self.vo_policy.max_alternatives,
             )
             slots = found.slots
             searched.append(part)
@@ -474,7 +568,7 @@ class MetaschedulerAgent(mesa.Agent):
         uncertain: UtilizationSchedule | None,
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Step 2: the chosen alternative per job (-1: none) and each alternative's ``U``."""
-        if self.policy.max_alternatives == 1:
+        if self.vo_policy.max_alternatives == 1:
             choice = np.array([0 if w else -1 for w in windows], dtype=np.int64)
             return choice, [_ONE_ZERO if w else _NO_EVALS for w in windows]
         criteria = [job.criterion for job in jobs]
@@ -482,7 +576,7 @@ class MetaschedulerAgent(mesa.Agent):
         if "availability" in criteria:
             schedule = uncertain or self._certain
             availability = [[self.window_availability(w, schedule) for w in ws] for ws in windows]
-        result = choose_alternatives(windows, criteria, self.policy, availability)
+        result = choose_alternatives(windows, criteria, self.vo_policy, availability)
         self.last_ua = result.ua
         self.last_vo_evaluation = result.vo_evaluation
         self.last_vo_total = result.vo_total
@@ -490,7 +584,7 @@ class MetaschedulerAgent(mesa.Agent):
 
     def _tell_user(self, job: Job, evals: np.ndarray) -> None:
         """Report to the job's user how it went: ``U`` scaled to [0, 1] and the wait."""
-        top = 100.0 if self.policy.evaluation == "relative" else max(len(evals) - 1, 1)
+        top = 100.0 if self.vo_policy.evaluation == "relative" else max(len(evals) - 1, 1)
         self.model.user_agent[job.user].evaluate(
             job, job.user_evaluation / top, job.start - job.submit_time
         )
@@ -597,7 +691,9 @@ class MetaschedulerAgent(mesa.Agent):
             model.schedule_event(self.fail_due, at=fail)
         else:
             heapq.heappush(self._completions, (job.finish, job.job_id, job.attempt, job))
-            model.schedule_event(self.complete_due, at=job.finish)
+            # event driven: every end at a time comes before that time's arrivals and pass
+            priority = mesa.time.Priority.HIGH if self.event_driven else mesa.time.Priority.DEFAULT
+            model.schedule_event(self.complete_due, at=job.finish, priority=priority)
 
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.
@@ -631,6 +727,7 @@ class MetaschedulerAgent(mesa.Agent):
             job.start = job.finish = math.nan
             job.task_ends = ()
             self._requeued.append(job.index)
+            self.request_pass()
 
     def complete_due(self) -> None:
         """Complete every job whose finish time has come and release the rest of its window."""
@@ -647,6 +744,7 @@ class MetaschedulerAgent(mesa.Agent):
                 self.model.owner_of_node[s.node].release(s.node, job.job_id, min(s.end, end))
                 if s.end > now:  # [now, s.end) is free again: waiting jobs may fit
                     self._freed.add(s.node)
+            self.request_pass()
 
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier).

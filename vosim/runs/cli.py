@@ -468,7 +468,7 @@ def _run(args: argparse.Namespace) -> int:
             "jobs_per_second": len(jobs) / wall if wall > 0 else None,
             "availability": model.availability,
             "failures": int(jobs["failures"].sum()),
-            "vo_policy": dataclasses.asdict(model.policy),
+            "vo_policy": dataclasses.asdict(model.vo_policy),
             "pricing_policy": model.pricing_policy,
             "criterion_allocators": model.metascheduler.criterion_allocators,
             "owners_left": sum(not o.active for o in model.owners),

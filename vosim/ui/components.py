@@ -406,7 +406,7 @@ def summary_lines(model: LiveModel) -> list[tuple[str, str]]:
         ("alternatives found", f"{ms.last_alternatives:,}"),
         ("chosen combination", shown or "none"),
         ("A (VO evaluation)", "n/a" if math.isnan(a) else f"{a:.1f} %"),
-        ("U_a", f"{model.policy.ua:g} % ({model.policy.objective} objective)"),
+        ("U_a", f"{model.vo_policy.ua:g} % ({model.vo_policy.objective} objective)"),
     ]
 
 

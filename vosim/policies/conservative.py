@@ -1,0 +1,99 @@
+"""Conservative backfilling (Mu'alem & Feitelson 2001): every waiting job holds a reservation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vosim.allocators.base import Window
+from vosim.market.slots import SlotList
+from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
+from vosim.policies.windows import earliest_window
+
+__all__ = ["Conservative", "release"]
+
+
+def release(slots: SlotList, window: Window) -> SlotList:
+    """The slot list with ``window``'s spans free again (merged with touching free slots).
+
+    Parameters
+    ----------
+    slots : SlotList
+        Free slots in which ``window``'s spans are busy.
+    window : Window
+        A reservation whose spans lie in busy time of ``slots``.
+
+    Returns
+    -------
+    SlotList
+        Maximal free spans of each node, sorted by start (ties by node id).
+    """
+    node = np.concatenate([slots.node, [s.node for s in window.slots]]).astype(np.int64)
+    a = np.concatenate([slots.start, [s.start for s in window.slots]])
+    b = np.concatenate([slots.end, [s.end for s in window.slots]])
+    price = np.concatenate([slots.price, [s.price for s in window.slots]])
+    perf = np.concatenate([slots.performance, [s.performance for s in window.slots]])
+    order = np.lexsort((a, node))
+    node, a, b, price, perf = node[order], a[order], b[order], price[order], perf[order]
+    # a row starts a new free span unless it touches the previous row of its node
+    new = np.ones(node.size, dtype=bool)
+    new[1:] = (node[1:] != node[:-1]) | (a[1:] > b[:-1])
+    first = np.flatnonzero(new)
+    end = np.maximum.reduceat(b, first) if node.size else b
+    return SlotList.from_arrays(node[first], a[first], end, price[first], perf[first])
+
+
+@register_policy("conservative")
+class Conservative:
+    """Conservative backfilling: a reservation for every waiting job, none ever delayed.
+
+    One pass at time ``t``, in queue (priority) order over all jobs not yet started: a job
+    that holds a reservation has it taken out and is given the earliest window that fits
+    beside every other reservation; it moves only if that window starts earlier (its own
+    place is always still free, so no job ever starts later than first promised: the
+    "compression" of Mu'alem & Feitelson). A job without a reservation gets the earliest
+    window. Windows starting at ``t`` start now; the others are reserved at the owners.
+    Reservations reach at most to the end of the slot list's interval ``t + L``; a job with
+    no window there waits without one and is tried again at the next pass.
+
+    Notes
+    -----
+    A pass costs ``O(q m log m)`` for ``q`` jobs not started and ``m`` slots.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2 (conservative backfilling; compression
+    when jobs end before their estimates).
+    """
+
+    name = "conservative"
+
+    def decide(self, state: CycleState) -> Decisions:
+        """Re-plan every reservation in priority order and reserve for new jobs."""
+        decisions = Decisions()
+        slots = state.slots
+        held: dict[int, Window] = {job.index: w for job, w in state.reserved}
+        jobs: list[QueuedJob] = sorted(
+            [*state.queue, *(job for job, _ in state.reserved)], key=lambda j: j.index
+        )
+        moved = 0
+        for job in jobs:
+            old = held.get(job.index)
+            if old is not None:
+                free = release(slots, old)
+                window = earliest_window(free, job, state.time)
+                if window is None or window.start >= old.start:
+                    continue  # keeps its place
+                decisions.cancel.append(job.index)
+                slots = free
+                moved += 1
+            else:
+                window = earliest_window(slots, job, state.time)
+                if window is None:
+                    decisions.reasons[job.index] = (
+                        "conservative: no window within the scheduling interval"
+                    )
+                    continue
+            decisions.reserve.append((job.index, window))
+            slots = slots.cut(window)
+        decisions.stats["moved"] = moved
+        return decisions.settle("no waiting job has a window within the scheduling interval")
