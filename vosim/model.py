@@ -25,8 +25,9 @@ from vosim.market.pricing import PRICING_POLICIES, DemandPricing, ExponentialPri
 from vosim.market.swf import header_int, read_swf
 from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
 from vosim.policies import make_policy, policies
+from vosim.policies.base import policy_names
 
-__all__ = ["VOModel", "CYCLE_COLUMNS", "policy_names"]
+__all__ = ["VOModel", "CYCLE_COLUMNS"]
 
 #: Columns of :meth:`VOModel.cycle_frame`, one row per scheduling cycle.
 CYCLE_COLUMNS = (
@@ -47,14 +48,6 @@ CYCLE_COLUMNS = (
     "completed",
     "mean_balance",
 )
-
-
-def policy_names() -> list[str]:
-    """Every name ``VOModel(policy=...)`` accepts.
-
-    The CSS, its availability variant, and the registered policies of :mod:`vosim.policies`.
-    """
-    return ["css", "availability", *policies()]
 
 
 #: Fallback domain size when a trace header names neither MaxNodes nor MaxProcs.

@@ -215,6 +215,7 @@ class MetaschedulerAgent(mesa.Agent):
         """Run one scheduling cycle at the current model time (a recurring event)."""
         now = self.model.time
         self.cycles += 1
+        self._pass_at = -math.inf  # an end at this time after this pass asks for another
         self.model.reprice(now)  # owners' pricing policies see the cycle that just ended
         self.model.review_owners(now)
         self._merge_queue()

@@ -20,6 +20,7 @@ __all__ = [
     "register_policy",
     "policies",
     "make_policy",
+    "policy_names",
 ]
 
 
@@ -176,6 +177,20 @@ def register_policy(name: str) -> Callable[[Callable[..., Policy]], Callable[...
 def policies() -> list[str]:
     """Return the registered policy names, sorted."""
     return sorted(_POLICIES)
+
+
+#: Policies the metascheduler runs itself: the cyclic scheduling scheme and its availability
+#: variant (VO Preferences §2; ICCS 2021).
+BUILT_IN = ("css", "availability")
+
+
+def policy_names() -> list[str]:
+    """Every name ``VOModel(policy=...)`` and ``vosim run --policy`` accept.
+
+    The built-in CSS and its availability variant (:data:`BUILT_IN`), then the registered
+    policies (:func:`policies`).
+    """
+    return [*BUILT_IN, *policies()]
 
 
 def make_policy(name: str, **options: Any) -> Policy:

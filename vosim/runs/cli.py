@@ -14,6 +14,7 @@ from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
 from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import VosimError
 from vosim.market.pricing import PRICING_POLICIES
+from vosim.policies.base import policy_names
 from vosim.ui.cli import add_ui_parser, run_ui
 
 __all__ = ["main", "build_parser"]
@@ -112,10 +113,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="nodes of the simulated domain (default: the trace header's MaxNodes)",
     )
     run.add_argument(
+        "--policy",
+        choices=policy_names(),
+        default="css",
+        help="scheduling policy deciding each pass: css (the VO's cyclic scheduling scheme), "
+        "availability (CSS with every window of maximum P_a^w), or a batch baseline: fcfs, "
+        "easy (EASY backfilling), conservative (conservative backfilling)",
+    )
+    run.add_argument(
+        "--machine",
+        action="store_true",
+        help="simulate the system the trace was recorded on instead of a VO: MaxProcs "
+        "identical processors, one owner, no local load, budgets that never bind; the run "
+        "drains (goes on until every job is done)",
+    )
+    run.add_argument(
         "--cycle-period",
-        type=_positive_float,
+        type=_non_negative_float,
         default=300.0,
-        help="time between scheduling cycles, s (see VOModel docs for why 300)",
+        help="time between scheduling cycles, s (see VOModel docs for why 300); 0: a pass at "
+        "every job end and arrival, as batch systems do",
     )
     run.add_argument(
         "--scheduling-interval",
@@ -429,6 +446,8 @@ def _run(args: argparse.Namespace) -> int:
         budget_period=args.budget_period,
         budget_allowance=args.budget_allowance,
         local_trace=args.local_trace,
+        policy=args.policy,
+        machine=args.machine,
         rng=args.seed,
     )
     bar = tqdm(
@@ -457,6 +476,8 @@ def _run(args: argparse.Namespace) -> int:
             "vosim_version": __version__,
             "trace": str(args.trace),
             "seed": args.seed,
+            "policy": model.policy_name,
+            "machine": model.machine,
             "nodes": model.node_count,
             "owners": len(model.owners),
             "cycle_period": model.cycle_period,

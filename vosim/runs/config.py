@@ -158,8 +158,10 @@ def _choices() -> dict[str, Sequence[str]]:
     from vosim.agents.user import USER_CRITERIA
     from vosim.allocators import methods
     from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
+    from vosim.policies.base import policy_names
 
     return {
+        "policy": tuple(policy_names()),
         "vo_objective": tuple(VO_OBJECTIVES),
         "vo_limit": tuple(VO_LIMITS),
         "user_evaluation": tuple(EVALUATIONS),
