@@ -99,7 +99,7 @@ CHOICE_CASES = {
 
 @pytest.mark.parametrize("case", sorted(CHOICE_CASES))
 def test_processor_choice_keeps_easy_count_rule(case):
-    submit, procs, estimate, runtime = (np.array(c) for c in zip(*CHOICE_CASES[case]))
+    submit, procs, estimate, runtime = (np.array(c) for c in zip(*CHOICE_CASES[case], strict=True))
     expected = simulate(submit, procs, estimate, runtime, 10, "easy")
     got = vosim_starts(swf_frame(submit, procs, estimate, runtime, 10), "easy")
     np.testing.assert_array_equal(got, expected)
