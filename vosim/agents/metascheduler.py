@@ -289,10 +289,9 @@ class MetaschedulerAgent(mesa.Agent):
         self.running.remove(job)
         self._stopped[job.job_id, job.attempt] = model.time  # its busy events lapse
         accounts = model.budget_period is not None
+        self._release(job, [s.start for s in job.window.slots])
         for s in job.window.slots:
-            owner = model.owner_of_node[s.node]
-            owner.release(s.node, job.job_id, s.start)
-            owner.refund(s.price * (s.end - s.start))
+            model.owner_of_node[s.node].refund(s.price * (s.end - s.start))
             self._freed.add(s.node)
         if accounts:
             model.users[model.job_user_index[job.index]].charge(-job.window.cost)
@@ -720,8 +719,8 @@ class MetaschedulerAgent(mesa.Agent):
                 owner.refund(unused)
                 if accounts:  # the user gets the unused part back on this period's balance
                     self.model.users[self.model.job_user_index[job.index]].charge(-unused)
-                owner.release(s.node, job.job_id, min(s.end, s.start + ran))
                 job.paid_for_failures += s.price * min(ran, s.end - s.start)
+            self._release(job, [min(s.end, s.start + ran) for s in job.window.slots])
             job.failures += 1
             job.state = "waiting"
             job.window = None
@@ -740,12 +739,23 @@ class MetaschedulerAgent(mesa.Agent):
             job.state = "completed"
             self.completed += 1
             self.running.remove(job)
-            for s, end in zip(job.window.slots, job.task_ends, strict=True):
-                # Task on node i ends after run_time * p_ref / p_i, never past its slot.
-                self.model.owner_of_node[s.node].release(s.node, job.job_id, min(s.end, end))
+            # Task on node i ends after run_time * p_ref / p_i, never past its slot.
+            ends = [min(s.end, end) for s, end in zip(job.window.slots, job.task_ends, strict=True)]
+            self._release(job, ends)
+            for s in job.window.slots:
                 if s.end > now:  # [now, s.end) is free again: waiting jobs may fit
                     self._freed.add(s.node)
             self.request_pass()
+
+    def _release(self, job: Job, ends: list[float]) -> None:
+        """End ``job``'s reserved spans at ``ends`` (one per window slot), owner by owner."""
+        by_owner: dict[int, tuple[list[int], list[float]]] = {}
+        for s, end in zip(job.window.slots, ends, strict=True):
+            nodes, at = by_owner.setdefault(self.model.owner_of_node[s.node].owner_id, ([], []))
+            nodes.append(s.node)
+            at.append(end)
+        for k, (nodes, at) in by_owner.items():
+            self.model.owners[k].release(nodes, job.job_id, at)
 
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier).

@@ -173,6 +173,10 @@ class ResourceOwnerAgent(mesa.Agent):
         self.schedule.add(node_id, start, end, job_id)
         self.revenue += cost
 
-    def release(self, node_id: int, job_id: int, actual_end: float) -> None:
-        """Shorten the reservation of ``job_id`` on ``node_id`` to end at ``actual_end``."""
-        self.schedule.shorten(job_id, node_id, actual_end)
+    def release(self, node_ids, job_id: int, actual_ends) -> None:
+        """Shorten the reservation of ``job_id`` on ``node_ids`` to end at ``actual_ends``.
+
+        ``node_ids`` (this owner's node ids) and ``actual_ends`` (model time units) are
+        scalars or sequences of one length; an end at the reservation's start removes it.
+        """
+        self.schedule.shorten(job_id, node_ids, actual_ends)

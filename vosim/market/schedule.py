@@ -73,12 +73,27 @@ class NodeSchedule:
             self._pending.append((node, a, b, tag))
             self.dirty.add(node)
 
-    def shorten(self, tag: int, node: int, new_end: float) -> None:
-        """End the interval(s) of ``tag`` on ``node`` at ``new_end`` (dropped if empty)."""
+    def shorten(self, tag: int, nodes, new_ends) -> None:
+        """End the intervals of ``tag`` on ``nodes`` at ``new_ends`` (dropped if empty).
+
+        ``nodes`` (int) and ``new_ends`` (model time units) are scalars or sequences of one
+        length, one end per node; an interval already ending earlier keeps its end. One scan
+        of the rows per call, whatever the number of nodes (a job releases all its tasks'
+        nodes at once).
+        """
         self._flush()
-        self.dirty.add(node)
-        hit = np.flatnonzero((self.tag == tag) & (self.node == node))
-        self.b[hit] = np.minimum(self.b[hit], new_end)
+        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        ends = np.atleast_1d(np.asarray(new_ends, dtype=float))
+        self.dirty.update(nodes.tolist())
+        hit = np.flatnonzero(self.tag == tag)
+        if hit.size == 0:
+            return
+        order = np.argsort(nodes, kind="stable")
+        nodes, ends = nodes[order], ends[order]
+        at = np.minimum(np.searchsorted(nodes, self.node[hit]), nodes.size - 1)
+        match = nodes[at] == self.node[hit]
+        hit, at = hit[match], at[match]
+        self.b[hit] = np.minimum(self.b[hit], ends[at])
         empty = hit[self.b[hit] <= self.a[hit]]
         if empty.size:
             self._drop(empty)
