@@ -385,3 +385,22 @@ def heavy_workload(rng, n, machine_procs, *, load=1.0, burst=20, burst_load=5.0)
     span = float(np.sum(procs * np.minimum(runtime, estimate))) / (machine_procs * load)
     submit = np.floor(np.cumsum(gap) * span / max(float(np.sum(gap)), 1e-9))
     return submit, procs, estimate, runtime
+
+
+def swf_frame(submit, procs, estimate, runtime, machine_procs):
+    """The jobs as a trace read by ``vosim.market.swf.read_swf`` (header ``MaxProcs``), in order.
+
+    Not part of the oracle: a helper that hands the same jobs to vosim.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from vosim.market.swf import read_swf
+
+    lines = [f"; MaxProcs: {machine_procs}\n"]
+    for j, (s, p, e, r) in enumerate(zip(submit, procs, estimate, runtime, strict=True)):
+        lines.append(f"{j + 1} {s:g} -1 {r:g} {p} -1 -1 {p} {e:g} -1 1 1 1 -1 -1 -1 -1 -1\n")
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "jobs.swf"
+        path.write_text("".join(lines))
+        return read_swf(path)

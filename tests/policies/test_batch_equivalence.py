@@ -7,26 +7,14 @@ and ``cycle_period=0``; every job's start time must be equal.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-from batch_oracle import heavy_workload, simulate
+from batch_oracle import heavy_workload, simulate, swf_frame
 
 from vosim.market.swf import read_swf
 from vosim.model import VOModel
-
-
-def swf_frame(submit, procs, estimate, runtime, machine_procs):
-    """The jobs as a read SWF trace (header MaxProcs), in trace order."""
-    lines = [f"; MaxProcs: {machine_procs}\n"]
-    for j, (s, p, e, r) in enumerate(zip(submit, procs, estimate, runtime, strict=True)):
-        lines.append(f"{j + 1} {s:g} -1 {r:g} {p} -1 -1 {p} {e:g} -1 1 1 1 -1 -1 -1 -1 -1\n")
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "jobs.swf"
-        path.write_text("".join(lines))
-        return read_swf(path)
 
 
 def vosim_starts(frame, policy):

@@ -39,7 +39,9 @@ def release(slots: SlotList, window: Window) -> SlotList:
     new[1:] = (node[1:] != node[:-1]) | (a[1:] > b[:-1])
     first = np.flatnonzero(new)
     end = np.maximum.reduceat(b, first) if node.size else b
-    return SlotList.from_arrays(node[first], a[first], end, price[first], perf[first])
+    return SlotList.from_arrays(
+        node[first], a[first], end, price[first], perf[first], validate=False
+    )
 
 
 @register_policy("conservative")

@@ -91,9 +91,10 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
     """The window for ``job`` with the earliest start ``>= not_before``, or ``None``.
 
     Candidate starts are ``not_before`` and the slot starts after it (a window's start is
-    where its last node becomes free); the first at which :func:`window_at` finds a window
-    wins. No start before the ``n``-th earliest slot start can hold ``n`` tasks, so the scan
-    begins there.
+    where its last node becomes free). Slot ``r`` can hold the task from any start in
+    ``[max(start_r, not_before), end_r - T_r]``; one sweep over these intervals counts the
+    slots usable at every candidate, and :func:`window_at` is tried, in time order, only
+    where at least ``n`` are (it fails there only on the budget).
 
     Parameters
     ----------
@@ -109,6 +110,10 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
     Window or None
         ``None`` when no start inside the slot list's interval holds the job.
 
+    Notes
+    -----
+    ``O(m log m)`` for ``m`` slots, plus ``O(m)`` per candidate that fails on the budget.
+
     References
     ----------
     Mu'alem & Feitelson (2001), §2: the shadow time of EASY's head job and the reservations
@@ -123,6 +128,21 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
     """
     if len(slots) < job.n:
         return None
+    # slot r can hold the task from any start in [lo_r, hi_r]
+    lo = np.maximum(slots.start, not_before)
+    hi = slots.end - job.volume / slots.performance * (1 - _EPS)
+    ok = lo <= hi
+    if np.count_nonzero(ok) < job.n:
+        return None
+    lo, hi = np.sort(lo[ok]), np.sort(hi[ok])
+    candidates = np.unique(lo)
+    # slots that can hold the task from each candidate start: lo <= t minus hi < t
+    count = np.searchsorted(lo, candidates, "right") - np.searchsorted(hi, candidates, "left")
+    for t in candidates[count >= job.n].tolist():
+        window = window_at(slots, t, job)  # None only when the budget does not allow it
+        if window is not None:
+            return window
+    return None
     starts = np.maximum(slots.start, not_before)
     first = float(np.partition(starts, job.n - 1)[job.n - 1])
     candidates = np.unique(starts[starts >= first])
