@@ -560,3 +560,19 @@ def test_thin_needs_room_for_first_and_last_rows():
 def test_live_model_rejects_fractional_users():
     with pytest.raises(ParameterError, match=r"2\.5"):
         LiveModel(workload=VO_PREFERENCES_SCENARIO, users=2.5)
+
+
+def test_policy_input_offers_every_policy_and_changes_the_schedule():
+    from vosim.policies.base import policy_names
+    from vosim.ui.app import MODEL_PARAMS
+
+    assert MODEL_PARAMS["policy"]["values"] == policy_names()
+    starts = {}
+    for policy in ("css", "easy"):
+        model = _model(policy=policy)
+        for _ in range(8):
+            model.step()
+        assert model.policy_name == policy
+        starts[policy] = [(job.index, job.start) for job in model.jobs if job.start >= 0]
+        assert starts[policy]
+    assert starts["css"] != starts["easy"]

@@ -11,6 +11,7 @@ import solara
 from mesa.visualization import SolaraViz
 
 from vosim.market.pricing import PRICING_POLICIES
+from vosim.policies.base import policy_names
 from vosim.ui.components import (
     ActivityView,
     CalibrationView,
@@ -38,6 +39,12 @@ MODEL_PARAMS: dict[str, dict] = {
         "label": "scenario",
         "value": DEFAULT_SCENARIO,
         "values": list(SCENARIOS),
+    },
+    "policy": {
+        "type": "Select",
+        "label": "scheduling policy",
+        "value": "css",
+        "values": policy_names(),
     },
     "owners": {"type": "SliderInt", "label": "owners", "value": 10, "min": 1, "max": 40, "step": 1},
     "users": {"type": "SliderInt", "label": "users", "value": 20, "min": 1, "max": 50, "step": 1},

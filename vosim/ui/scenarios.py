@@ -426,6 +426,10 @@ class LiveModel(VOModel):
     ----------
     workload : str
         One of :data:`SCENARIOS` (default :data:`DEFAULT_SCENARIO`).
+    policy : str
+        The scheduling policy (:func:`~vosim.policies.base.policy_names`): the cyclic scheme
+        ``"css"`` (default) or a batch baseline such as ``"easy"``; ``ua``, ``allocator``
+        and ``alternatives`` act only on the CSS.
     owners : int
         Resource owners (>= 1).
     users : int
@@ -465,6 +469,7 @@ class LiveModel(VOModel):
     def __init__(
         self,
         workload: str = DEFAULT_SCENARIO,
+        policy: str = "css",
         owners: int = 10,
         users: int = 20,
         pricing_policy: str = "fixed",
@@ -492,6 +497,7 @@ class LiveModel(VOModel):
             trace=built.trace,
             jobs=None,
             owners=int(owners),
+            policy=policy,
             pricing_policy=pricing_policy,
             vo_objective=vo_objective,
             ua=float(ua),
