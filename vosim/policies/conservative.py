@@ -61,6 +61,14 @@ class Conservative:
     -----
     A pass costs ``O(q m log m)`` for ``q`` jobs not started and ``m`` slots.
 
+    Reservations hold concrete nodes, as in the VO they must. On identical processors this is
+    not the same schedule as a free-processor profile (the textbook implementation): a
+    reservation's node choice can leave time free on several nodes that no later job can use
+    at once, and reservations end at ``t + L``. On heavy synthetic workloads of 400 jobs on
+    64 processors (``tests/policies/batch_oracle.py``) 40-65 % of the start times differ
+    from the profile version and mean waits are 3-5 % lower; EASY and FCFS, whose
+    guarantees involve only the queue's head, agree job by job.
+
     References
     ----------
     Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2 (conservative backfilling; compression
