@@ -52,9 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vosim.allocators import ResourceRequest, allocate_window
 from vosim.allocators.aep import BUDGET_RTOL
+from vosim.core import SlotList
 from vosim.market.nodes import generate_nodes
 from vosim.market.pricing import ExponentialPricing
-from vosim.market.slots import SlotList, free_slots
+from vosim.market.slots import free_slots
 from vosim.market.workload import HypergeometricLocalLoad
 
 #: (nodes, interval length) of each instance set; the load period is 600 as in AEP §3.1.

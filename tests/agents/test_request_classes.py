@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from vosim import VOModel
 from vosim.agents.request_classes import RequestClasses, tail_starts
 from vosim.allocators.aep import amp
-from vosim.allocators.base import ResourceRequest
-from vosim.market.slots import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 
 AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
 

@@ -25,8 +25,8 @@ from vosim.allocators import (
     criteria,
     register_criterion,
 )
+from vosim.core import Slot, SlotList
 from vosim.errors import RequestError, SlotError, UnknownAllocatorError, VosimError
-from vosim.market.slots import Slot, SlotList
 
 CRITERIA = ("amp", "min_cost")
 RTOL = 1e-9  # the budget tolerance the allocators document (aep.BUDGET_RTOL)

@@ -20,7 +20,7 @@ from test_aep import CS, RTOL, TS, check_window, float_instances, int_instances,
 
 from vosim.allocators import ResourceRequest, allocate_window, criteria, register_criterion
 from vosim.allocators.aep import window_criterion
-from vosim.market.slots import Slot, SlotList
+from vosim.core import Slot, SlotList
 
 EXACT = ("amp", "min_cost", "min_runtime", "min_finish")
 HEURISTIC = ("min_proc_time", "min_runtime_substitution", "min_finish_substitution")

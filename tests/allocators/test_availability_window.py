@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from vosim.allocators import ResourceRequest
 from vosim.allocators.availability_window import max_availability_window
-from vosim.market.slots import Slot, SlotList
+from vosim.core import Slot, SlotList
 
 
 @st.composite

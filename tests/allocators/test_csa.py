@@ -12,9 +12,9 @@ from test_aep import check_window, float_instances
 
 from vosim.allocators import ResourceRequest, allocate_window
 from vosim.allocators.csa import batch_alternatives, csa, find_alternatives
+from vosim.core import Slot, SlotList
 from vosim.errors import RequestError, UnknownAllocatorError
 from vosim.market.domains import aep_domain, aep_job
-from vosim.market.slots import Slot, SlotList
 
 CRITERIA = ("amp", "min_cost", "min_runtime", "min_finish", "min_proc_time")
 

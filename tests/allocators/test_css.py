@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vosim.allocators.base import Window
 from vosim.allocators.combination import choose_combination
 from vosim.allocators.css import (
     USER_SENSE,
@@ -19,8 +18,8 @@ from vosim.allocators.css import (
     choose_alternatives,
     window_value,
 )
+from vosim.core import Slot, Window
 from vosim.errors import ParameterError
-from vosim.market.slots import Slot
 
 
 def window(start: float, runtime: float, cost: float, node: int = 0) -> Window:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import vosim.allocators.exact as exact_mod
 from vosim.allocators import AvailabilityProblem, allocate_resources, methods, window_probability
 from vosim.allocators.exact import brute_force_select, exact_select, milp_select
+from vosim.core import Status
 from vosim.errors import ProblemError
 
 SETTINGS = settings(max_examples=200, deadline=None)
@@ -24,7 +25,7 @@ REL = 1e-12
 
 def check_result(problem: AvailabilityProblem, res) -> None:
     """Every documented invariant of a result: n distinct sorted nodes, budget, cost, P_a^w."""
-    if res.status == "infeasible":
+    if res.status == Status.INFEASIBLE:
         assert res.selected.size == 0
         assert res.probability == 0.0
         assert res.cost == 0.0
@@ -89,7 +90,7 @@ def test_exact_equals_brute_force(problem):
     check_result(problem, ex)
     check_result(problem, bf)
     assert ex.status == bf.status
-    assert bf.status in ("optimal", "infeasible")
+    assert bf.status in (Status.OPTIMAL, Status.INFEASIBLE)
     assert ex.probability == pytest.approx(bf.probability, rel=REL)
 
 
@@ -121,10 +122,10 @@ def test_exact_real_costs_against_brute_force(problem):
     """Real costs: "optimal" means equal to brute force; "feasible" lies between it and a bound."""
     ex, bf = exact_select(problem), brute_force_select(problem)
     check_result(problem, ex)
-    assert (ex.status == "infeasible") == (bf.status == "infeasible")
-    if ex.status == "optimal":
+    assert (ex.status == Status.INFEASIBLE) == (bf.status == Status.INFEASIBLE)
+    if ex.status == Status.OPTIMAL:
         assert ex.probability == pytest.approx(bf.probability, rel=REL)
-    elif ex.status == "feasible":
+    elif ex.status == Status.FEASIBLE:
         assert ex.probability <= bf.probability
         assert bf.probability <= ex.stats["upper_bound"] * (1 + REL)
 
@@ -134,11 +135,11 @@ def test_exact_real_costs_against_brute_force(problem):
 def test_exact_coarse_resolution_is_feasible_and_bounded(problem, resolution):
     ex, bf = exact_select(problem, resolution=resolution), brute_force_select(problem)
     check_result(problem, ex)
-    assert (ex.status == "infeasible") == (bf.status == "infeasible")
+    assert (ex.status == Status.INFEASIBLE) == (bf.status == Status.INFEASIBLE)
     assert ex.probability <= bf.probability * (1 + REL)
-    if ex.status == "optimal":
+    if ex.status == Status.OPTIMAL:
         assert ex.probability == pytest.approx(bf.probability, rel=REL)
-    if ex.status == "feasible":
+    if ex.status == Status.FEASIBLE:
         assert bf.probability <= ex.stats["upper_bound"] * (1 + REL)
 
 
@@ -152,9 +153,9 @@ def test_real_costs_on_an_exact_grid_are_optimal():
         budget=3.5,
     )
     ex, bf = exact_select(prob), brute_force_select(prob)
-    assert ex.status == "optimal"
+    assert ex.status == Status.OPTIMAL
     assert ex.probability == pytest.approx(bf.probability, rel=REL)
-    assert exact_select(prob, resolution=0.25).status == "optimal"
+    assert exact_select(prob, resolution=0.25).status == Status.OPTIMAL
 
 
 def test_real_costs_rounding_gap_is_reported():
@@ -163,7 +164,7 @@ def test_real_costs_rounding_gap_is_reported():
         cost=[0.4, 0.45, 0.3, 0.3], group=[0, 0, 1, 2], group_p=[0.9, 0.6, 0.6], n=2, budget=0.8
     )
     res = exact_select(prob, resolution=0.1)
-    assert res.status == "feasible"
+    assert res.status == Status.FEASIBLE
     assert res.stats["upper_bound"] == 0.9
     assert res.probability == pytest.approx(0.9 * 0.6)
     assert res.cost <= 0.8
@@ -186,10 +187,10 @@ def test_table_limit_coarsens_integer_grid(monkeypatch):
     check_result(prob, res)
     assert res.stats["resolution"] > 1
     assert res.probability <= bf_like.probability * (1 + REL)
-    if res.status == "optimal":
+    if res.status == Status.OPTIMAL:
         assert res.probability == pytest.approx(bf_like.probability, rel=REL)
     else:
-        assert res.status == "feasible"
+        assert res.status == Status.FEASIBLE
         assert bf_like.probability <= res.stats["upper_bound"] * (1 + REL)
 
 
@@ -254,7 +255,7 @@ def test_exact_equals_milp_when_only_zero_groups_fit():
     )
     for fn in (exact_select, milp_select, brute_force_select):
         res = fn(prob)
-        assert res.status == "optimal"
+        assert res.status == Status.OPTIMAL
         assert res.probability == 0.0
         assert res.selected.tolist() == [0, 1, 2]
 
@@ -271,7 +272,7 @@ def test_registered_and_callable_by_name():
     for name in ("brute_force", "exact", "milp"):
         res = allocate_resources(prob, method=name)
         assert res.method == name
-        assert res.status == "optimal"
+        assert res.status == Status.OPTIMAL
         assert res.selected.tolist() == [0, 1]
         assert res.probability == 0.9
         assert res.stats["seconds"] >= 0
@@ -281,7 +282,7 @@ def test_registered_and_callable_by_name():
 def test_infeasible_budget_is_a_status(name):
     prob = AvailabilityProblem(cost=[5, 4, 6], group=[0, 1, 2], group_p=[1, 1, 1], n=2, budget=8)
     res = allocate_resources(prob, method=name)
-    assert res.status == "infeasible"
+    assert res.status == Status.INFEASIBLE
     assert res.selected.size == 0 and res.probability == 0.0 and res.cost == 0.0
 
 
@@ -291,7 +292,7 @@ def test_zero_budget_with_free_resources(name):
         cost=[0, 3, 0, 0], group=[0, 1, 2, 2], group_p=[0.5, 1.0, 0.75], n=2, budget=0
     )
     res = allocate_resources(prob, method=name)
-    assert res.status == "optimal"
+    assert res.status == Status.OPTIMAL
     assert res.selected.tolist() == [2, 3] and res.probability == 0.75
 
 
@@ -301,7 +302,7 @@ def test_brute_force_refuses_26_resources():
         allocate_resources(prob, method="brute_force")
     # 25 is accepted (n = 1 keeps it quick)
     prob = AvailabilityProblem(cost=np.ones(25), group=np.arange(25), group_p=np.ones(25), n=1)
-    assert allocate_resources(prob, method="brute_force").status == "optimal"
+    assert allocate_resources(prob, method="brute_force").status == Status.OPTIMAL
 
 
 @pytest.mark.parametrize(
@@ -335,7 +336,7 @@ def test_unlimited_budget_picks_cheapest_of_best_groups():
         n=4,
     )
     res = exact_select(prob)
-    assert res.status == "optimal"
+    assert res.status == Status.OPTIMAL
     assert res.probability == pytest.approx(0.9 * 0.95)
     assert res.selected.tolist() == [0, 1, 4, 6]
     assert res.probability == brute_force_select(prob).probability

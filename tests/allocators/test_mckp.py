@@ -292,7 +292,7 @@ def test_nothing_to_take(method):
     r = solve_mckp([], [], [4, 8], method)
     assert r.choice.shape == (0,) and r.choice.dtype == np.int64
     assert r.value == 0.0 and r.used.tolist() == [0, 0]
-    assert r.method == ("milp" if method == "milp" else "dp")
+    assert r.method == (method if method in ("milp", "greedy") else "dp")
     r = solve_mckp([[], [-1.0]], [np.zeros((0, 2), dtype=int), [[1, 1]]], [4, 8], method)
     assert r.choice.tolist() == [-1, -1] and r.value == 0.0
 
@@ -359,7 +359,7 @@ def test_array_inputs_and_integral_floats():
 @pytest.mark.parametrize(
     ("values", "demands", "capacity", "method", "match"),
     [
-        ([[1]], [[[1]]], [1], "greedy", r"method must be one of .*'greedy'"),
+        ([[1]], [[[1]]], [1], "simplex", r"method must be one of .*'greedy'"),
         ([[1], [2]], [[[1]]], [1], "auto", r"values has 2 tasks but demands has 1"),
         ([[1, 2]], [[[1]]], [1], "auto", r"demands\[0\] \(task 0\) must have shape .* \(2, 1\)"),
         ([[1]], [[[1, 1]]], [1], "auto", r"demands\[0\] \(task 0\) must have shape .* \(1, 1\)"),

@@ -28,6 +28,7 @@ from vosim.allocators.problem import (
     allocate_resources,
     window_probability,
 )
+from vosim.core import Status
 from vosim.errors import ProblemError
 
 EXACT = ("knapsack_group",)
@@ -152,11 +153,12 @@ def problems(draw, max_n=10, singletons=False, max_cost=10):
 def check_result(problem, result, name):
     """Invariants every method's result satisfies."""
     assert result.method == name
-    if result.status == "infeasible":
+    if result.status == Status.INFEASIBLE:
         assert result.selected.size == 0 and result.selected.dtype.kind == "i"
         assert result.probability == 0.0 and result.cost == 0.0
         return
-    assert result.status in ("optimal", "feasible")
+    assert result.status in (Status.OPTIMAL, Status.FEASIBLE, Status.LIMIT)
+    assert result.status != Status.LIMIT or result.stats["truncated"]
     sel = result.selected
     assert sel.dtype.kind == "i" and sel.shape == (problem.n,)
     assert np.all(np.diff(sel) > 0), "sorted, distinct"
@@ -178,9 +180,9 @@ def test_knapsack_group_equals_brute_force(problem):
     res = allocate_resources(problem, "knapsack_group")
     check_result(problem, res, "knapsack_group")
     if best is None:
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
     else:
-        assert res.status == "optimal"
+        assert res.status == Status.OPTIMAL
         assert res.probability == pytest.approx(best, rel=1e-12, abs=0)
         assert isinstance(res.stats["tree_size"], int) and res.stats["tree_size"] >= 1
 
@@ -192,9 +194,9 @@ def test_knapsack_p_equals_brute_force_on_singleton_groups(problem):
     res = allocate_resources(problem, "knapsack_p")
     check_result(problem, res, "knapsack_p")
     if best is None:
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
     else:
-        assert res.status == "optimal"
+        assert res.status == Status.OPTIMAL
         assert res.probability == pytest.approx(best, rel=1e-12, abs=0)
 
 
@@ -206,12 +208,12 @@ def test_knapsack_p_is_knapsack_single_on_groups(problem):
     res = allocate_resources(problem, "knapsack_p")
     check_result(problem, res, "knapsack_p")
     if best2 is None:
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
     else:
         value2 = math.prod(problem.resource_p[res.selected].tolist())
         assert value2 == pytest.approx(best2, rel=1e-12, abs=0)
         singletons = np.bincount(problem.group).max() <= 1
-        assert res.status == ("optimal" if singletons else "feasible")
+        assert res.status == (Status.OPTIMAL if singletons else Status.FEASIBLE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,9 +228,9 @@ def test_every_method_respects_n_budget_and_optimum(problem):
         res = allocate_resources(problem, name)
         check_result(problem, res, name)
         if best is None:
-            assert res.status == "infeasible", name
+            assert res.status == Status.INFEASIBLE, name
             continue
-        if res.status == "infeasible":
+        if res.status == Status.INFEASIBLE:
             assert name in MAY_MISS, f"{name} missed a feasible problem"
             assert res.stats["reason"]
             continue
@@ -241,7 +243,7 @@ def test_greedy_plus_never_worse_than_greedy(problem):
     g = allocate_resources(problem, "greedy")
     gp = allocate_resources(problem, "greedy_plus")
     assert g.status == gp.status
-    if g.status != "infeasible":
+    if g.status != Status.INFEASIBLE:
         assert gp.probability >= g.probability
         if gp.probability == g.probability:
             assert gp.cost <= g.cost
@@ -283,7 +285,7 @@ def test_single_rules_take_the_first_n_by_their_order(problem, rule):
     if fits:
         assert res.selected.tolist() == first
     else:
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
 
 
 @SETTINGS
@@ -292,11 +294,11 @@ def test_greedy_united_is_first_fitting_stage(problem):
     res = allocate_resources(problem, "greedy_united")
     for rule in ("max_p", "max_p_per_c", "min_c"):
         single = allocate_resources(problem, rule)
-        if single.status != "infeasible":
+        if single.status != Status.INFEASIBLE:
             assert res.stats["stage"] == rule
             assert np.array_equal(res.selected, single.selected)
             return
-    assert res.status == "infeasible"
+    assert res.status == Status.INFEASIBLE
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,7 +312,7 @@ def test_infeasible_budget_gives_status_not_exception(name):
         cost=[1, 2, 4, 5], group=[0, 0, 1, 2], group_p=[0.9, 0.8, 0.7], n=2, budget=2
     )
     res = allocate_resources(problem, name)
-    assert res.status == "infeasible"
+    assert res.status == Status.INFEASIBLE
     assert res.selected.size == 0 and res.probability == 0.0 and res.cost == 0.0
     assert "seconds" in res.stats
 
@@ -322,7 +324,7 @@ def test_zero_budget_with_free_resources(name):
     )
     res = allocate_resources(problem, name)
     if name == "max_p":  # the two most available cost 3: over the budget
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
         return
     assert res.selected.tolist() == [0, 1]
     assert res.probability == pytest.approx(0.3)
@@ -346,7 +348,7 @@ def test_iccs2023_section_2_2_a_group_is_counted_once():
     assert window_probability(problem, [3, 4, 5]) == pytest.approx(0.85**3)
     exact = allocate_resources(problem, "knapsack_group")
     assert exact.selected.tolist() == [0, 1, 2] and exact.probability == 0.8
-    assert exact.status == "optimal"
+    assert exact.status == Status.OPTIMAL
     single = allocate_resources(problem, "knapsack_p")  # KnapsackSingle
     assert single.selected.tolist() == [3, 4, 5]
     assert single.probability == pytest.approx(0.85**3)
@@ -385,13 +387,13 @@ def test_truncated_search_returns_best_window_seen(problem, limit):
         for name in ("knapsack_group", "greedy", "greedy_plus"):
             res = allocate_resources(problem, name)
             check_result(problem, res, name)
-            assert (res.status == "infeasible") == (best is None)
-            if res.status == "infeasible":
+            assert (res.status == Status.INFEASIBLE) == (best is None)
+            if res.status == Status.INFEASIBLE:
                 continue
             truncated = res.stats["truncated"]
             if name == "knapsack_group":
                 assert truncated == (full["expanded"] > limit)
-                assert res.status == ("feasible" if truncated else "optimal")
+                assert res.status == (Status.LIMIT if truncated else Status.OPTIMAL)
                 if truncated:
                     assert res.stats["bound"] >= best * (1 - 1e-12)
             assert res.stats["expanded"] <= limit
@@ -439,9 +441,9 @@ def test_knapsack_group_equals_milp(k):
     res = allocate_resources(problem, "knapsack_group")
     check_result(problem, res, "knapsack_group")
     if expected is None:
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
     else:
-        assert res.status == "optimal"
+        assert res.status == Status.OPTIMAL
         assert res.probability == pytest.approx(expected, rel=1e-12, abs=0)
         for name in HEURISTICS:
             other = allocate_resources(problem, name)
@@ -627,9 +629,9 @@ def test_decimal_costs_are_exact(problem):
     res = allocate_resources(problem, "knapsack_group")
     check_result(problem, res, "knapsack_group")
     if best is None:
-        assert res.status == "infeasible"
+        assert res.status == Status.INFEASIBLE
     else:
-        assert res.status == "optimal"
+        assert res.status == Status.OPTIMAL
         assert res.probability == pytest.approx(best, rel=1e-12, abs=0)
 
 
@@ -647,10 +649,10 @@ def test_real_costs_are_rounded_up(problem, noise):
         res = allocate_resources(real, name)
         check_result(real, res, name)
         assert res.stats["cost_scale"] == 1000
-        if res.status == "infeasible":
+        if res.status == Status.INFEASIBLE:
             assert worse is None
             continue
-        assert res.status == "feasible"
+        assert res.status == Status.FEASIBLE
         assert res.probability <= best * (1 + 1e-12)
         if name == "knapsack_group" and worse is not None:
             assert res.probability >= worse * (1 - 1e-12)

@@ -11,7 +11,7 @@ from vosim.allocators.screen import (
     TOO_FEW_LONG_SLOTS,
     screen_requests,
 )
-from vosim.market.slots import Slot, SlotList
+from vosim.core import Slot, SlotList
 
 
 @st.composite

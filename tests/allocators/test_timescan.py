@@ -21,6 +21,7 @@ from vosim.allocators.problem import (
     register_method,
 )
 from vosim.allocators.timescan import TIE_RTOL, TimeScanResult, starting_points, time_scan
+from vosim.core import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
 pytest.importorskip("vosim.allocators.knapsack")  # registers "knapsack_p"
@@ -48,7 +49,7 @@ if ORACLE not in methods():
         _, subset = brute(problem.group_p, problem.cost, problem.n, problem.budget)
         if subset is None:
             return infeasible(ORACLE)
-        return make_result(problem, np.array(subset), "optimal", ORACLE)
+        return make_result(problem, np.array(subset), Status.OPTIMAL, ORACLE)
 
 
 def expected_scan(p, cost, n, budget):
@@ -109,7 +110,7 @@ def test_full_scan_equals_brute_force_per_column(inst):
     assert res.time_index == best
     assert res.stats["evaluations"] == p.shape[1]
     if best < 0:
-        assert res.probability == 0.0 and res.selected.size == 0 and res.status == "infeasible"
+        assert res.probability == 0.0 and res.selected.size == 0 and res.status == Status.INFEASIBLE
     else:
         assert res.probability == pytest.approx(curve[best], rel=1e-12, abs=1e-300)
         assert res.selected.size == n and cost[res.selected].sum() <= budget
@@ -248,7 +249,7 @@ def test_infeasible_budget_gives_minus_one_not_an_exception(kw):
     res = time_scan(p, [5, 6, 7, 8], 2, 10, **kw)
     assert res.time_index == -1
     assert res.probability == 0.0 and res.cost == 0.0
-    assert res.selected.size == 0 and res.status == "infeasible"
+    assert res.selected.size == 0 and res.status == Status.INFEASIBLE
     seen = ~np.isnan(res.curve)
     assert np.all(res.curve[seen] == 0.0)
 
@@ -259,7 +260,7 @@ def test_zero_availability_everywhere_is_feasible_with_probability_zero():
     for kw in ({}, {"fast": True}):
         res = time_scan(p, [1, 1, 1, 1], 2, 2, **kw)
         assert res.time_index == 0 and res.probability == 0.0
-        assert res.selected.size == 2 and res.status == "optimal"
+        assert res.selected.size == 2 and res.status == Status.OPTIMAL
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vosim.core.slots import Slot, SlotList, merge_rows
 from vosim.errors import SlotError, VosimError
 from vosim.market.schedule import LOCAL, NodeSchedule
-from vosim.market.slots import Slot, SlotList, free_slots, merge_rows
+from vosim.market.slots import free_slots
 
 SETTINGS = settings(max_examples=200, deadline=None)
 

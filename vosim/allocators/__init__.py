@@ -11,7 +11,10 @@ window through :func:`~vosim.allocators.aep.window_criterion`) and availability 
 (:mod:`~vosim.allocators.csa`: CSA, step 1), the combination of alternatives
 (:mod:`~vosim.allocators.combination`) and VO policies (:mod:`~vosim.allocators.css`, step 2).
 The multiple-choice knapsack of task options across clusters (Knapsack Grid):
-:func:`~vosim.allocators.mckp.solve_mckp`.
+:func:`~vosim.allocators.mckp.solve_mckp`. Wherever a name is taken, a fallback chain such as
+``"knapsack_group>greedy_plus"``, ``"min_cost>amp"`` or ``"milp>greedy"`` is too: the exact
+method under a budget (``fallback_after``), then the greedy one
+(:mod:`~vosim.allocators.fallback`; validate names with :func:`resolve` / :func:`is_method`).
 """
 
 from vosim.allocators import aep as aep
@@ -23,17 +26,11 @@ from vosim.allocators import greedy as greedy
 from vosim.allocators import groups as groups
 from vosim.allocators import knapsack as knapsack
 from vosim.allocators import mckp as mckp
-from vosim.allocators.base import (
-    Allocation,
-    ResourceRequest,
-    Window,
-    allocate_window,
-    criteria,
-    register_criterion,
-)
+from vosim.allocators.base import allocate_window, criteria, register_criterion
 from vosim.allocators.combination import choose_combination, combination_curve
 from vosim.allocators.csa import batch_alternatives, find_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
+from vosim.allocators.fallback import FallbackBudget, FallbackLog, is_method, resolve
 from vosim.allocators.problem import (
     AvailabilityProblem,
     AvailabilityResult,
@@ -43,12 +40,16 @@ from vosim.allocators.problem import (
     window_probability,
 )
 from vosim.allocators.timescan import TimeScanResult, time_scan
+from vosim.core import Allocation, ResourceRequest, Status, Window
 
 __all__ = [
     "Allocation",
     "AvailabilityProblem",
     "AvailabilityResult",
+    "FallbackBudget",
+    "FallbackLog",
     "ResourceRequest",
+    "Status",
     "TimeScanResult",
     "Window",
     "allocate_resources",
@@ -60,9 +61,11 @@ __all__ = [
     "combination_curve",
     "criteria",
     "find_alternatives",
+    "is_method",
     "methods",
     "register_criterion",
     "register_method",
+    "resolve",
     "time_scan",
     "window_probability",
 ]

@@ -7,10 +7,12 @@ one slot per node is in it and it holds at most ``N`` slots on ``N`` nodes. A wi
 is ``n`` of those slots within the budget ``C``.
 
 Exact criteria (``amp``, ``min_cost``, ``min_runtime``, ``min_finish``) return the optimum over
-every window of the interval; the paper's own heuristics stay available for fidelity
-(``min_runtime_substitution``, ``min_finish_substitution``, ``min_proc_time``). Windows only
-ever start at slot starts: between two consecutive slot starts the extended window only loses
-slots, so a later start in between never gives a cheaper, shorter or earlier-finishing window.
+every window of the interval (an :class:`~vosim.core.windows.Allocation` with ``exact=True``:
+status ``OPTIMAL``, or ``LIMIT`` when a limit truncated the scan); the paper's own heuristics
+stay available for fidelity (``min_runtime_substitution``, ``min_finish_substitution``,
+``min_proc_time``; status ``FEASIBLE``). Windows only ever start at slot starts: between two
+consecutive slot starts the extended window only loses slots, so a later start in between never
+gives a cheaper, shorter or earlier-finishing window.
 
 The scan is vectorised over blocks of candidate starts: a block of ``b`` starts is a
 ``b x (N + b)`` matrix of the slots alive in it, so a scan costs ``O(K * N)`` cells for ``K``
@@ -20,13 +22,15 @@ quadratic in ``N`` when ``m`` grows with ``N``, as AEP §3.2 reports for its own
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from vosim.allocators.base import Allocation, ResourceRequest, Window, register_criterion
-from vosim.market.slots import Slot, SlotList
+from vosim.allocators.base import register_criterion
+from vosim.core.slots import Slot, SlotList
+from vosim.core.windows import Allocation, ResourceRequest, Window
 
 __all__ = [
     "BUDGET_RTOL",
@@ -242,7 +246,7 @@ def _result(
     stats = {"slots": len(slots), "candidates": int(scan.candidates.size)}
     if not np.isfinite(t):
         return Allocation(None, _no_window(request), name, stats)
-    return Allocation(_window_at(slots, scan, request, t, longest), "", name, stats)
+    return Allocation(_window_at(slots, scan, request, t, longest), "", name, stats, exact=True)
 
 
 @register_criterion("amp")
@@ -299,7 +303,7 @@ def _amp_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
         if hit.size:
             t = block.t[int(hit[0])]
             stats = {"slots": len(slots), "candidates": block.k0 + int(hit[0]) + 1}
-            return Allocation(_window_at(slots, scan, request, t), "", "amp", stats)
+            return Allocation(_window_at(slots, scan, request, t), "", "amp", stats, exact=True)
     return _result("amp", slots, scan, request, np.inf)
 
 
@@ -337,11 +341,18 @@ def _amp_single(slots: SlotList, request: ResourceRequest) -> Allocation:
     starts = slots.start[usable]
     candidates = int(np.count_nonzero(np.diff(starts[starts <= t]))) + 1
     window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(cost[j]))
-    return Allocation(window, "", "amp", {"slots": len(slots), "candidates": candidates})
+    stats = {"slots": len(slots), "candidates": candidates}
+    return Allocation(window, "", "amp", stats, exact=True)
 
 
 @register_criterion("min_cost")
-def min_cost(slots: SlotList, request: ResourceRequest) -> Allocation:
+def min_cost(
+    slots: SlotList,
+    request: ResourceRequest,
+    *,
+    max_candidates: int | None = None,
+    time_limit: float | None = None,
+) -> Allocation:
     """minCost: the window of minimum total cost over the whole scheduling interval.
 
     At every candidate start the AEP scheme takes the ``n`` cheapest slots of the extended
@@ -354,11 +365,27 @@ def min_cost(slots: SlotList, request: ResourceRequest) -> Allocation:
         ``m`` free slots on ``N`` nodes.
     request : ResourceRequest
         ``n`` nodes, volume ``V`` (or time ``T``), budget ``C``.
+    max_candidates : int, optional
+        Candidate window starts to examine at most (``>= 1``), in scan order; the scan stops
+        there with the cheapest window seen. ``None`` (default): the whole interval.
+    time_limit : float, optional
+        Wall-clock seconds (> 0) after which the scan stops likewise, checked between blocks
+        of candidate starts (the first block, at most 64 starts, always runs). The budget of
+        a fallback chain such as ``"min_cost>amp"`` (:mod:`vosim.allocators.fallback`)
+        arrives through these two arguments.
 
     Returns
     -------
     Allocation
         ``criterion="min_cost"``; ``window=None`` with a reason if nothing fits the budget.
+        With a limit, ``stats["examined"]`` (candidate starts scanned) and
+        ``stats["truncated"]`` (``True`` when the limit stopped the scan before the last
+        start: the window, if any, is the cheapest among those examined).
+
+    Raises
+    ------
+    ValueError
+        ``max_candidates < 1`` or ``time_limit <= 0``.
 
     Notes
     -----
@@ -369,16 +396,41 @@ def min_cost(slots: SlotList, request: ResourceRequest) -> Allocation:
     AEP §2.2: "n slots with the minimum sum cost should be chosen ... at the end the window ...
     will be guaranteed to have overall minimum total allocation cost".
     """
+    limited = max_candidates is not None or time_limit is not None
+    if max_candidates is not None and not max_candidates >= 1:
+        raise ValueError(f"max_candidates must be >= 1 or None, got {max_candidates!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_cost", {"slots": len(slots)})
-    best, best_t = np.inf, np.inf
+    best, best_t, examined = np.inf, np.inf, 0
     for block in _blocks(scan, first=_MIN_BLOCK):
+        if examined and deadline is not None and time.perf_counter() >= deadline:
+            break
         sums = _cheapest_sums(block.cost, request.n)
+        if max_candidates is not None:
+            sums = sums[: max_candidates - examined]
+        examined += sums.size
         j = int(np.argmin(sums))
         if sums[j] < best:
             best, best_t = float(sums[j]), block.t[j]
-    return _result("min_cost", slots, scan, request, best_t if best <= scan.limit else np.inf)
+        if max_candidates is not None and examined >= max_candidates:
+            break
+    result = _result("min_cost", slots, scan, request, best_t if best <= scan.limit else np.inf)
+    if not limited:
+        return result
+    total = int(scan.candidates.size)
+    truncated = examined < total
+    result.stats.update(examined=examined, truncated=truncated)
+    if truncated and result.window is None:
+        reason = (
+            f"stopped after {examined} of {total} candidate starts with no window within "
+            f"budget C={request.budget:g} among them"
+        )
+        return Allocation(None, reason, "min_cost", result.stats)
+    return result
 
 
 @register_criterion("min_runtime")

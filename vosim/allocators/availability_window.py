@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vosim.allocators.base import Allocation, ResourceRequest, Window
 from vosim.allocators.timescan import time_scan
-from vosim.market.slots import Slot, SlotList
+from vosim.core.slots import Slot, SlotList
+from vosim.core.windows import Allocation, ResourceRequest, Window
 
 __all__ = ["max_availability_window", "COST_RESOLUTION"]
 

@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from vosim.core.results import Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -96,6 +97,17 @@ class CombinationResult:
         ``""`` when feasible; otherwise why not, naming the limit and the least summed ``U``.
     limit : float
         The limit ``u*`` the combination was chosen for.
+
+    Attributes
+    ----------
+    status : Status
+        ``OPTIMAL`` when ``feasible`` (the dynamic programme is exact), else ``INFEASIBLE``.
+    message : str
+        ``reason`` when there is one, else the status's default message.
+
+    References
+    ----------
+    VO Preferences §3; ``scipy.optimize.OptimizeResult`` for ``status`` and ``message``.
     """
 
     choice: np.ndarray
@@ -104,6 +116,16 @@ class CombinationResult:
     feasible: bool
     reason: str = ""
     limit: float = math.inf
+
+    @property
+    def status(self) -> Status:
+        """``OPTIMAL`` when a combination fits the limit, else ``INFEASIBLE``."""
+        return Status.OPTIMAL if self.feasible else Status.INFEASIBLE
+
+    @property
+    def message(self) -> str:
+        """``reason``, or the status's default message when there is none."""
+        return self.reason or self.status.default_message
 
 
 class Compromise(NamedTuple):

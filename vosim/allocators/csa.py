@@ -11,10 +11,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
+from vosim.allocators.base import allocate_window
 from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, batch_screen
+from vosim.core.results import Status
+from vosim.core.slots import SlotList
+from vosim.core.windows import Allocation, ResourceRequest, Window
 from vosim.errors import RequestError
-from vosim.market.slots import SlotList
 
 __all__ = ["Alternatives", "BatchAlternatives", "find_alternatives", "csa", "batch_alternatives"]
 
@@ -34,12 +36,34 @@ class Alternatives:
         no further window.
     criterion : str
         The window criterion each alternative was searched with.
+
+    Attributes
+    ----------
+    status : Status
+        ``FEASIBLE`` when at least one alternative was found (alternatives are a first-fit
+        set, not an optimum), else ``INFEASIBLE``.
+    message : str
+        ``reason``: why the search stopped.
+
+    References
+    ----------
+    AEP §3.1 (CSA); ``scipy.optimize.OptimizeResult`` for ``status`` and ``message``.
     """
 
     windows: tuple[Window, ...]
     slots: SlotList
     reason: str
     criterion: str
+
+    @property
+    def status(self) -> Status:
+        """``FEASIBLE`` when an alternative was found, else ``INFEASIBLE``."""
+        return Status.FEASIBLE if self.windows else Status.INFEASIBLE
+
+    @property
+    def message(self) -> str:
+        """``reason``, or the status's default message when it is empty."""
+        return self.reason or self.status.default_message
 
 
 def find_alternatives(
@@ -122,7 +146,7 @@ def csa(slots: SlotList, request: ResourceRequest, limit: int | None = None) -> 
 
     Examples
     --------
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(0, 0.0, 100.0, 1.0, 2.0), Slot(1, 0.0, 100.0, 1.0, 4.0)])
     >>> alts = csa(sl, ResourceRequest(n=2, time=30.0))
     >>> [(w.start, w.nodes) for w in alts.windows]
@@ -143,11 +167,42 @@ class BatchAlternatives:
         The slot list with every alternative of every job cut out.
     reasons : list of str
         Per job, why its search stopped (its limit, or why no further window fits).
+
+    Attributes
+    ----------
+    status : Status
+        ``FEASIBLE`` when some job got an alternative, else ``INFEASIBLE``.
+    message : str
+        How many jobs got alternatives; when none did, why (the jobs' reason when they share
+        one).
+
+    References
+    ----------
+    VO Preferences §2 (step 1 of the cyclic scheme); ``scipy.optimize.OptimizeResult`` for
+    ``status`` and ``message``.
     """
 
     windows: list[list[Window]]
     slots: SlotList
     reasons: list[str]
+
+    @property
+    def status(self) -> Status:
+        """``FEASIBLE`` when some job got an alternative, else ``INFEASIBLE``."""
+        return Status.FEASIBLE if any(self.windows) else Status.INFEASIBLE
+
+    @property
+    def message(self) -> str:
+        """A sentence on the batch (see the class's Attributes)."""
+        jobs = len(self.windows)
+        if self.status is Status.FEASIBLE:
+            found = sum(1 for w in self.windows if w)
+            return f"alternatives found for {found} of {jobs} job(s)"
+        if not jobs:
+            return "no job in the batch"
+        text = f"no alternative for any of the {jobs} job(s)"
+        shared = set(self.reasons)
+        return f"{text}: {self.reasons[0]}" if len(shared) == 1 and self.reasons[0] else text
 
 
 def batch_alternatives(
@@ -208,7 +263,7 @@ def batch_alternatives(
     --------
     Two nodes free on [0, 100) hold two 40-long tasks each; the jobs take turns:
 
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(0, 0.0, 100.0, 1.0, 2.0), Slot(1, 0.0, 100.0, 1.0, 4.0)])
     >>> batch = batch_alternatives(sl, [ResourceRequest(n=1, time=40.0)] * 2, ["amp"] * 2, 3)
     >>> [[(w.start, w.nodes) for w in alts] for alts in batch.windows]

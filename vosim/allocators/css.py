@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vosim.allocators.base import Window
 from vosim.allocators.combination import combination_curve, user_evaluations, vo_evaluation
+from vosim.core.results import Status
+from vosim.core.windows import Window
 from vosim.errors import ParameterError
 
 __all__ = [
@@ -156,6 +157,18 @@ class CSSResult:
         least batch cost or time); NaN if no job had an alternative.
     limit : float
         The bound applied to the summed user evaluations, cost or time (``inf``: none).
+
+    Attributes
+    ----------
+    status : Status
+        ``OPTIMAL`` when some job has a chosen alternative (the combination is exact),
+        ``INFEASIBLE`` when no job of the batch has an alternative.
+    message : str
+        Why nothing was chosen, else the status's default message.
+
+    References
+    ----------
+    VO Preferences §2-3; ``scipy.optimize.OptimizeResult`` for ``status`` and ``message``.
     """
 
     choice: np.ndarray
@@ -164,6 +177,18 @@ class CSSResult:
     ua: float
     vo_evaluation: float
     limit: float
+
+    @property
+    def status(self) -> Status:
+        """``OPTIMAL`` when some job got an alternative, else ``INFEASIBLE``."""
+        return Status.OPTIMAL if (np.asarray(self.choice) >= 0).any() else Status.INFEASIBLE
+
+    @property
+    def message(self) -> str:
+        """Why nothing was chosen, else the status's default message."""
+        if self.status is Status.INFEASIBLE:
+            return "no job of the batch has an alternative"
+        return self.status.default_message
 
 
 def choose_alternatives(
@@ -213,7 +238,7 @@ def choose_alternatives(
     One job whose user minimises cost, alternatives costing 5, 7, 11, 15 (VO Preferences
     Table 1); the VO maximises revenue but allows a mean relative U of 25 %:
 
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> ws = [Window((Slot(0, 0.0, 1.0, c, 1.0),), 0.0, 1.0, c) for c in (5.0, 7.0, 11.0, 15.0)]
     >>> r = choose_alternatives([ws], ["cost"], VOPolicy("cost", "user", "relative", ua=25.0))
     >>> r.user_evals[0].tolist(), int(r.choice[0]), r.vo_total, r.vo_evaluation

@@ -28,6 +28,7 @@ from vosim.allocators.problem import (
     register_method,
     window_probability,
 )
+from vosim.core.results import Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -78,8 +79,8 @@ def brute_force_select(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"optimal"`` with the sorted selection of highest eq. (3) probability (the
-        lexicographically first one on ties), or ``"infeasible"`` when no ``n``-subset fits the
+        Status ``OPTIMAL`` with the sorted selection of highest eq. (3) probability (the
+        lexicographically first one on ties), or ``INFEASIBLE`` when no ``n``-subset fits the
         budget. ``stats["subsets"]`` is the number of subsets enumerated.
 
     Raises
@@ -107,7 +108,7 @@ def brute_force_select(problem: AvailabilityProblem) -> AvailabilityResult:
     ...                            group_p=[0.9, 0.5, 0.8], n=2, budget=4)
     >>> res = brute_force_select(prob)
     >>> res.selected.tolist(), res.probability, res.cost, res.status
-    ([0, 1], 0.9, 4.0, 'optimal')
+    ([0, 1], 0.9, 4.0, <Status.OPTIMAL: 'optimal'>)
     """
     N, n = problem.N, problem.n
     if N > BRUTE_FORCE_MAX_N:
@@ -142,7 +143,7 @@ def brute_force_select(problem: AvailabilityProblem) -> AvailabilityResult:
             best_p, best_sel = float(prob[i]), idx[i].copy()
     if best_sel is None:  # possible only through rounding in a sum of real costs
         return infeasible("brute_force", subsets=count)
-    return make_result(problem, best_sel, "optimal", "brute_force", subsets=count)
+    return make_result(problem, best_sel, Status.OPTIMAL, "brute_force", subsets=count)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,9 +305,9 @@ def exact_select(
     -------
     AvailabilityResult
         Sorted selection, its eq. (3) probability (:func:`window_probability`) and cost.
-        Status ``"optimal"`` whenever optimality is proven, which is always the case for
-        integer costs; ``"feasible"`` only for real costs whose rounding to the grid left a gap
-        (then ``stats["upper_bound"]`` bounds the optimal probability); ``"infeasible"`` (not
+        Status ``OPTIMAL`` whenever optimality is proven, which is always the case for
+        integer costs; ``FEASIBLE`` only for real costs whose rounding to the grid left a gap
+        (then ``stats["upper_bound"]`` bounds the optimal probability); ``INFEASIBLE`` (not
         an exception) when even the ``n`` cheapest resources exceed the budget. ``stats`` also
         holds ``"resolution"`` (``None`` when no DP over the budget ran), ``"dp_cells"`` (cells
         of one DP table) and ``"table"`` (``"values"``, ``"choices"`` or ``None``).
@@ -336,12 +337,12 @@ def exact_select(
     every shifted cost is a multiple of ``r`` (integer costs with the default ``r``) the
     rounding changes nothing and this is the whole method. Otherwise, if the window does not
     truly fit, a second DP with costs rounded *up* yields a window that surely fits; it is
-    optimal if its probability reaches ``U`` and is returned with status ``"feasible"``
+    optimal if its probability reaches ``U`` and is returned with status ``FEASIBLE``
     otherwise (the ``n`` cheapest resources if even that fails). "A multiple of ``r``" allows
     a relative error of ``1e-12`` so that e.g. ``0.3 / 0.1`` counts as 3; the returned window
     always fits the budget as summed in floating point. A grid whose back-tracking table would
     exceed 128 MiB even at one byte a cell is coarsened by an integer factor and handled the
-    same way, so very large integer instances may also come back ``"feasible"``.
+    same way, so very large integer instances may also come back ``FEASIBLE``.
 
     *Complexity.* Time ``O(sum_g min(n, |g|) * n * W) <= O(N n W)`` (the ``O(G n C k)`` of the
     multiple-choice knapsack). Rows are laid out so that every option of every group is one
@@ -362,23 +363,23 @@ def exact_select(
     ...                            group_p=[0.9, 0.5, 0.8], n=2, budget=4)
     >>> res = exact_select(prob)
     >>> res.selected.tolist(), res.probability, res.cost, res.status
-    ([0, 1], 0.9, 4.0, 'optimal')
+    ([0, 1], 0.9, 4.0, <Status.OPTIMAL: 'optimal'>)
     >>> exact_select(AvailabilityProblem(cost=[3, 1, 2, 2], group=[0, 0, 1, 2],
     ...                                  group_p=[0.9, 0.5, 0.8], n=2, budget=2)).status
-    'infeasible'
+    <Status.INFEASIBLE: 'infeasible'>
 
     Real costs. On a grid of step 0.1 the pair from group 0 (true cost 0.85) rounds down to
-    fit the budget 0.8, so the bound 0.9 is not attained and the result is only "feasible";
+    fit the budget 0.8, so the bound 0.9 is not attained and the result is only ``FEASIBLE``;
     the default grid represents these costs exactly and proves 0.54 optimal:
 
     >>> prob = AvailabilityProblem(cost=[0.4, 0.45, 0.3, 0.3], group=[0, 0, 1, 2],
     ...                            group_p=[0.9, 0.6, 0.6], n=2, budget=0.8)
     >>> res = exact_select(prob, resolution=0.1)
     >>> res.selected.tolist(), round(res.probability, 2), res.status, res.stats["upper_bound"]
-    ([0, 2], 0.54, 'feasible', 0.9)
+    ([0, 2], 0.54, <Status.FEASIBLE: 'feasible'>, 0.9)
     >>> res = exact_select(prob)
     >>> res.selected.tolist(), round(res.probability, 2), res.status
-    ([0, 2], 0.54, 'optimal')
+    ([0, 2], 0.54, <Status.OPTIMAL: 'optimal'>)
     """
     if resolution is not None and not (resolution > 0 and math.isfinite(resolution)):
         raise ProblemError(f"resolution must be a positive finite number, got {resolution!r}")
@@ -389,7 +390,9 @@ def exact_select(
     if cost[cheapest].sum() > budget:  # summed in index order, like the result's cost
         return infeasible(name, resolution=None, dp_cells=0, table=None)
 
-    def done(sel: np.ndarray, status: str = "optimal", **stats: object) -> AvailabilityResult:
+    def done(
+        sel: np.ndarray, status: Status = Status.OPTIMAL, **stats: object
+    ) -> AvailabilityResult:
         stats = {"resolution": None, "dp_cells": 0, "table": None, **stats}
         return make_result(problem, sel, status, name, **stats)
 
@@ -464,7 +467,7 @@ def exact_select(
     sel, stats2 = solve(up) if not np.array_equal(down, up) else (None, stats)
     if sel is None or cost[sel].sum() > budget:
         sel = cheapest
-    status = "optimal" if window_probability(problem, sel) >= upper else "feasible"
+    status = Status.OPTIMAL if window_probability(problem, sel) >= upper else Status.FEASIBLE
     return done(sel, status, upper_bound=upper, **stats2)
 
 
@@ -492,7 +495,7 @@ def milp_select(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"optimal"`` with the sorted selection, or ``"infeasible"`` when the ``n``
+        Status ``OPTIMAL`` with the sorted selection, or ``INFEASIBLE`` when the ``n``
         cheapest resources exceed the budget. ``stats`` holds HiGHS's ``"mip_nodes"`` and
         ``"mip_gap"``.
 
@@ -525,7 +528,7 @@ def milp_select(problem: AvailabilityProblem) -> AvailabilityResult:
     ...                            group_p=[0.9, 0.5, 0.8], n=2, budget=4)
     >>> res = milp_select(prob)
     >>> res.selected.tolist(), res.probability, res.status
-    ([0, 1], 0.9, 'optimal')
+    ([0, 1], 0.9, <Status.OPTIMAL: 'optimal'>)
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array
@@ -570,7 +573,7 @@ def milp_select(problem: AvailabilityProblem) -> AvailabilityResult:
     return make_result(
         problem,
         sel,
-        "optimal",
+        Status.OPTIMAL,
         name,
         mip_nodes=getattr(res, "mip_node_count", None),
         mip_gap=getattr(res, "mip_gap", None),

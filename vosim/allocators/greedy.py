@@ -6,7 +6,7 @@ of their choice. GreedyUnited is the GreedyJnt of ICCS 2021 §3.4.
 
 The paper lets MaxP and MaxP/C return a choice over the budget ("may provide infeasible
 solutions"); vosim never returns a selection that breaks the budget, so such a choice is
-reported with status ``"infeasible"``, an empty selection and the reason in ``stats``.
+reported with status ``INFEASIBLE``, an empty selection and the reason in ``stats``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from vosim.allocators.problem import (
     make_result,
     register_method,
 )
+from vosim.core.results import Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -154,7 +155,7 @@ def _single_rule(problem: AvailabilityProblem, rule: str) -> AvailabilityResult:
             rule,
             reason=f"the {rule} choice costs {spent:g} > budget {problem.budget:g}",
         )
-    return make_result(problem, chosen, "feasible", rule)
+    return make_result(problem, chosen, Status.FEASIBLE, rule)
 
 
 @register_method("max_p")
@@ -169,8 +170,8 @@ def max_p(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"feasible"`` with the sorted ``(n,)`` selection and its eq. (3)
-        availability, or ``"infeasible"`` (empty selection, ``stats["reason"]``) when the
+        Status ``FEASIBLE`` with the sorted ``(n,)`` selection and its eq. (3)
+        availability, or ``INFEASIBLE`` (empty selection, ``stats["reason"]``) when the
         choice exceeds the budget. The paper's MaxP "may provide infeasible solutions";
         vosim reports those as infeasible instead of returning them.
 
@@ -196,7 +197,7 @@ def max_p(problem: AvailabilityProblem) -> AvailabilityResult:
     >>> max_p(prob).selected.tolist()
     [0, 2]
     >>> max_p(AvailabilityProblem([3, 1, 2], [0, 1, 2], [0.9, 0.5, 0.8], 2, 4)).status
-    'infeasible'
+    <Status.INFEASIBLE: 'infeasible'>
     """
     return _single_rule(problem, "max_p")
 
@@ -213,8 +214,8 @@ def min_c(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"feasible"`` (sorted ``(n,)`` selection, eq. (3) availability) whenever any
-        selection fits the budget; ``"infeasible"`` otherwise.
+        Status ``FEASIBLE`` (sorted ``(n,)`` selection, eq. (3) availability) whenever any
+        selection fits the budget; ``INFEASIBLE`` otherwise.
 
     Raises
     ------
@@ -254,8 +255,8 @@ def max_p_per_c(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"feasible"`` or, when the choice exceeds the budget (the paper: "does not
-        guarantee feasible solutions"), ``"infeasible"`` with an empty selection.
+        Status ``FEASIBLE`` or, when the choice exceeds the budget (the paper: "does not
+        guarantee feasible solutions"), ``INFEASIBLE`` with an empty selection.
 
     Raises
     ------
@@ -294,9 +295,9 @@ def greedy_united(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"feasible"`` whenever any selection fits the budget (MinC's does then),
+        Status ``FEASIBLE`` whenever any selection fits the budget (MinC's does then),
         with ``stats["stage"]`` the rule that gave it (``"max_p"``, ``"max_p_per_c"``,
-        ``"min_c"``); ``"infeasible"`` otherwise.
+        ``"min_c"``); ``INFEASIBLE`` otherwise.
 
     Raises
     ------
@@ -325,4 +326,4 @@ def greedy_united(problem: AvailabilityProblem) -> AvailabilityResult:
         return infeasible(
             "greedy_united", reason=f"the {problem.n} cheapest resources exceed the budget"
         )
-    return make_result(problem, chosen, "feasible", "greedy_united", stage=stage)
+    return make_result(problem, chosen, Status.FEASIBLE, "greedy_united", stage=stage)

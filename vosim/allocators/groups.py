@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from vosim.allocators.problem import (
     make_result,
     register_method,
 )
+from vosim.core.results import Status
 
 __all__ = ["MAX_EXPANSIONS", "knapsack_group", "greedy", "greedy_plus", "group_branch_and_bound"]
 
@@ -129,7 +131,10 @@ def _branch_group(gs: _Groups, relax: _Relaxation) -> int:
 
 
 def group_branch_and_bound(
-    problem: AvailabilityProblem, solver: str = "knapsack", max_expansions: int | None = None
+    problem: AvailabilityProblem,
+    solver: str = "knapsack",
+    max_expansions: int | None = None,
+    time_limit: float | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray | None, dict]:
     """Run the §2.4 branch and bound; return (window, final group states, stats).
 
@@ -144,6 +149,10 @@ def group_branch_and_bound(
         Safety limit on relaxations solved (default :data:`MAX_EXPANSIONS`). When reached,
         the search stops and returns the best window (by eq. 3) of all candidates relaxed so
         far, with ``stats["truncated"] = True``; every such window fits the budget.
+    time_limit : float, optional
+        Wall-clock seconds (> 0) after which the search stops in the same way, checked
+        before each expansion after the root's (the root is always relaxed, so a window is
+        found whenever one fits). ``None`` (default): no time limit.
 
     Returns
     -------
@@ -163,7 +172,7 @@ def group_branch_and_bound(
     Raises
     ------
     ValueError
-        Unknown ``solver``, or ``max_expansions < 1``.
+        Unknown ``solver``, ``max_expansions < 1`` or ``time_limit <= 0``.
     ProblemError
         The KnapsackP table would be too large (see
         :func:`~vosim.allocators.knapsack.knapsack_select`).
@@ -218,6 +227,9 @@ def group_branch_and_bound(
     limit = MAX_EXPANSIONS if max_expansions is None else max_expansions
     if limit < 1:
         raise ValueError(f"max_expansions must be >= 1, got {limit}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     gs = _groups(problem)
     seq = itertools.count()
     # Entries: (-key, 0 for a valid solution / 1 for a candidate, -sequence, payload, state).
@@ -234,7 +246,9 @@ def group_branch_and_bound(
         if heap[0][1] == 0:  # step 1: a valid solution on top of the heap is optimal
             _, _, _, window, state = heapq.heappop(heap)
             return np.sort(window), state, stats(truncated=False)
-        if expanded >= limit:
+        if expanded >= limit or (
+            deadline is not None and expanded and time.perf_counter() >= deadline
+        ):
             bound = -heap[0][0]
             return np.sort(best[2]), None, stats(truncated=True, bound=bound)
         _, _, _, _, state = heapq.heappop(heap)
@@ -258,29 +272,43 @@ def group_branch_and_bound(
 
 
 @register_method("knapsack_group")
-def knapsack_group(problem: AvailabilityProblem) -> AvailabilityResult:
+def knapsack_group(
+    problem: AvailabilityProblem,
+    *,
+    max_expansions: int | None = None,
+    time_limit: float | None = None,
+) -> AvailabilityResult:
     """KnapsackGroup: the §2.4 branch and bound with KnapsackP relaxations (exact).
 
     Parameters
     ----------
     problem : AvailabilityProblem
         Costs ``(N,)`` (money), groups ``(N,)``, group availabilities ``(G,)``, ``n``, budget.
+    max_expansions : int, optional
+        Search-tree nodes (relaxations solved, ``>= 1``) after which the search stops with the
+        best window seen (default :data:`MAX_EXPANSIONS`).
+    time_limit : float, optional
+        Wall-clock seconds (> 0) after which the search stops likewise (the root is always
+        relaxed). The budget of a fallback chain such as ``"knapsack_group>greedy_plus"``
+        (:mod:`vosim.allocators.fallback`) arrives through these two arguments.
 
     Returns
     -------
     AvailabilityResult
-        Status ``"optimal"`` (the eq. (3) maximum within the budget) when the costs are exact
-        integers after :func:`~vosim.allocators.knapsack.integer_costs`; ``"feasible"`` when
-        real costs had to be rounded up or the search hit :data:`MAX_EXPANSIONS`
-        (``stats["truncated"]``, with ``stats["bound"]`` an upper bound of the optimum);
-        ``"infeasible"`` when no ``n`` resources fit. ``stats``: ``tree_size`` (candidates
-        created), ``expanded`` (relaxations solved), ``splits``, ``cost_scale``,
-        ``truncated``.
+        Status ``OPTIMAL`` (the eq. (3) maximum within the budget) when the costs are exact
+        integers after :func:`~vosim.allocators.knapsack.integer_costs`; ``FEASIBLE`` when
+        real costs had to be rounded up; ``LIMIT`` when the search hit a limit
+        (``stats["truncated"]``: the best window seen, with ``stats["bound"]`` an upper
+        bound of the optimum); ``INFEASIBLE`` when no ``n`` resources fit. ``stats``:
+        ``tree_size`` (candidates created), ``expanded`` (relaxations solved), ``splits``,
+        ``cost_scale``, ``truncated``.
 
     Raises
     ------
     ProblemError
         The KnapsackP table would be too large.
+    ValueError
+        ``max_expansions < 1`` or ``time_limit <= 0``.
 
     References
     ----------
@@ -307,15 +335,15 @@ def knapsack_group(problem: AvailabilityProblem) -> AvailabilityResult:
     ...                            budget=2)
     >>> res = knapsack_group(prob)
     >>> res.selected.tolist(), res.probability, res.status
-    ([0, 1], 0.5, 'optimal')
+    ([0, 1], 0.5, <Status.OPTIMAL: 'optimal'>)
     """
-    window, _, stats = group_branch_and_bound(problem, "knapsack")
+    window, _, stats = group_branch_and_bound(problem, "knapsack", max_expansions, time_limit)
     if window is None:
         del stats["exact_costs"]
         return infeasible("knapsack_group", **stats)
     exact = stats.pop("exact_costs") and not stats["truncated"]
     return make_result(
-        problem, window, "optimal" if exact else "feasible", "knapsack_group", **stats
+        problem, window, Status.OPTIMAL if exact else Status.FEASIBLE, "knapsack_group", **stats
     )
 
 
@@ -331,8 +359,8 @@ def greedy(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"feasible"`` whenever any selection fits the budget (GreedyUnited falls back
-        to MinC, so a candidate is pruned only when nothing fits it), ``"infeasible"``
+        Status ``FEASIBLE`` whenever any selection fits the budget (GreedyUnited falls back
+        to MinC, so a candidate is pruned only when nothing fits it), ``INFEASIBLE``
         otherwise. ``stats`` as for :func:`knapsack_group`.
 
     Raises
@@ -357,13 +385,13 @@ def greedy(problem: AvailabilityProblem) -> AvailabilityResult:
     ...                            budget=2)
     >>> res = greedy(prob)
     >>> res.selected.tolist(), res.probability, res.status
-    ([0, 1], 0.5, 'feasible')
+    ([0, 1], 0.5, <Status.FEASIBLE: 'feasible'>)
     """
     window, _, stats = group_branch_and_bound(problem, "greedy")
     del stats["exact_costs"]
     if window is None:
         return infeasible("greedy", **stats)
-    return make_result(problem, window, "feasible", "greedy", **stats)
+    return make_result(problem, window, Status.FEASIBLE, "greedy", **stats)
 
 
 @register_method("greedy_plus")
@@ -378,7 +406,7 @@ def greedy_plus(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"feasible"`` or ``"infeasible"`` as for :func:`greedy`;
+        Status ``FEASIBLE`` or ``INFEASIBLE`` as for :func:`greedy`;
         ``stats["improved"]`` tells whether KnapsackP's window replaced Greedy's.
 
     Raises
@@ -429,4 +457,4 @@ def greedy_plus(problem: AvailabilityProblem) -> AvailabilityResult:
         if (p, -c) > (best_p, -best_cost):
             window, improved = w, True
     stats["cost_scale"] = ic.scale
-    return make_result(problem, window, "feasible", "greedy_plus", **stats, improved=improved)
+    return make_result(problem, window, Status.FEASIBLE, "greedy_plus", **stats, improved=improved)

@@ -26,6 +26,7 @@ from vosim.allocators.problem import (
     make_result,
     register_method,
 )
+from vosim.core.results import Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -404,9 +405,9 @@ def knapsack_p(problem: AvailabilityProblem) -> AvailabilityResult:
     Returns
     -------
     AvailabilityResult
-        Status ``"optimal"`` when every group is a singleton (eq. 2 is eq. 3) and the costs
-        are exact integers after :func:`integer_costs`; ``"feasible"`` otherwise;
-        ``"infeasible"`` with an empty selection when no ``n`` resources fit the budget.
+        Status ``OPTIMAL`` when every group is a singleton (eq. 2 is eq. 3) and the costs
+        are exact integers after :func:`integer_costs`; ``FEASIBLE`` otherwise;
+        ``INFEASIBLE`` with an empty selection when no ``n`` resources fit the budget.
         ``stats["cost_scale"]`` is the factor real costs were scaled by (1 for integers).
 
     Raises
@@ -423,7 +424,7 @@ def knapsack_p(problem: AvailabilityProblem) -> AvailabilityResult:
     -----
     O(N·n·C) time (see :func:`knapsack_select` for the reductions). Real costs: see
     :func:`integer_costs`; with costs that are not multiples of ``10**-COST_DECIMALS`` they
-    are rounded up, the status is ``"feasible"`` and a selection within ``n * 0.001`` of the
+    are rounded up, the status is ``FEASIBLE`` and a selection within ``n * 0.001`` of the
     budget may be missed.
 
     Examples
@@ -436,12 +437,12 @@ def knapsack_p(problem: AvailabilityProblem) -> AvailabilityResult:
     ...                            budget=2)
     >>> res = knapsack_p(prob)
     >>> res.selected.tolist(), round(res.probability, 3), res.status
-    ([0, 2], 0.4, 'feasible')
+    ([0, 2], 0.4, <Status.FEASIBLE: 'feasible'>)
     """
     ic = integer_costs(problem.cost, problem.budget)
     chosen = _select(ic.cost, problem.resource_p, problem.n, ic.budget)
     if chosen is None:
         return infeasible("knapsack_p", cost_scale=ic.scale)
     singletons = bool(np.all(np.bincount(problem.group, minlength=problem.G) <= 1))
-    status = "optimal" if ic.exact and singletons else "feasible"
+    status = Status.OPTIMAL if ic.exact and singletons else Status.FEASIBLE
     return make_result(problem, chosen, status, "knapsack_p", cost_scale=ic.scale)

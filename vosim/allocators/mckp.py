@@ -27,6 +27,10 @@ now; both are left out of the solve.
     clusters made of a VO's hundreds of nodes);
 
 and ``"auto"`` (default) picks the DP when its lattice and back-pointers are small enough.
+``"greedy"`` is a fast heuristic (value density over the capacity-weighted demand, then
+upgrades; never better than the optimum), the last link of the fallback chain
+``"milp>greedy"`` (:mod:`vosim.allocators.fallback`): HiGHS under a time or node budget,
+the greedy when the budget runs out.
 
 Ties. The DP returns, among the optimal choices, the one that is smallest when compared from
 the *last* task to the first, waiting (``-1``) ranking before option 0, option 0 before option
@@ -47,10 +51,12 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from vosim.core.results import Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -73,7 +79,7 @@ DP_MAX_STATES = 131_072
 DP_MAX_CELLS = 1 << 26
 
 #: The methods :func:`solve_mckp` accepts.
-METHODS = ("auto", "dp", "milp")
+METHODS = ("auto", "dp", "milp", "greedy")
 
 #: HiGHS's objective is scaled so the largest value is this; its absolute gap tolerance (1e-6)
 #: then stands for 1e-10 of the largest value.
@@ -91,13 +97,31 @@ class MCKPResult:
     value : float
         Sum of the chosen values, left to right in task order (``0.0`` when every task waits).
     method : str
-        The method that ran: ``"dp"`` or ``"milp"``.
+        The method that ran: ``"dp"``, ``"milp"`` or ``"greedy"``.
     seconds : float
         Wall time of the whole call, input checks included (``time.perf_counter``), in s.
     used : numpy.ndarray of int64, shape (n_clusters,)
         Processors used per cluster by the chosen options (``<= capacity``).
     optimal : bool
-        ``True`` unless the MILP stopped at its ``time_limit`` with its best choice so far.
+        ``True`` unless the MILP stopped at its ``time_limit`` or ``node_limit`` with its best
+        choice so far, or the greedy heuristic ran.
+    stats : dict
+        Diagnostics; a fallback chain (``"milp>greedy"``) records ``chain``, ``answered_by``
+        and ``fell_back`` here (:mod:`vosim.allocators.fallback`).
+
+    Attributes
+    ----------
+    status : Status
+        ``OPTIMAL`` when ``optimal``; otherwise ``FEASIBLE`` for the greedy heuristic and
+        ``LIMIT`` for a MILP stopped at its limit. Never ``INFEASIBLE``: every task waiting
+        is always a valid choice.
+    message : str
+        What the choice is: the best found before a limit, every task waiting because no
+        option fits, or the status's default message.
+
+    References
+    ----------
+    ``scipy.optimize.OptimizeResult`` for ``status`` and ``message``.
     """
 
     choice: np.ndarray
@@ -106,6 +130,24 @@ class MCKPResult:
     seconds: float
     used: np.ndarray
     optimal: bool = True
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Status:
+        """How the solve ended (see the class's Attributes)."""
+        if self.optimal:
+            return Status.OPTIMAL
+        return Status.FEASIBLE if self.method == "greedy" else Status.LIMIT
+
+    @property
+    def message(self) -> str:
+        """A sentence on the choice (see the class's Attributes)."""
+        status = self.status
+        if status is Status.LIMIT:
+            return "HiGHS stopped at its time or node limit: the best choice found so far"
+        if status is Status.OPTIMAL and not (self.choice >= 0).any():
+            return "no option fits the free processors: every task waits"
+        return status.default_message
 
 
 # --------------------------------------------------------------------------------------------
@@ -294,8 +336,13 @@ def _solve_milp(
     kept: list[np.ndarray],
     cap: np.ndarray,
     time_limit: float | None = None,
+    node_limit: int | None = None,
 ) -> tuple[np.ndarray, bool]:
-    """The choice by HiGHS (one binary per option that can be taken) and whether optimal."""
+    """The choice by HiGHS (one binary per option that can be taken) and whether optimal.
+
+    Stopped by a limit before any choice was found, HiGHS's answer is "every task waits"
+    (always feasible), not optimal.
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array
 
@@ -313,6 +360,11 @@ def _solve_milp(
     one_each = csr_array((np.ones(n_vars), (row, np.arange(n_vars))), shape=(len(tasks), n_vars))
     per_cluster = csr_array(d.T.astype(float))
     scale = min(_MILP_SCALE / float(v.max()), 1e300)  # v > 0; no overflow for tiny values
+    options: dict[str, Any] = {"mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     with quiet_stdout():  # HiGHS may print debug lines straight to file descriptor 1
         res = milp(
             -v * scale,
@@ -322,10 +374,13 @@ def _solve_milp(
             ],
             integrality=np.ones(n_vars),
             bounds=Bounds(0.0, 1.0),
-            options={"mip_rel_gap": 0.0}
-            if time_limit is None
-            else {"mip_rel_gap": 0.0, "time_limit": float(time_limit)},
+            options=options,
         )
+    # SciPy maps HiGHS's time limit to status 1 and (1.18) its node limit, HiGHS's "solution
+    # limit", to status 4 "not recognized"
+    stopped = res.status == 1 or (res.status == 4 and "limit reached" in str(res.message))
+    if res.x is None and stopped:
+        return choice, False
     if res.x is None:
         raise RuntimeError(f"HiGHS found no solution (taking nothing is one): {res.message}")
     on = res.x > 0.5
@@ -337,8 +392,71 @@ def _solve_milp(
     return choice, res.status == 0
 
 
+def _solve_greedy(
+    vals: list[np.ndarray], dems: list[np.ndarray], kept: list[np.ndarray], cap: np.ndarray
+) -> np.ndarray:
+    """The choice of the greedy heuristic (see :func:`solve_mckp`, method ``"greedy"``).
+
+    Two greedy passes, the better one kept (ties: the first):
+
+    1. rank the options by value density ``U_ij / w_ij`` with the capacity-weighted demand
+       ``w_ij = sum_k d_ijk / cap_k`` (Toyoda's aggregate resource, equal cluster weights),
+       then 2. by value ``U_ij`` alone (which starts with the best single option, as the
+       extended greedy of the 0-1 knapsack does); ties: higher value, lower task, lower option.
+
+    Each pass takes each option in its order when the task has none yet and the option fits
+    what is left, then lets each task in turn upgrade to its most valuable option that fits
+    the processors left with its current option released (waiting is worth 0). Every step
+    keeps the choice within capacity. O(M log M + M K) for ``M`` options and ``K`` clusters.
+    """
+    n = len(vals)
+    tasks = [i for i in range(n) if kept[i].size]
+    if not tasks:
+        return np.full(n, -1, dtype=np.int64)
+    task_of = np.concatenate([np.full(kept[i].size, i, dtype=np.int64) for i in tasks])
+    option = np.concatenate([kept[i] for i in tasks])
+    v = np.concatenate([vals[i][kept[i]] for i in tasks])
+    d = np.concatenate([dems[i][kept[i]] for i in tasks])  # (M, K); d_k > 0 only if cap_k > 0
+    weight = (d / np.maximum(cap, 1)).sum(axis=1)  # > 0: every option uses some processor
+    by_task: dict[int, list[int]] = {}
+    for m in range(v.size):
+        by_task.setdefault(int(task_of[m]), []).append(m)
+
+    def greedy_pass(order: np.ndarray) -> tuple[float, np.ndarray]:
+        picked = np.full(n, -1, dtype=np.int64)  # position m in the flat arrays, per task
+        left = cap.copy()
+        for m in order.tolist():
+            i = int(task_of[m])
+            if picked[i] < 0 and (d[m] <= left).all():
+                picked[i] = m
+                left -= d[m]
+        for i in tasks:  # upgrades
+            current = int(picked[i])
+            free = left + (d[current] if current >= 0 else 0)
+            best, best_value = current, (v[current] if current >= 0 else 0.0)
+            for m in by_task[i]:
+                if v[m] > best_value and (d[m] <= free).all():
+                    best, best_value = m, v[m]
+            if best != current:
+                picked[i] = best
+                left = free - d[best]
+        on = picked[picked >= 0]
+        return float(v[on].sum()), picked
+
+    density = greedy_pass(np.lexsort((option, task_of, -v, -(v / weight))))
+    by_value = greedy_pass(np.lexsort((option, task_of, -v)))
+    _, picked = by_value if by_value[0] > density[0] else density
+    return np.where(picked >= 0, option[np.maximum(picked, 0)], -1).astype(np.int64)
+
+
 def solve_mckp(
-    values, demands, capacity, method: str = "auto", time_limit: float | None = None
+    values,
+    demands,
+    capacity,
+    method: str = "auto",
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    fallback_after=None,
 ) -> MCKPResult:
     """The options of the waiting tasks that fit the free processors with the most utility.
 
@@ -358,16 +476,26 @@ def solve_mckp(
         than its capacity is fine: it cannot be taken now.
     capacity : array_like of int, shape (n_clusters,)
         Free processors per cluster, ``>= 0``.
-    method : {"auto", "dp", "milp"}, optional
+    method : {"auto", "dp", "milp", "greedy"} or a fallback chain, optional
         ``"dp"``: dynamic programming over the lattice of processors used per cluster;
         ``"milp"``: :func:`scipy.optimize.milp` (HiGHS); ``"auto"`` (default): the DP when
         its lattice has at most :data:`DP_MAX_STATES` states and its back-pointers take at
         most :data:`DP_MAX_CELLS` bytes, otherwise the MILP. ``"dp"`` runs the DP whatever
-        its size (time and memory grow with the lattice).
+        its size (time and memory grow with the lattice). ``"greedy"``: the heuristic of the
+        Notes (``optimal=False``). A chain ``"milp>greedy"`` runs HiGHS under the budget
+        ``fallback_after`` and the greedy when HiGHS stops at it
+        (:func:`vosim.allocators.fallback.resolve`).
     time_limit : float, optional
         Seconds HiGHS may spend (> 0); when it stops there the result is its best choice so
-        far with ``optimal=False``. ``None`` (default): solve to optimality, however long.
-        The DP ignores it (it is exact and bounded by its lattice).
+        far with ``optimal=False`` (every task waits if it had none). ``None`` (default):
+        solve to optimality, however long. The DP and the greedy ignore it.
+    node_limit : int, optional
+        Branch-and-bound nodes HiGHS may solve (>= 1), likewise.
+    fallback_after : FallbackBudget, str, int or float, optional
+        The budget of the exact link of a chain
+        (:class:`~vosim.allocators.fallback.FallbackBudget`: ``"2s"``, ``"5000"`` nodes, ...);
+        ignored for a single method. ``None``: ``time_limit`` and ``node_limit`` serve as the
+        chain's budget.
 
     Returns
     -------
@@ -383,7 +511,10 @@ def solve_mckp(
         ``values`` and ``demands`` differ in the number of tasks or an option's shape (ragged
         or mismatched arrays); a value is NaN or infinite; a demand or capacity is negative or
         not an integer; an option asks for no processors; ``capacity`` is not a non-empty 1-D
-        array; ``method`` is unknown. The message names the value, task, option and cluster.
+        array; ``method`` is unknown; a limit is not positive. The message names the value,
+        task, option and cluster.
+    UnknownAllocatorError
+        A chain names an unknown method, or a link before the last that takes no budget.
     RuntimeError
         HiGHS stops without a usable solution (a numerical failure; taking nothing is always
         feasible).
@@ -393,7 +524,10 @@ def solve_mckp(
     Knapsack Grid, 'Constructing the Problem' (the objective ``max f(x) = sum U_ij x_ij``, one
     constraint per cluster, one per task, binary ``x_ij``) and 'The 0,1 Knapsack Problem';
     'Two Tasks and Their Options' (the example below); 'Grid and Task Model' (four clusters of
-    4, 8, 16 and 32 processors).
+    4, 8, 16 and 32 processors). The greedy: Y. Toyoda, *A simplified algorithm for obtaining
+    approximate solutions to zero-one programming problems*, Management Science 21(12)
+    (1975) (aggregate resource); H. Kellerer, U. Pferschy and D. Pisinger, *Knapsack
+    Problems*, Springer (2004), §2.5 (extended greedy) and ch. 11 (multiple-choice knapsack).
 
     Notes
     -----
@@ -410,7 +544,13 @@ def solve_mckp(
     ``benchmarks/bench_mckp.py``). The MILP has one binary per option that can be taken, a row
     per task and a row per cluster; HiGHS (branch and cut) is solved to a zero relative gap,
     its objective scaled so the largest value is 1e4 (its absolute gap 1e-6 then means 1e-10
-    of the largest value); ``value`` is summed from the choice.
+    of the largest value); ``value`` is summed from the choice. The greedy makes two passes,
+    one over the options by value density ``U_ij / sum_k (d_ijk / capacity_k)``, one by value
+    ``U_ij``: each takes every option that fits while its task has none, then lets each task
+    in turn upgrade to its most valuable option that fits; the better pass wins (the value
+    pass is never below the best single option). O(M log M + M K) for ``M`` options and
+    ``K`` clusters. Its choice fits the capacities; it has no worst-case
+    guarantee (tests compare it with the optimum).
 
     Examples
     --------
@@ -436,6 +576,14 @@ def solve_mckp(
     t0 = time.perf_counter()
     if time_limit is not None and not time_limit > 0:
         raise ProblemError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    if node_limit is not None and not node_limit >= 1:
+        raise ProblemError(f"node_limit must be >= 1 or None, got {node_limit!r}")
+    if isinstance(method, str) and ">" in method:  # a fallback chain, e.g. "milp>greedy"
+        from vosim.allocators.fallback import FallbackBudget, mckp_chain
+
+        if fallback_after is None:
+            fallback_after = FallbackBudget(seconds=time_limit, nodes=node_limit)
+        return mckp_chain(values, demands, capacity, method, fallback_after)
     if method not in METHODS:
         raise ProblemError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     vals, dems, cap = _problem(values, demands, capacity)
@@ -454,8 +602,10 @@ def solve_mckp(
     optimal = True
     if method == "dp":
         choice = _solve_dp(vals, dems, kept, dims, size)
+    elif method == "greedy":
+        choice, optimal = _solve_greedy(vals, dems, kept, cap), False
     else:
-        choice, optimal = _solve_milp(vals, dems, kept, cap, time_limit)
+        choice, optimal = _solve_milp(vals, dems, kept, cap, time_limit, node_limit)
     used = np.zeros(cap.size, dtype=np.int64)
     value = 0.0
     for i, j in enumerate(choice.tolist()):

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from vosim.core.results import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
 __all__ = [
@@ -142,20 +143,46 @@ class AvailabilityResult:
         Window availability by eq. (3), in [0, 1]; 0.0 when infeasible.
     cost : float
         Total cost of the selection (0.0 when infeasible).
-    status : str
-        ``"optimal"`` (exact method), ``"feasible"`` (heuristic) or ``"infeasible"``.
+    status : Status
+        ``OPTIMAL`` (exact method), ``FEASIBLE`` (heuristic, or an exact method on rounded
+        costs), ``LIMIT`` (a search stopped by its limit, ``stats["truncated"]``: the best
+        selection seen) or ``INFEASIBLE``. The old strings (``"optimal"``, ...) are accepted
+        and converted.
     method : str
         Registered name of the method.
     stats : dict
-        Diagnostics, e.g. ``{"tree_size": ..., "seconds": ...}``.
+        Diagnostics, e.g. ``{"tree_size": ..., "seconds": ...}``; ``stats["reason"]``, when
+        present, says why nothing was found.
+
+    Attributes
+    ----------
+    message : str
+        ``stats["reason"]`` when present, else the status's default message.
+
+    Raises
+    ------
+    ValueError
+        ``status`` is not a :class:`~vosim.core.results.Status` value.
+
+    References
+    ----------
+    ICCS 2023 §2.2–2.4; ``scipy.optimize.OptimizeResult`` for ``status`` and ``message``.
     """
 
     selected: np.ndarray
     probability: float
     cost: float
-    status: str
+    status: Status
     method: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+
+    @property
+    def message(self) -> str:
+        """``stats["reason"]`` when present, else the status's default message."""
+        return str(self.stats.get("reason") or self.status.default_message)
 
 
 def window_probability(problem: AvailabilityProblem, selected: np.ndarray) -> float:
@@ -215,14 +242,54 @@ def methods() -> list[str]:
 
 
 def infeasible(method: str, **stats: Any) -> AvailabilityResult:
-    """The result of a method that found no selection within the budget."""
-    return AvailabilityResult(np.empty(0, dtype=np.int64), 0.0, 0.0, "infeasible", method, stats)
+    """The result of a method that found no selection within the budget.
+
+    Parameters
+    ----------
+    method : str
+        Registered name of the method.
+    **stats
+        Diagnostics; ``reason`` (str), when given, becomes the result's ``message``.
+
+    Returns
+    -------
+    AvailabilityResult
+        Status ``INFEASIBLE``, an empty selection, probability and cost 0.0.
+    """
+    return AvailabilityResult(
+        np.empty(0, dtype=np.int64), 0.0, 0.0, Status.INFEASIBLE, method, stats
+    )
 
 
 def make_result(
-    problem: AvailabilityProblem, selected: np.ndarray, status: str, method: str, **stats: Any
+    problem: AvailabilityProblem,
+    selected: np.ndarray,
+    status: Status,
+    method: str,
+    **stats: Any,
 ) -> AvailabilityResult:
-    """Build a result from a selection, computing its eq. (3) probability and cost."""
+    """Build a result from a selection, computing its eq. (3) probability and cost.
+
+    Parameters
+    ----------
+    problem : AvailabilityProblem
+        The instance.
+    selected : array_like of int, shape (n,)
+        Resource indices, in any order.
+    status : Status
+        ``OPTIMAL`` or ``FEASIBLE``; it becomes ``LIMIT`` when ``stats["truncated"]`` is true
+        (a search stopped by its limit returns the best selection seen).
+    method : str
+        Registered name of the method.
+    **stats
+        Diagnostics.
+
+    Returns
+    -------
+    AvailabilityResult
+        The sorted selection with its eq. (3) probability and total cost.
+    """
+    status = Status.LIMIT if stats.get("truncated") else Status(status)
     selected = np.sort(np.asarray(selected, dtype=np.int64))
     return AvailabilityResult(
         selected,
@@ -234,7 +301,9 @@ def make_result(
     )
 
 
-def allocate_resources(problem: AvailabilityProblem, method: str = "exact") -> AvailabilityResult:
+def allocate_resources(
+    problem: AvailabilityProblem, method: str = "exact", *, fallback_after=None
+) -> AvailabilityResult:
     """Solve ``problem`` with the named method; ``result.stats["seconds"]`` is its wall time.
 
     Parameters
@@ -242,26 +311,40 @@ def allocate_resources(problem: AvailabilityProblem, method: str = "exact") -> A
     problem : AvailabilityProblem
         The instance.
     method : str
-        A registered name (see :func:`methods`).
+        A registered name (see :func:`methods`), or a fallback chain such as
+        ``"knapsack_group>greedy_plus"`` (:mod:`vosim.allocators.fallback`).
+    fallback_after : FallbackBudget, str, int or float, optional
+        A chain's budget (``"2s"``, ``"5000"`` nodes: for KnapsackGroup, candidates
+        expanded); ignored for a single name. ``None``: the links' own defaults.
 
     Returns
     -------
     AvailabilityResult
-        Status ``"infeasible"`` (not an exception) when no selection fits the budget.
+        Status ``"infeasible"`` (not an exception) when no selection fits the budget. A
+        chain's result records ``stats["answered_by"]`` and ``stats["fell_back"]``.
 
     Raises
     ------
     UnknownAllocatorError
-        ``method`` is not registered.
+        ``method`` is not registered, or not a valid chain.
     TypeError
         ``problem`` is not an :class:`AvailabilityProblem`.
     """
-    try:
-        fn = _METHODS[method]
-    except KeyError:
-        raise UnknownAllocatorError(
-            f"unknown method {method!r}; registered: {', '.join(methods())}"
-        ) from None
+    if isinstance(method, str) and ">" in method:  # a fallback chain
+        from vosim.allocators.fallback import availability_chain, resolve
+
+        chain = resolve(method, "methods")
+
+        def fn(problem: AvailabilityProblem) -> AvailabilityResult:
+            return availability_chain(problem, chain, fallback_after)
+
+    else:
+        try:
+            fn = _METHODS[method]
+        except KeyError:
+            raise UnknownAllocatorError(
+                f"unknown method {method!r}; registered: {', '.join(methods())}"
+            ) from None
     if not isinstance(problem, AvailabilityProblem):
         raise TypeError(f"problem must be an AvailabilityProblem, got {type(problem).__name__}")
     started = time.perf_counter()

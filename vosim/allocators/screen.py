@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from vosim.allocators.aep import BUDGET_RTOL
-from vosim.allocators.base import ResourceRequest
-from vosim.market.slots import SlotList
+from vosim.core.slots import SlotList
+from vosim.core.windows import ResourceRequest
 
 __all__ = [
     "screen_requests",
@@ -63,7 +63,7 @@ def screen_requests(
 
     Examples
     --------
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(0, 0.0, 100.0, 1.0, 2.0), Slot(1, 0.0, 10.0, 1.0, 10.0)])
     >>> screen_requests(sl, np.array([1, 2, 1]), np.array([150.0, 150.0, 150.0]),
     ...                 np.array([1e9, 1e9, 10.0])).tolist()

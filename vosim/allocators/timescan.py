@@ -26,6 +26,7 @@ import numpy as np
 
 from vosim.allocators import problem as _problem
 from vosim.allocators.problem import AvailabilityProblem, AvailabilityResult
+from vosim.core.results import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
 __all__ = ["TimeScanResult", "time_scan", "starting_points", "TIE_RTOL"]
@@ -70,10 +71,12 @@ class TimeScanResult:
         Sorted resource indices selected at ``time_index``; empty when infeasible.
     cost : float
         Total cost of ``selected``.
-    status : str
-        Status of the static sub-problem at ``time_index`` (``"optimal"`` for exact methods,
-        ``"feasible"`` for heuristics) or ``"infeasible"``. For the starting-point search
-        ``"optimal"`` refers to that time index only, not to the whole interval.
+    status : Status
+        Status of the static sub-problem at ``time_index`` (``OPTIMAL`` for exact methods,
+        ``FEASIBLE`` for heuristics, ``LIMIT`` for a search stopped by its limit) or
+        ``INFEASIBLE``. For the starting-point search ``OPTIMAL`` refers to that time index
+        only, not to the whole interval. The old strings (``"optimal"``, ...) are accepted
+        and converted.
     curve : numpy.ndarray of float, shape (K,)
         ``P_a^w(t_k)`` where it was determined (0.0 for an infeasible sub-problem), NaN where it
         was not evaluated.
@@ -82,16 +85,40 @@ class TimeScanResult:
     stats : dict
         ``"evaluations"`` (static sub-problems solved), ``"seconds"`` (wall time) and
         search-specific counters (see :func:`time_scan`).
+
+    Attributes
+    ----------
+    message : str
+        Why no time index has a selection (``INFEASIBLE``), else the status's default message.
+
+    Raises
+    ------
+    ValueError
+        ``status`` is not a :class:`~vosim.core.results.Status` value.
+
+    References
+    ----------
+    ICCS 2021 §3.2, §3.5; ``scipy.optimize.OptimizeResult`` for ``status`` and ``message``.
     """
 
     time_index: int
     probability: float
     selected: np.ndarray
     cost: float
-    status: str
+    status: Status
     curve: np.ndarray
     method: str
     stats: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+
+    @property
+    def message(self) -> str:
+        """Why nothing was found, else the status's default message."""
+        if self.status is Status.INFEASIBLE:
+            return "no time index has a selection of n resources within the budget"
+        return self.status.default_message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,7 +474,7 @@ def _solver(p: np.ndarray, c: np.ndarray, n: int, b: float, method: str):
 
 def _score(res: AvailabilityResult) -> float:
     """Probability of a feasible result, -1 for an infeasible one (never wins, never ties)."""
-    return -1.0 if res.status == "infeasible" else float(res.probability)
+    return -1.0 if res.status == Status.INFEASIBLE else float(res.probability)
 
 
 def _finish(
@@ -461,7 +488,7 @@ def _finish(
     pos = _pick(scores, ks)
     if pos < 0:
         return TimeScanResult(
-            -1, 0.0, np.empty(0, dtype=np.int64), 0.0, "infeasible", curve, method, stats
+            -1, 0.0, np.empty(0, dtype=np.int64), 0.0, Status.INFEASIBLE, curve, method, stats
         )
     best = results[int(ks[pos])]
     return TimeScanResult(
@@ -679,12 +706,12 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
     method = "knapsack_p"
     stats: dict[str, Any] = {"unique_columns": 0, "certified": 0, "dp_solves": 0, "pruned": 0}
     ic = integer_costs(c, b)
-    status = "optimal" if ic.exact else "feasible"
+    status = Status.OPTIMAL if ic.exact else Status.FEASIBLE
     reduced = _reduce_costs(ic.cost, ic.budget, n)
     if reduced is None:
         stats["evaluations"] = 0
         return TimeScanResult(
-            -1, 0.0, np.empty(0, dtype=np.int64), 0.0, "infeasible", np.zeros(K), method, stats
+            -1, 0.0, np.empty(0, dtype=np.int64), 0.0, Status.INFEASIBLE, np.zeros(K), method, stats
         )
     rows, cr, B = reduced
     if (n + 1) * (B + 1) > _MAX_DP_CELLS:  # too fine a budget to vectorise across columns
@@ -909,7 +936,14 @@ def _fast_generic(p: np.ndarray, c: np.ndarray, n: int, b: float, method: str) -
     u = _pick(scores, first)
     if u < 0:
         return TimeScanResult(
-            -1, 0.0, np.empty(0, dtype=np.int64), 0.0, "infeasible", probs[inverse], method, stats
+            -1,
+            0.0,
+            np.empty(0, dtype=np.int64),
+            0.0,
+            Status.INFEASIBLE,
+            probs[inverse],
+            method,
+            stats,
         )
     res = results[u]
     return TimeScanResult(

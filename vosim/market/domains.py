@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vosim.allocators.base import ResourceRequest
+from vosim.core.slots import SlotList
+from vosim.core.windows import ResourceRequest
 from vosim.errors import ParameterError
 from vosim.market.nodes import generate_nodes
 from vosim.market.pricing import AEP_PRICE_SD, ExponentialPricing, ProportionalPricing
-from vosim.market.slots import SlotList, free_slots
+from vosim.market.slots import free_slots
 from vosim.market.workload import HypergeometricLocalLoad
 
 __all__ = [
@@ -415,7 +416,7 @@ def aep_job(
     ParameterError
         A non-positive ``time`` or ``reference_performance``.
     RequestError
-        ``n < 1`` or a negative budget (from :class:`~vosim.allocators.base.ResourceRequest`).
+        ``n < 1`` or a negative budget (from :class:`~vosim.core.windows.ResourceRequest`).
 
     References
     ----------

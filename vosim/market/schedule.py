@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vosim.core.slots import SlotList
 from vosim.errors import SlotError
-from vosim.market.slots import SlotList, free_slots
+from vosim.market.slots import free_slots
 
 __all__ = ["NodeSchedule", "LOCAL"]
 

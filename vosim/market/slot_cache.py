@@ -8,8 +8,9 @@ from typing import Protocol
 
 import numpy as np
 
+from vosim.core.slots import SlotList, merge_rows
 from vosim.market.schedule import NodeSchedule
-from vosim.market.slots import SlotList, free_slots, merge_rows
+from vosim.market.slots import free_slots
 
 __all__ = ["SlotListCache"]
 
@@ -113,7 +114,7 @@ class SlotListCache:
 
         A cycle dirties a few nodes (a reservation, a release), so their free spans are
         rebuilt from their busy intervals in plain Python and merged into the kept rows
-        (:func:`~vosim.market.slots.merge_rows`) instead of re-sorting every row.
+        (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
         """
         mark = np.zeros(self.price.size, dtype=bool)
         busy: list[tuple[int, float, float]] = []

@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from vosim.allocators.base import ResourceRequest, Window
+from vosim.core.windows import ResourceRequest, Window
 from vosim.errors import ParameterError
 
 __all__ = [

@@ -47,7 +47,7 @@ What the paper leaves open and what is chosen here:
 * **Working time.** Wall time (``time.perf_counter``) of one call per domain, averaged over the
   repetitions: the registered criterion through
   :func:`~vosim.allocators.base.allocate_window` and :func:`~vosim.allocators.csa.csa` on
-  a ready :class:`~vosim.market.slots.SlotList` (building the domain is not timed). "CSA per
+  a ready :class:`~vosim.core.slots.SlotList` (building the domain is not timed). "CSA per
   alternative" is CSA's mean time over its mean number of alternatives, which reproduces the
   paper's rows (e.g. 56.5 / 57 = 0.99). The paper measured Java 1.6 on a 2.93 GHz Core i3 over
   1000 domains per point; the default here is 20 per point (about two minutes on two cores).
@@ -79,10 +79,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from vosim.allocators.base import ResourceRequest, Window, allocate_window
+from vosim.allocators.base import allocate_window
 from vosim.allocators.csa import csa
+from vosim.core import ResourceRequest, SlotList, Window
 from vosim.market.domains import Domain, aep_domain, aep_job
-from vosim.market.slots import SlotList
 from vosim.runs.experiments.base import Experiment, ExperimentConfig, register_experiment
 
 __all__ = [

@@ -119,7 +119,7 @@ def _point(
             raw[m]["p"].append(res.probability)
             raw[m]["s"].append(res.stats["seconds"])
             raw[m]["tree"].append(res.stats.get("tree_size", np.nan))
-            raw[m]["feasible"].append(res.status != "infeasible")
+            raw[m]["feasible"].append(res.status.found)
     return raw
 
 

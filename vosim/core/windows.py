@@ -1,0 +1,204 @@
+"""Resource requests, co-allocated windows and the result of a window search.
+
+Types below both :mod:`vosim.market` (workloads make requests and hold reserved windows) and
+:mod:`vosim.allocators` (which find the windows).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vosim.core.results import Status
+from vosim.core.slots import Slot
+from vosim.errors import RequestError
+
+__all__ = ["ResourceRequest", "Window", "Allocation"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceRequest:
+    """A resource request of a parallel job: ``n`` concurrent slots within budget ``C``.
+
+    Give either ``volume`` (heterogeneous nodes: the task on node ``i`` needs
+    ``T_i = volume / performance_i`` time units) or ``time`` (the reservation time ``T``, the same
+    on every node).
+
+    Parameters
+    ----------
+    n : int
+        Node count, the number of concurrent slots (>= 1).
+    volume : float, optional
+        Computation volume ``V`` of each task, in performance x time units (> 0).
+    time : float, optional
+        Reservation time ``T`` in model time units (> 0), independent of performance.
+    budget : float
+        Budget ``C``: the maximum total window cost (>= 0; ``inf`` for no limit).
+    min_performance : float
+        Only nodes with at least this performance qualify (>= 0).
+
+    Raises
+    ------
+    RequestError
+        ``n < 1``, both or neither of ``volume``/``time``, a non-positive volume or time, a
+        negative or NaN budget, or a negative ``min_performance``.
+
+    References
+    ----------
+    AEP §2.1: "n concurrent time-slots ... reserved for a time span T_i"; total cost bounded by
+    the budget ``S``; VO Preferences §2.
+
+    Examples
+    --------
+    >>> r = ResourceRequest(n=5, volume=750.0, budget=1500.0)
+    >>> r.durations(np.array([5.0, 10.0])).tolist()
+    [150.0, 75.0]
+    """
+
+    n: int
+    volume: float | None = None
+    time: float | None = None
+    budget: float = math.inf
+    min_performance: float = 0.0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
+            raise RequestError(f"node count n must be an integer >= 1, got {self.n!r}")
+        if (self.volume is None) == (self.time is None):
+            raise RequestError("give exactly one of volume (V) and time (T)")
+        amount = self.volume if self.volume is not None else self.time
+        if not (
+            isinstance(amount, (int, float, np.number)) and math.isfinite(amount) and amount > 0
+        ):
+            name = "volume V" if self.volume is not None else "reservation time T"
+            raise RequestError(f"{name} must be a finite number > 0, got {amount!r}")
+        if not self.budget >= 0:  # also rejects NaN
+            raise RequestError(f"budget C must be >= 0, got {self.budget!r}")
+        if not self.min_performance >= 0:
+            raise RequestError(f"min_performance must be >= 0, got {self.min_performance!r}")
+
+    def durations(self, performance: np.ndarray) -> np.ndarray:
+        """Return ``T_i`` for nodes of the given performance, shape like ``performance``."""
+        performance = np.asarray(performance, dtype=float)
+        if self.volume is not None:
+            return self.volume / performance
+        return np.full(performance.shape, float(self.time))
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A co-allocated window: ``n`` slots on distinct nodes that start together.
+
+    Parameters
+    ----------
+    slots : tuple of Slot
+        The reserved spans: slot ``i`` is ``[start, start + T_i)`` on its node, with the node's
+        price and performance.
+    start : float
+        Common start time, model time units.
+    runtime : float
+        ``max_i T_i`` (the longest slot).
+    cost : float
+        ``sum_i price_i * T_i``.
+
+    References
+    ----------
+    AEP §2.1–2.2: window runtime is its longest slot; cost is the sum of slot usage costs.
+    """
+
+    slots: tuple[Slot, ...]
+    start: float
+    runtime: float
+    cost: float
+
+    @property
+    def finish(self) -> float:
+        """Finish time ``start + runtime``."""
+        return self.start + self.runtime
+
+    @property
+    def end(self) -> float:
+        """Same as :attr:`finish`."""
+        return self.finish
+
+    @property
+    def nodes(self) -> tuple[int, ...]:
+        """Node ids of the window's slots."""
+        return tuple(s.node for s in self.slots)
+
+    @property
+    def proc_time(self) -> float:
+        """Total processor time ``sum_i T_i`` (AEP §3.1, minProcTime)."""
+        return float(sum(s.length for s in self.slots))
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """Result of a window search: a window, or ``None`` with the reason nothing fits.
+
+    Parameters
+    ----------
+    window : Window or None
+        The chosen window.
+    reason : str
+        Empty on success; otherwise why no window was found.
+    criterion : str
+        The registered name of the criterion used.
+    stats : dict
+        Diagnostics, e.g. ``{"slots": m, "candidates": K}``; ``stats["truncated"]`` is
+        ``True`` when a limit stopped the search early.
+    exact : bool
+        ``True`` when the criterion returns the optimum over the whole interval (the exact
+        AEP criteria); ``False`` (default) for heuristics and user criteria.
+
+    Attributes
+    ----------
+    status : Status
+        ``INFEASIBLE`` without a window; ``LIMIT`` when ``stats["truncated"]`` (the best
+        window of the part searched); otherwise ``OPTIMAL`` for an exact criterion and
+        ``FEASIBLE`` for any other.
+    message : str
+        ``reason`` when there is one, else the status's default message.
+
+    References
+    ----------
+    AEP §2.1–2.2 (the window search); ``scipy.optimize.OptimizeResult`` for ``status`` and
+    ``message``.
+
+    Examples
+    --------
+    >>> none = Allocation(None, "no 2 concurrent slots", "amp")
+    >>> none.status, none.message
+    (<Status.INFEASIBLE: 'infeasible'>, 'no 2 concurrent slots')
+    >>> w = Window((Slot(0, 0.0, 10.0, 1.0, 1.0),), 0.0, 10.0, 10.0)
+    >>> Allocation(w, criterion="amp", exact=True).status
+    <Status.OPTIMAL: 'optimal'>
+    """
+
+    window: Window | None
+    reason: str = ""
+    criterion: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+    exact: bool = False
+
+    @property
+    def success(self) -> bool:
+        """``True`` when a window was found."""
+        return self.window is not None
+
+    @property
+    def status(self) -> Status:
+        """How the search ended (see the class's Attributes)."""
+        if self.window is None:
+            return Status.INFEASIBLE
+        if self.stats.get("truncated"):
+            return Status.LIMIT
+        return Status.OPTIMAL if self.exact else Status.FEASIBLE
+
+    @property
+    def message(self) -> str:
+        """``reason``, or the status's default message when there is none."""
+        return self.reason or self.status.default_message
