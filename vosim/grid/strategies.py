@@ -37,18 +37,15 @@ is listed first (the others keep their order), so with the tie rule of
 :func:`~vosim.allocators.mckp.solve_mckp` (later tasks wait first, lower option indices first)
 an optimal choice that keeps tasks where they run, and favours earlier tasks, is preferred.
 
-Utility policies (:func:`utilities`), with ``t`` now, ``s_i`` the submit time, ``N_i`` the
-reference length and ``r_ij = (1 - phi_i) T_ij`` the remaining computation time on option
-``j``: 1 ``u = v_ij``; 2 ``u = v_ij (t - s_i + r_ij) / N_i``; 3 policy 2 through
-:func:`sigmoid`; 4 ``u = (t - s_i + r_ij) / N_i + N_i / r_ij``; 5 policy 4 through
-:func:`sigmoid`.
+Utility policies 1-5 (:func:`utilities`) and :func:`sigmoid` are the slides' rules of
+:mod:`vosim.policies.knapsack_rules`, shared with the VO's knapsack policies: with ``r_ij =
+(1 - phi_i) T_ij`` the remaining computation time of a task that has done the fraction
+``phi_i`` of its work.
 
 References
 ----------
-Knapsack Grid, "Allocation Strategies Used", "Allocation Policy 1: Pure Credit-Value-Driven",
-"Allocation Policy 2: Credit-Value-Driven Mediated by Estimated Response Time", "Allocation
-Policy 3: Policy 2 with Sigmoidal Utility Function", "Allocation Policy 4,5: Estimated Response
-Time + Closeness to Completion" and "Constructing the Problem".
+Knapsack Grid, "Allocation Strategies Used" and "Constructing the Problem"; the utility
+policies' slides as cited in :mod:`vosim.policies.knapsack_rules`.
 """
 
 from __future__ import annotations
@@ -62,6 +59,8 @@ import numpy as np
 from vosim.errors import ParameterError
 from vosim.grid.simulator import GridState, Strategy
 from vosim.grid.workload import GridTask
+from vosim.policies.knapsack_rules import UTILITY_POLICIES as POLICIES
+from vosim.policies.knapsack_rules import check_utility_policy, option_utilities, sigmoid
 
 __all__ = [
     "POLICIES",
@@ -75,42 +74,8 @@ __all__ = [
     "utilities",
 ]
 
-#: The utility policies of the slides.
-POLICIES = (1, 2, 3, 4, 5)
-
 #: Relative time tolerance of the EASY shadow-time comparison.
 _TIME_RTOL = 1e-9
-
-
-def sigmoid(x):
-    """The slides' sigmoidal utility ``U(x) = 2 / (exp(-0.5 x) + 1) - 1`` (0 at 0, -> 1).
-
-    Parameters
-    ----------
-    x : float or numpy.ndarray
-        The utility before the sigmoid (e.g. policy 2's ``v_ij (t - s_i + r_ij) / N_i``).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        In ``(-1, 1)``, same shape as ``x``.
-
-    References
-    ----------
-    Knapsack Grid, "Allocation Policy 3: Policy 2 with Sigmoidal Utility Function".
-
-    Examples
-    --------
-    >>> float(sigmoid(0.0)), round(float(sigmoid(2.0)), 4)
-    (0.0, 0.4621)
-    """
-    return 2.0 / (np.exp(-0.5 * np.asarray(x, dtype=float)) + 1.0) - 1.0
-
-
-def _check_policy(policy) -> int:
-    if isinstance(policy, bool) or policy not in POLICIES:
-        raise ParameterError(f"policy must be one of {POLICIES}, got {policy!r}")
-    return int(policy)
 
 
 def utilities(policy: int, now: float, task: GridTask, remaining: float = 1.0) -> np.ndarray:
@@ -130,15 +95,13 @@ def utilities(policy: int, now: float, task: GridTask, remaining: float = 1.0) -
     Returns
     -------
     numpy.ndarray of float, shape (n_options,)
+        In the order of ``task.options``.
 
     Raises
     ------
     ParameterError
-        An unknown policy or ``remaining`` outside ``(0, 1]``.
-
-    References
-    ----------
-    Knapsack Grid, "Allocation Policy 1" to "Allocation Policy 4,5".
+        As :func:`~vosim.policies.knapsack_rules.option_utilities`, which this applies to
+        the task's options.
 
     Examples
     --------
@@ -151,19 +114,15 @@ def utilities(policy: int, now: float, task: GridTask, remaining: float = 1.0) -
     >>> utilities(4, 3.0, t, remaining=0.5).round(3).tolist()  # (2 + 0.5 T) / 2 + 2 / (0.5 T)
     [3.5, 3.368, 3.0, 3.5]
     """
-    policy = _check_policy(policy)
-    if not 0 < remaining <= 1:
-        raise ParameterError(f"remaining must be in (0, 1], got {remaining!r}")
-    if policy == 1:
-        return task.credits.copy()
-    n_ref = task.reference_length
-    r = remaining * task.lengths
-    response = (now - task.submit + r) / n_ref
-    if policy in (2, 3):
-        u = task.credits * response
-    else:
-        u = response + n_ref / r
-    return sigmoid(u) if policy in (3, 5) else u
+    return option_utilities(
+        policy,
+        now,
+        task.submit,
+        task.reference_length,
+        task.lengths,
+        task.credits,
+        remaining,
+    )
 
 
 class _Fitting(Strategy):
@@ -498,7 +457,7 @@ class Knapsack(_Fitting):
         solver: Callable | None = None,
         keep_bonus: float = 1e-9,
     ) -> None:
-        self.policy = _check_policy(policy)
+        self.policy = check_utility_policy(policy)
         if not (math.isfinite(tau) and tau > 0):
             raise ParameterError(f"tau must be > 0 hours, got {tau!r}")
         self.tau = float(tau)

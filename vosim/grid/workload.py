@@ -7,20 +7,12 @@ A :class:`GridTask` offers one or more options (:class:`TaskOption`); option ``j
 length) and carries the credit value ``v_ij`` the user pays for it.
 
 Options of a task (:func:`make_options`). A task needing ``p`` processors for ``N`` hours with
-base credit ``v`` gets at most ``max_options`` (4) options, chosen in this order:
-
-1. the *reference option*: ``p`` processors on the smallest cluster that has ``p``, length
-   ``T = N`` (``N_i`` of the slides), credit ``v``;
-2. the *split option* (``p`` even): ``p/2`` processors on each of the two smallest clusters
-   that have ``p/2``, length ``N * split_penalty`` (1.1: a 10 % communication penalty for
-   crossing clusters);
-3. the *half option* (``p >= 2``): ``q = p // 2`` processors on the smallest cluster that has
-   ``q``, length ``N * p / q * half_factor / 2`` (``half_factor = 2``: linear speedup, the work
-   ``p * N`` is conserved);
-4. ``p`` processors on each other cluster that has ``p``, largest cluster first, while room
-   remains (same length and credit as the reference: processors are homogeneous).
-
-Credit values vary with length as on the slides' policy-1 page,
+base credit ``v`` gets at most ``max_options`` (4) options, laid out by the slides' rules in
+:func:`vosim.policies.knapsack_rules.option_layouts` on the clusters' capacities: the reference
+option (``p`` on the smallest cluster that has ``p``, length ``N``, credit ``v``), the split
+option (``p/2`` on each of the two smallest clusters that have ``p/2``, length ``1.1 N``), the
+half option (``p // 2`` processors, the work conserved) and ``p`` on each other cluster. Credit
+values vary with length as on the slides' policy-1 page (:func:`option_credit`),
 ``v_im / v_in = (T_in / T_im) ** 1.1``, so option ``j`` has credit ``v * (N / T_ij) ** 1.1``.
 
 Streams. :func:`poisson_tasks` draws the slides' synthetic stream: Poisson arrivals with mean
@@ -45,6 +37,14 @@ import numpy as np
 import pandas as pd
 
 from vosim.errors import ParameterError
+from vosim.policies.knapsack_rules import (
+    CREDIT_EXPONENT,
+    HALF_FACTOR,
+    MAX_OPTIONS,
+    SPLIT_PENALTY,
+    option_credit,
+    option_layouts,
+)
 
 __all__ = [
     "DEFAULT_CLUSTERS",
@@ -66,15 +66,6 @@ __all__ = [
 
 #: Processors of the slides' four homogeneous clusters ("Grid and Task Model").
 DEFAULT_CLUSTERS: tuple[int, ...] = (4, 8, 16, 32)
-#: Exponent of the credit/length relation ``v_im / v_in = (T_in / T_im) ** 1.1``.
-CREDIT_EXPONENT = 1.1
-#: Length factor of an option split across two clusters (communication penalty).
-SPLIT_PENALTY = 1.1
-#: Length factor of running on half the processors (2: linear speedup, work conserved).
-HALF_FACTOR = 2.0
-#: At most this many options per generated task.
-MAX_OPTIONS = 4
-
 _SECONDS_PER_HOUR = 3600.0
 
 
@@ -355,25 +346,6 @@ def clusters_from_owners(node_counts: Iterable) -> tuple[int, ...]:
     return check_clusters(counts)
 
 
-def option_credit(credit: float, reference_length: float, length: float) -> float:
-    """Credit of an option of length ``T`` when the reference option pays ``credit``.
-
-    ``v = credit * (N / T) ** 1.1`` (Knapsack Grid, "Allocation Policy 1").
-
-    Examples
-    --------
-    >>> round(option_credit(10.0, 1.0, 2.0), 4)
-    4.6652
-    """
-    return float(credit) * (float(reference_length) / float(length)) ** CREDIT_EXPONENT
-
-
-def _smallest_fitting(caps: Sequence[int], p: int, exclude: Iterable[int] = ()) -> int | None:
-    skip = set(exclude)
-    fits = [k for k in range(len(caps)) if caps[k] >= p and k not in skip]
-    return min(fits, key=lambda k: (caps[k], k)) if fits else None
-
-
 def make_options(
     processors: int,
     length: float,
@@ -411,12 +383,13 @@ def make_options(
     Raises
     ------
     ParameterError
-        ``p`` larger than every cluster (or ``< 1``), or a bad factor or ``max_options``.
+        ``p`` larger than every cluster, or as
+        :func:`~vosim.policies.knapsack_rules.option_layouts`.
 
     References
     ----------
-    Knapsack Grid, "Two Tasks and Their Options" (an option split 4 + 4 over two clusters,
-    another on fewer processors).
+    The slides' rules, :func:`~vosim.policies.knapsack_rules.option_layouts` and
+    :func:`~vosim.policies.knapsack_rules.option_credit`.
 
     Examples
     --------
@@ -428,43 +401,22 @@ def make_options(
     (0, 0, 0, 8) 1.0 10.0
     """
     caps = check_clusters(clusters)
-    if isinstance(processors, bool) or int(processors) != processors:
-        raise ParameterError(f"processors must be a whole number, got {processors!r}")
-    p = int(processors)
-    if isinstance(max_options, bool) or not isinstance(max_options, int) or max_options < 1:
-        raise ParameterError(f"max_options must be an integer >= 1, got {max_options!r}")
-    if not (math.isfinite(split_penalty) and split_penalty >= 1):
-        raise ParameterError(f"split_penalty must be >= 1, got {split_penalty!r}")
-    if not (math.isfinite(half_factor) and half_factor > 0):
-        raise ParameterError(f"half_factor must be > 0, got {half_factor!r}")
-    if p < 1:
-        raise ParameterError(f"processors must be >= 1, got {p}")
-    ref = _smallest_fitting(caps, p)
-    if ref is None:
+    layouts = option_layouts(
+        processors,
+        caps,
+        max_options=max_options,
+        split_penalty=split_penalty,
+        half_factor=half_factor,
+    )
+    if not layouts or layouts[0].kind != "reference":
         raise ParameterError(
-            f"a task needing {p} processors is larger than any cluster (largest {max(caps)})"
+            f"a task needing {int(processors)} processors is larger than any cluster "
+            f"(largest {max(caps)})"
         )
-    n = len(caps)
-
-    def on(alloc: dict[int, int], factor: float) -> TaskOption:
-        procs = tuple(alloc.get(k, 0) for k in range(n))
-        t = float(length) * factor
-        return TaskOption(procs, t, option_credit(credit, length, t))
-
-    options = [on({ref: p}, 1.0)]
-    if p % 2 == 0 and len(options) < max_options:
-        a = _smallest_fitting(caps, p // 2)
-        b = _smallest_fitting(caps, p // 2, exclude=(a,)) if a is not None else None
-        if b is not None:
-            options.append(on({a: p // 2, b: p // 2}, split_penalty))
-    if p >= 2 and len(options) < max_options:
-        q = p // 2
-        options.append(on({_smallest_fitting(caps, q): q}, p / q * half_factor / 2.0))
-    others = sorted((k for k in range(n) if caps[k] >= p and k != ref), key=lambda k: (-caps[k], k))
-    for k in others:
-        if len(options) >= max_options:
-            break
-        options.append(on({k: p}, 1.0))
+    options = []
+    for layout in layouts:
+        t = float(length) * layout.factor
+        options.append(TaskOption(layout.processors, t, option_credit(credit, length, t)))
     return tuple(options)
 
 

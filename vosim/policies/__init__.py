@@ -10,6 +10,7 @@ baselines, Mu'alem & Feitelson 2001) beside the VO's cyclic scheduling scheme ``
 from vosim.policies import conservative as conservative
 from vosim.policies import easy as easy
 from vosim.policies import fcfs as fcfs
+from vosim.policies import knapsack as knapsack
 from vosim.policies.base import (
     CycleState,
     Decisions,

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+
 from vosim.allocators.base import Window
 from vosim.errors import UnknownAllocatorError
 from vosim.market.slots import SlotList
@@ -78,6 +80,10 @@ class CycleState:
         order.
     reserved : sequence of (QueuedJob, Window)
         Reservations not yet started (window start > ``t``), in priority order.
+    owner : numpy.ndarray of int, shape (n_nodes,), optional
+        The resource owner of each node, indexed by node id (every node id in ``slots`` is
+        an index). Policies that group nodes by owner (the knapsack policies, whose clusters
+        are the owners) read it; ``None`` (default): unknown, the domain counts as one owner.
 
     References
     ----------
@@ -90,6 +96,7 @@ class CycleState:
     slots: SlotList
     queue: Sequence[QueuedJob]
     reserved: Sequence[tuple[QueuedJob, Window]] = ()
+    owner: np.ndarray | None = field(default=None, compare=False)
 
 
 class DecisionStatus(enum.IntEnum):
