@@ -160,9 +160,9 @@ def test_bad_parameters_name_the_value():
         VOModel(trace=NASA, jobs=10, cycle_period=-1)
     with pytest.raises(ParameterError, match="cycle_period 0"):
         VOModel(trace=NASA, jobs=10, cycle_period=0, pricing_policy="demand")
-    with pytest.raises(UnknownAllocatorError, match="unknown policy .nope.*easy"):
+    with pytest.raises(UnknownAllocatorError, match=r"unknown policy .nope.*easy"):
         VOModel(trace=NASA, jobs=10, policy="nope")
-    with pytest.raises(ParameterError, match="machine.*local_trace"):
+    with pytest.raises(ParameterError, match=r"machine.*local_trace"):
         VOModel(trace=NASA, jobs=10, machine=True, local_trace=NASA)
     with pytest.raises(UnknownAllocatorError, match="nope"):
         VOModel(trace=NASA, jobs=10, criterion_allocators={"cost": "nope"})

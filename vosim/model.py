@@ -16,6 +16,7 @@ from vosim.agents.user import USER_CRITERIA
 from vosim.allocators import methods
 from vosim.allocators.base import criteria
 from vosim.allocators.css import VOPolicy
+from vosim.allocators.fallback import FallbackBudget, is_method
 from vosim.allocators.screen import BUDGET_TOO_LOW
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError, UnknownAllocatorError
@@ -176,6 +177,17 @@ class VOModel(mesa.Model):
         at least twice the longest requested time, so no job is rejected for its length.
         Cannot be combined with ``availability``, ``local_trace``, ``budget_period``, demand
         pricing or owners leaving.
+    utility_policy : int
+        Utility policy 1-5 of the Knapsack Grid slides for ``policy="knapsack"`` and
+        ``"knapsack+easy"`` (1: credit; 2-5 add the wait; see
+        :mod:`vosim.policies.knapsack_rules`); ignored by the other policies.
+    fallback_after : str, float, int or None
+        Budget of the exact link of a fallback chain named as a window criterion (e.g.
+        ``criterion_allocators={"cost": "min_cost>amp"}``, ``vosim run --allocator
+        min_cost>amp``): ``"2s"``, ``"5000 nodes"``, a float (seconds) or an int (search-tree
+        nodes); ``None``: each link's own limits
+        (:class:`~vosim.allocators.fallback.FallbackBudget`). Fallbacks are counted per
+        method in ``metascheduler.fallbacks``.
     rng : int, numpy.random.Generator or None
         Seed; the same seed gives identical job records.
 
@@ -234,6 +246,8 @@ class VOModel(mesa.Model):
         local_trace: str | Path | pd.DataFrame | None = None,
         policy: str = "css",
         machine: bool = False,
+        utility_policy: int = 1,
+        fallback_after: str | float | int | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(rng=rng)
@@ -283,11 +297,12 @@ class VOModel(mesa.Model):
             raise ParameterError(f"budget_range must satisfy 0 < low <= high, got {budget_range}")
         if not 0 <= global_load <= 1:
             raise ParameterError(f"global_load must be in [0, 1], got {global_load}")
-        if availability_method not in methods():
+        if availability_method not in methods():  # the time scan takes single methods
             raise UnknownAllocatorError(
                 f"unknown availability_method {availability_method!r}; registered: "
                 f"{', '.join(methods())}"
             )
+        self.fallback_after = FallbackBudget.coerce(fallback_after)
         if user_criteria is None:
             user_criteria = ("finish", "runtime", "cost") + (
                 ("availability",) if availability else ()
@@ -316,10 +331,10 @@ class VOModel(mesa.Model):
                         f"criterion_allocators key {user_criterion!r} is not a user criterion "
                         f"({', '.join(USER_CRITERIA)})"
                     )
-                if name not in (*criteria(), "max_availability"):
+                if name != "max_availability" and not is_method(name, "criteria"):
                     raise UnknownAllocatorError(
                         f"unknown criterion {name!r} for {user_criterion!r}; registered: "
-                        f"{', '.join(criteria())}"
+                        f"{', '.join(criteria())} (or a chain such as 'min_cost>amp')"
                     )
 
         frame = trace if isinstance(trace, pd.DataFrame) else read_swf(trace_path(str(trace)), jobs)
@@ -447,7 +462,9 @@ class VOModel(mesa.Model):
             self.scheduling_interval,
             mapping,
             self.vo_policy,
-            scheduler=None if policy == "css" else make_policy(policy),
+            scheduler=None
+            if policy == "css"
+            else make_policy(policy, **self._policy_options(policy, utility_policy)),
             event_driven=self.cycle_period == 0,
         )
 
@@ -513,6 +530,15 @@ class VOModel(mesa.Model):
         #: Set by users when their satisfaction or membership changes (recomputed lazily).
         self.users_changed = True
         self._user_stats = (len(self.users), 1.0)
+
+    def _policy_options(self, policy: str, utility_policy: int) -> dict:
+        """Keyword options of the registered policy ``policy`` that the model sets."""
+        if policy.startswith("knapsack"):
+            return {
+                "utility_policy": utility_policy,
+                "reference_performance": self.reference_performance,
+            }
+        return {}
 
     # -- per-period budget accounts ----------------------------------------------------------
     def _open_accounts(self) -> None:

@@ -86,6 +86,10 @@ def test_cli_end_to_end_as_a_process(tmp_path):
         (["run", "--cycle-period", "-5"], "--cycle-period"),
         (["run", "--allocator", "fastest"], "fastest"),
         (["run", "--allocator", "amp", "--vo-criterion", "availability"], "--allocator"),
+        (["run", "--allocator", "min_cost>nope"], "'nope' in chain"),
+        (["run", "--fallback-after", "2.5"], "--fallback-after"),
+        (["run", "--policy", "sjf"], "--policy"),
+        (["run", "--machine", "--availability"], "machine"),
     ],
 )
 def test_bad_input_exit_2_one_line(args, needle, tmp_path):
@@ -137,3 +141,25 @@ def test_help_explains_outputs():
     # an option whose help already names its default does not get a second "(default: ...)"
     assert "never leave) (default" not in " ".join(proc.stdout.split())
     assert "(default: 2000)" in proc.stdout
+
+
+def test_fallback_chain_counted_in_summary(tmp_path):
+    base = ["run", "--trace", NASA, "--jobs", "60", "--quiet", "--allocator", "min_cost>amp"]
+    tight, ample = tmp_path / "tight", tmp_path / "ample"
+    assert main([*base, "--fallback-after", "1 node", "--out", str(tight)]) == 0
+    assert main([*base, "--fallback-after", "100000 nodes", "--out", str(ample)]) == 0
+    fell = json.loads((tight / "summary.json").read_text())["fallbacks"]["min_cost>amp"]
+    kept = json.loads((ample / "summary.json").read_text())["fallbacks"]["min_cost>amp"]
+    assert fell["fell_back"] > 0 and fell["answered_by"].get("amp", 0) > 0
+    assert kept["fell_back"] == 0 and set(kept["answered_by"]) == {"min_cost"}
+
+
+def test_policy_and_machine_recorded(tmp_path):
+    out = tmp_path / "easy"
+    args = ["run", "--trace", NASA, "--jobs", "80", "--quiet", "--out", str(out)]
+    assert main([*args, "--policy", "easy", "--machine", "--cycle-period", "0"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["policy"] == "easy" and summary["machine"] is True
+    assert summary["nodes"] == 128 and summary["owners"] == 1
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert set(jobs["state"]) <= {"completed", "rejected"}  # the machine drains

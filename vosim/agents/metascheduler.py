@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Mapping
+from functools import partial
 
 import mesa
 import numpy as np
@@ -14,6 +15,7 @@ from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
+from vosim.allocators.fallback import FallbackLog
 from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, screen_requests
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.slot_cache import SlotListCache
@@ -104,6 +106,8 @@ class MetaschedulerAgent(mesa.Agent):
         #: Passes run at every job end and arrival (``cycle_period`` 0) instead of periodically.
         self.event_driven = event_driven
         self._pass_at = -math.inf  # time of the pass already scheduled (event driven)
+        #: Calls and fallbacks of every fallback chain searched (``summary.json``).
+        self.fallbacks = FallbackLog()
         self._queue = np.empty(0, dtype=np.int64)  # see the queue property
         self._queue_fresh = True
         self._submitted: list[int] = []  # submitted since the last cycle, in order
@@ -250,7 +254,8 @@ class MetaschedulerAgent(mesa.Agent):
         reserved = [(self._queued(j.index, j.budget), j.window) for j in ahead]
         if not queue and not reserved:
             return 0
-        state = CycleState(now, until, self.slot_list(now), queue, reserved)
+        owner = np.array([o.owner_id for o in model.owner_of_node], dtype=np.int64)
+        state = CycleState(now, until, self.slot_list(now), queue, reserved, owner=owner)
         decisions = self.scheduler.decide(state)
         cancelled = {k: self._cancel(model.jobs[k]) for k in decisions.cancel}
         taken = np.zeros(index.size, dtype=bool)
@@ -552,7 +557,9 @@ class MetaschedulerAgent(mesa.Agent):
         """The window search for ``job``: a registered criterion name, or a P_a^w search."""
         criterion = self.criterion_allocators[job.criterion]
         if criterion != "max_availability":
-            return criterion
+            if ">" not in criterion:
+                return criterion
+            return partial(self._chain, criterion)
         p_avail = (uncertain or self._certain).p_avail
         method = self.model.availability_method
 
@@ -560,6 +567,16 @@ class MetaschedulerAgent(mesa.Agent):
             return max_availability_window(slots, request, p_avail, method)
 
         return search
+
+    def _chain(self, chain: str, slots: SlotList, request: ResourceRequest) -> Allocation:
+        """A window search by a fallback chain such as ``"min_cost>amp"``.
+
+        The chain's exact link runs under ``model.fallback_after``; the result is counted in
+        :attr:`fallbacks`.
+        """
+        result = allocate_window(slots, request, chain, fallback_after=self.model.fallback_after)
+        self.fallbacks.record(result)
+        return result
 
     def _choose(
         self,

@@ -118,7 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
         default="css",
         help="scheduling policy deciding each pass: css (the VO's cyclic scheduling scheme), "
         "availability (CSS with every window of maximum P_a^w), or a batch baseline: fcfs, "
-        "easy (EASY backfilling), conservative (conservative backfilling)",
+        "easy (EASY backfilling), conservative (conservative backfilling), knapsack (the "
+        "Knapsack Grid slides' multiple-choice knapsack of job options across owners, "
+        "--utility-policy), knapsack+easy (the slides' KS+BF)",
+    )
+    run.add_argument(
+        "--utility-policy",
+        type=int,
+        choices=range(1, 6),
+        default=1,
+        metavar="K",
+        help="utility policy 1-5 of the Knapsack Grid slides for --policy knapsack and "
+        "knapsack+easy (1: the job's credit; 2-5 weigh its wait in)",
     )
     run.add_argument(
         "--machine",
@@ -178,13 +189,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument(
         "--allocator",
-        choices=criteria(),
+        type=_criterion,
         default=None,
         metavar="CRITERION",
         help="window search of every user with the finish, runtime or cost criterion, one of "
-        f"{', '.join(criteria())} (AEP §2.2; amp: the earliest window within budget) "
-        "(default: each user's own, min_finish, min_runtime or min_cost; users with the "
-        "availability criterion keep max_availability)",
+        f"{', '.join(criteria())} (AEP §2.2; amp: the earliest window within budget), or a "
+        "fallback chain such as min_cost>amp (the exact search under --fallback-after, then "
+        "the fast one) (default: each user's own, min_finish, min_runtime or min_cost; users "
+        "with the availability criterion keep max_availability)",
+    )
+    run.add_argument(
+        "--fallback-after",
+        type=_budget,
+        default=None,
+        metavar="BUDGET",
+        help="budget of a fallback chain's exact link: seconds ('2s', '500ms') or search-tree "
+        "nodes ('5000', '5000 nodes'); fallbacks per method go to summary.json (default: each "
+        "link's own limits)",
     )
     run.add_argument(
         "--pricing-policy",
@@ -388,6 +409,26 @@ def _summary_lines(summary: dict) -> list[str]:
     ]
 
 
+def _criterion(text: str) -> str:
+    """A registered window criterion or a chain of them (``min_cost>amp``), for argparse."""
+    from vosim.allocators.fallback import resolve
+
+    try:
+        return str(resolve(text, "criteria"))
+    except VosimError as e:
+        raise argparse.ArgumentTypeError(str(e).strip("'\"")) from None
+
+
+def _budget(text: str):
+    """A fallback budget (``2s``, ``5000 nodes``), for argparse."""
+    from vosim.allocators.fallback import FallbackBudget
+
+    try:
+        return FallbackBudget.parse(text)
+    except VosimError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _allocators(name: str | None) -> dict[str, str] | None:
     """``VOModel``'s ``criterion_allocators`` for ``--allocator`` (``None``: the default)."""
     from vosim.agents.metascheduler import DEFAULT_CRITERION_ALLOCATORS
@@ -448,6 +489,8 @@ def _run(args: argparse.Namespace) -> int:
         local_trace=args.local_trace,
         policy=args.policy,
         machine=args.machine,
+        utility_policy=args.utility_policy,
+        fallback_after=args.fallback_after,
         rng=args.seed,
     )
     bar = tqdm(
@@ -478,6 +521,7 @@ def _run(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "policy": model.policy_name,
             "machine": model.machine,
+            "utility_policy": args.utility_policy,
             "nodes": model.node_count,
             "owners": len(model.owners),
             "cycle_period": model.cycle_period,
@@ -492,6 +536,8 @@ def _run(args: argparse.Namespace) -> int:
             "vo_policy": dataclasses.asdict(model.vo_policy),
             "pricing_policy": model.pricing_policy,
             "criterion_allocators": model.metascheduler.criterion_allocators,
+            "fallback_after": None if args.fallback_after is None else str(args.fallback_after),
+            "fallbacks": model.metascheduler.fallbacks.to_dict(),
             "owners_left": sum(not o.active for o in model.owners),
             "users_left": sum(not u.active for u in model.users),
             "budget_period": model.budget_period,
