@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 #: The repository root.
@@ -21,3 +27,74 @@ def commit(*paths: str) -> str:
     except OSError:
         return "unknown"
     return f"{head or 'unknown'}{' +changes' if dirty else ''}"
+
+
+#: Runs ``argv[2:]`` as its child and writes the child's own peak resident memory (KiB) and
+#: CPU seconds to ``argv[1]`` as JSON. A process started from a big one (this benchmark, with
+#: pandas loaded) inherits its parent's size as its ``ru_maxrss`` (Linux keeps the high-water
+#: mark across ``exec``), so the measured process is started from this small launcher instead.
+_LAUNCHER = """
+import json, os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as exc:
+        print(exc, file=sys.stderr)
+    os._exit(127)
+_, status, use = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    json.dump([use.ru_maxrss, use.ru_utime + use.ru_stime], fh)
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+@dataclass(frozen=True)
+class ChildUsage:
+    """What :func:`run_child` measured of its child process."""
+
+    peak_mb: float  # peak resident memory (ru_maxrss), MiB
+    cpu_s: float  # user + system CPU seconds
+
+
+def run_child(
+    cmd: list[str], *, timeout: float | None = None, **popen
+) -> tuple[subprocess.CompletedProcess, ChildUsage]:
+    """Run ``cmd`` to its end, like ``subprocess.run(cmd, capture_output=True, text=True)``.
+
+    Also returns the process's own peak resident memory and CPU time (``os.wait4`` of it, in
+    a small launcher: see :data:`_LAUNCHER`), where ``getrusage(RUSAGE_CHILDREN)`` would give
+    the largest peak of all children so far, and any child's would include this process's
+    size. Output goes through temporary files, so a run stopped at ``timeout`` (the launcher's
+    process group is killed) still leaves what it printed: the
+    :class:`subprocess.TimeoutExpired` raised then carries it (``.output``).
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        usage_file = Path(tmp) / "usage.json"
+        out_file, err_file = Path(tmp) / "stdout", Path(tmp) / "stderr"
+        with out_file.open("wb") as out, err_file.open("wb") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(usage_file), *cmd],
+                stdout=out,
+                stderr=err,
+                start_new_session=True,  # its own process group, to stop it with its child
+                **popen,
+            )
+            try:
+                proc.wait(timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        stdout = out_file.read_text(errors="replace")
+        stderr = err_file.read_text(errors="replace")
+        if timed_out:
+            raise subprocess.TimeoutExpired(cmd, timeout, output=stdout, stderr=stderr)
+        if not usage_file.exists():
+            raise OSError(f"could not start {cmd[0]}: {stderr.strip()[-500:]}")
+        maxrss, cpu = json.loads(usage_file.read_text())
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr), ChildUsage(
+        maxrss / 1024, cpu
+    )

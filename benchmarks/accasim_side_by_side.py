@@ -51,7 +51,6 @@ import gzip
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -69,6 +68,7 @@ DEFAULT_TOOLS = Path(os.environ.get("VOSIM_ACCASIM_TOOLS", "/work/shared/tools/a
 
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._common import run_child  # noqa: E402
 from vosim.data import trace_path  # noqa: E402
 
 
@@ -206,30 +206,29 @@ def prepare_trace(spec: TraceSpec, jobs: int | None, work: Path) -> tuple[Path, 
 
 
 # -- runs -------------------------------------------------------------------------------------
-def _children_cpu() -> float:
-    """User + system CPU seconds of the finished child processes so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def run_accasim(
+    python: Path, tools: Path, swf: Path, spec: TraceSpec, out: Path, args, dispatcher="fifo"
+) -> dict:
+    """One AccaSim run (``dispatcher`` "fifo" or "easy", first fit) writing into ``out``.
 
-
-def run_accasim(python: Path, tools: Path, swf: Path, spec: TraceSpec, out: Path, args) -> dict:
-    """One AccaSim FIFO run; returns its SUMMARY dict plus the subprocess wall time."""
+    Returns its SUMMARY dict plus the subprocess's wall time (``wall_s``), CPU time
+    (``cpu_s``) and peak resident memory (``peak_mb``).
+    """
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if args.accasim_no_output:
         env["ACCASIM_NO_OUTPUT"] = "1"
     cmd = [str(python), str(tools / "run_accasim.py"), str(swf), str(tools / spec.config)]
-    cmd += ["fifo", str(out)]
-    t0, cpu0 = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, env=env, cwd=str(out), timeout=args.timeout
-    )
-    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    cmd += [dispatcher, str(out)]
+    t0 = time.perf_counter()
+    proc, usage = run_child(cmd, env=env, cwd=str(out), timeout=args.timeout)
+    wall = time.perf_counter() - t0
     for line in proc.stdout.splitlines():
         if line.startswith("SUMMARY "):
             summary = json.loads(line[len("SUMMARY ") :])
             summary["wall_s"] = wall
-            summary["cpu_s"] = cpu
+            summary["cpu_s"] = usage.cpu_s
+            summary["peak_mb"] = usage.peak_mb
             return summary
     raise RuntimeError(
         f"no SUMMARY line (exit {proc.returncode}): {_tail(proc.stderr or proc.stdout)}"
@@ -301,7 +300,7 @@ def _git_state() -> str:
     return (head or "(no commit)") + ("+dirty" if dirty else "")
 
 
-def _jobs_arg(text: str) -> int | None:
+def jobs_arg(text: str) -> int | None:
     if text.lower() in ("all", "full"):
         return None
     value = int(text)
@@ -310,7 +309,7 @@ def _jobs_arg(text: str) -> int | None:
     return value
 
 
-def _fmt(value: float | None, width: int, digits: int, prefix: str = "") -> str:
+def fmt(value: float | None, width: int, digits: int, prefix: str = "") -> str:
     """``value`` with ``digits`` decimals after ``prefix``, right-aligned; "-" for None."""
     if value is None:
         return "-".rjust(width)
@@ -344,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--jobs",
         nargs="+",
-        type=_jobs_arg,
+        type=jobs_arg,
         metavar="N",
         help="first N jobs of each trace ('all' for the whole trace); several values run "
         "several sizes; default 10000 for gaia and all for nasa",
@@ -474,8 +473,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in (acc, vos):
             more, less = (">", "<") if r.timed_out else ("", "")
             print(
-                f"{r.simulator:<19} {r.trace:<23} {r.jobs:>6} {_fmt(r.seconds, 9, 2, more)} "
-                f"{_fmt(r.rate, 9, 1, less)}  {r.note}"
+                f"{r.simulator:<19} {r.trace:<23} {r.jobs:>6} {fmt(r.seconds, 9, 2, more)} "
+                f"{fmt(r.rate, 9, 1, less)}  {r.note}"
             )
     print()
     print("Jobs per second and their ratio vosim / AccaSim. AccaSim is timed by its")
@@ -492,9 +491,9 @@ def main(argv: list[str] | None = None) -> int:
         ratio = vos.rate / acc.rate if vos.rate and acc.rate else None
         ratio_int = vos.rate / acc.internal_rate if vos.rate and acc.internal_rate else None
         print(
-            f"{vos.trace:<23} {vos.jobs:>6} {_fmt(vos.rate, 8, 1, less)} "
-            f"{_fmt(acc.rate, 8, 0)} {_fmt(ratio, 7, 4, less)}  "
-            f"{_fmt(acc.internal_rate, 16, 0)} {_fmt(ratio_int, 7, 4, less)}"
+            f"{vos.trace:<23} {vos.jobs:>6} {fmt(vos.rate, 8, 1, less)} "
+            f"{fmt(acc.rate, 8, 0)} {fmt(ratio, 7, 4, less)}  "
+            f"{fmt(acc.internal_rate, 16, 0)} {fmt(ratio_int, 7, 4, less)}"
         )
     return 0
 
