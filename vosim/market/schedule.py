@@ -89,12 +89,16 @@ class NodeSchedule:
         hit = np.flatnonzero(self.tag == tag)
         if hit.size == 0:
             return
-        order = np.argsort(nodes, kind="stable")
-        nodes, ends = nodes[order], ends[order]
-        at = np.minimum(np.searchsorted(nodes, self.node[hit]), nodes.size - 1)
-        match = nodes[at] == self.node[hit]
-        hit, at = hit[match], at[match]
-        self.b[hit] = np.minimum(self.b[hit], ends[at])
+        if nodes.size == 1:  # the common case in the VO: no sort needed
+            hit = hit[self.node[hit] == nodes[0]]
+            self.b[hit] = np.minimum(self.b[hit], ends[0])
+        else:
+            order = np.argsort(nodes, kind="stable")
+            nodes, ends = nodes[order], ends[order]
+            at = np.minimum(np.searchsorted(nodes, self.node[hit]), nodes.size - 1)
+            match = nodes[at] == self.node[hit]
+            hit, at = hit[match], at[match]
+            self.b[hit] = np.minimum(self.b[hit], ends[at])
         empty = hit[self.b[hit] <= self.a[hit]]
         if empty.size:
             self._drop(empty)
