@@ -316,6 +316,37 @@ def fmt(value: float | None, width: int, digits: int, prefix: str = "") -> str:
     return f"{prefix}{value:.{digits}f}".rjust(width)
 
 
+def add_shared_options(parser: argparse.ArgumentParser) -> None:
+    """Options every side-by-side benchmark with AccaSim takes: --seed, --timeout,
+    --skip-accasim, --accasim-tools and --work (the AccaSim venv and traces are shared)."""
+    parser.add_argument("--seed", type=int, default=1, help="vosim's rng seed; default 1")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up a single run after this long (vosim reports how far it got); "
+        "default no limit",
+    )
+    parser.add_argument(
+        "--skip-accasim", action="store_true", help="measure vosim only (no AccaSim set-up)"
+    )
+    parser.add_argument(
+        "--accasim-tools",
+        type=Path,
+        metavar="DIR",
+        default=DEFAULT_TOOLS,
+        help=f"folder with run_accasim.py and the *.config files; default {DEFAULT_TOOLS}",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        metavar="DIR",
+        default=WORK,
+        help=f"work folder: AccaSim's venv, traces and output; default {WORK}",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=(
@@ -355,18 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K",
         help="run each simulator K times per case and keep the best (fastest); default 1",
     )
-    parser.add_argument("--seed", type=int, default=1, help="vosim's rng seed; default 1")
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="give up a single run after this long (vosim reports how far it got); "
-        "default no limit",
-    )
-    parser.add_argument(
-        "--skip-accasim", action="store_true", help="measure vosim only (no AccaSim setup)"
-    )
+    add_shared_options(parser)
     parser.add_argument(
         "--skip-vosim", action="store_true", help="measure AccaSim only (for a quick check)"
     )
@@ -375,18 +395,6 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="switch off AccaSim's per-job schedule file (it is on by default, as in the "
         "README's reference figures)",
-    )
-    parser.add_argument(
-        "--accasim-tools",
-        type=Path,
-        default=DEFAULT_TOOLS,
-        help=f"folder with run_accasim.py and the *.config files; default {DEFAULT_TOOLS}",
-    )
-    parser.add_argument(
-        "--work",
-        type=Path,
-        default=WORK,
-        help=f"work folder for the venv, traces and AccaSim output; default {WORK}",
     )
     args = parser.parse_args(argv)
     if args.repeat < 1:

@@ -278,35 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         "from a temporary git worktree, to compare before/after a change in the same run; "
         "'HEAD' compares the working tree's uncommitted vosim/ with the last commit",
     )
-    parser.add_argument(
-        "--seed", type=int, default=1, help="vosim's rng seed (VOModel(rng=SEED)); default 1"
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="stop any single run after SECONDS (a stopped vosim run reports how far it got); "
-        "default: no limit",
-    )
-    parser.add_argument(
-        "--skip-accasim", action="store_true", help="measure vosim only (no AccaSim set-up)"
-    )
-    parser.add_argument(
-        "--accasim-tools",
-        type=Path,
-        metavar="DIR",
-        default=side.DEFAULT_TOOLS,
-        help=f"folder with run_accasim.py and unilu_gaia.config; default {side.DEFAULT_TOOLS}",
-    )
-    parser.add_argument(
-        "--work",
-        type=Path,
-        metavar="DIR",
-        default=side.WORK,
-        help="work folder: AccaSim's venv and traces (shared with accasim_side_by_side.py), "
-        f"and each side's latest per-job output under easy/; default {side.WORK}",
-    )
+    side.add_shared_options(parser)
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
