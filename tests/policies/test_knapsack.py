@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-import vosim.grid as grid
 from vosim.errors import ParameterError
 from vosim.market.slots import Slot, SlotList
 from vosim.policies import knapsack_rules as rules
@@ -330,15 +329,6 @@ def test_cached_layouts_still_check_their_arguments():
     for bad in (True, 0, 1.5):
         with pytest.raises(ParameterError, match="processors"):
             rules.option_layouts(bad, (2, 1))
-
-
-def test_the_grid_shares_the_rules():
-    assert grid.sigmoid is rules.sigmoid
-    assert grid.option_credit is rules.option_credit
-    assert grid.POLICIES == rules.UTILITY_POLICIES
-    task = grid.GridTask(0, 1.0, grid.make_options(8, 2.0, 10.0, (8, 8)))
-    expected = rules.option_utilities(4, 3.0, 1.0, 2.0, task.lengths, task.credits, 0.5)
-    assert grid.utilities(4, 3.0, task, 0.5).tolist() == expected.tolist()
 
 
 # ---------------------------------------------------------------------------------- model

@@ -34,7 +34,8 @@ __all__ = [
 ]
 
 #: The credit value ``v_i`` of every job's reference option: the VO's jobs, like SWF traces,
-#: carry none (as :func:`vosim.grid.workload.swf_tasks` without ``rng``).
+#: carry none (as the Knapsack Grid fixture's ``swf_tasks`` without ``rng``,
+#: :mod:`vosim.runs.experiments.knapsack_grid_fixture.workload`).
 BASE_CREDIT = 1.0
 
 

@@ -2,23 +2,25 @@
 
 Parra-Hernandez, Vanderster, Dimopoulos, *Resource Management and Knapsack Formulations on
 the Grid* (slides, ``knapsack-grid-slides.md``), "Experimental Evaluation of the Knapsack
-Strategy". Two experiments run the same strategies on the same tasks (:mod:`vosim.grid`):
+Strategy". Two experiments run the same strategies on the same tasks, on the slides'
+preemptive grid (:mod:`vosim.runs.experiments.knapsack_grid_fixture`, this experiment's
+fixture):
 
 ``knapsack-grid``
     The slides' grid (4 clusters of 4, 8, 16, 32 processors) and stream: Poisson arrivals with
     mean inter-arrival ``lambda = 0.64 h``, bimodal demand, 2000 tasks
-    (:func:`~vosim.grid.workload.poisson_tasks`).
+    (:func:`~vosim.runs.experiments.knapsack_grid_fixture.workload.poisson_tasks`).
 ``knapsack-grid-swf``
     The bundled real trace UniLu-Gaia-2014-2 (first 500 jobs): the grid's clusters are the
     processors of a VO of 4 resource owners sharing Gaia's 2004 processors in contiguous blocks
-    (501 each, as :func:`~vosim.grid.workload.clusters_from_owners` derives clusters from a
-    VO's owners); each job's options come from its requested processors
-    (:func:`~vosim.grid.workload.swf_tasks`: the reference option on one cluster, a split
-    across two, half the processors for twice as long, the other clusters), with base credits
-    drawn uniformly from [1, 10] because SWF carries none. With clusters this large the exact
-    knapsack runs as a MILP (HiGHS): usually a fraction of a second per cycle, but a rare
-    cycle can take minutes, so each is limited to :data:`MILP_TIME_LIMIT` seconds (the column
-    ``suboptimal_cycles`` counts the cycles that hit it and ran HiGHS's best choice so far).
+    (501 each, :func:`trace_clusters`); each job's options come from its requested processors
+    (:func:`~vosim.runs.experiments.knapsack_grid_fixture.workload.swf_tasks`: the reference
+    option on one cluster, a split across two, half the processors for twice as long, the
+    other clusters), with base credits drawn uniformly from [1, 10] because SWF carries none.
+    With clusters this large the exact knapsack runs as a MILP (HiGHS): usually a fraction of
+    a second per cycle, but a rare cycle can take minutes, so each is limited to
+    :data:`MILP_TIME_LIMIT` seconds (the column ``suboptimal_cycles`` counts the cycles that
+    hit it and ran HiGHS's best choice so far).
 
 Reported per strategy (mean over repetitions): the overall completion time (the last task's
 finish, hours), the mean turnaround, the mean and median per-task speedup relative to FCFS
@@ -52,7 +54,10 @@ import pandas as pd
 
 from vosim.allocators.mckp import solve_mckp
 from vosim.data import DEFAULT_TRACE, trace_path
-from vosim.grid import (
+from vosim.market.swf import header_int, read_swf
+from vosim.runs.experiments.base import Experiment, ExperimentConfig, register_experiment
+from vosim.runs.experiments.knapsack_grid_fixture import (
+    DEFAULT_CLUSTERS,
     EASY,
     FCFS,
     Gang,
@@ -62,9 +67,6 @@ from vosim.grid import (
     simulate,
     swf_tasks,
 )
-from vosim.grid.workload import DEFAULT_CLUSTERS
-from vosim.market.swf import header_int, read_swf
-from vosim.runs.experiments.base import Experiment, ExperimentConfig, register_experiment
 
 __all__ = ["COLUMNS", "CLAIMS", "strategies", "trace_clusters"]
 
@@ -330,7 +332,7 @@ def run_swf(
     frame = read_swf(trace_path(DEFAULT_TRACE), max_jobs=count)
 
     def make(rng):
-        return swf_tasks(frame, clusters, rng=rng).tasks, clusters
+        return swf_tasks(frame, clusters, rng=rng), clusters
 
     table = _compare(config, progress, make, trace=True)
     title = (

@@ -1,10 +1,12 @@
 """Allocation strategies of the Knapsack Grid slides: FCFS, EASY backfilling, gang, knapsack.
 
-Every strategy is a small :class:`~vosim.grid.simulator.Strategy` driven by
-:func:`~vosim.grid.simulator.simulate`; at each decision it returns the whole set of tasks that
-run from now on. Where a strategy picks an option by itself it takes the *shortest fitting
-option*: among the options whose processors fit the free processors of every cluster, the one
-of least length ``T_ij`` (ties: the lower option index, so the reference option first).
+Part of the ``knapsack-grid`` experiments' fixture
+(:mod:`vosim.runs.experiments.knapsack_grid_fixture`). Every strategy is a small
+:class:`~.simulator.Strategy` driven by :func:`~.simulator.simulate`; at each decision it
+returns the whole set of tasks that run from now on. Where a strategy picks an option by
+itself it takes the *shortest fitting option*: among the options whose processors fit the
+free processors of every cluster, the one of least length ``T_ij`` (ties: the lower option
+index, so the reference option first).
 
 * :class:`FCFS` -- queue order; the head starts as soon as one of its options fits; nothing
   jumps the head. Non-preemptive.
@@ -37,92 +39,43 @@ is listed first (the others keep their order), so with the tie rule of
 :func:`~vosim.allocators.mckp.solve_mckp` (later tasks wait first, lower option indices first)
 an optimal choice that keeps tasks where they run, and favours earlier tasks, is preferred.
 
-Utility policies 1-5 (:func:`utilities`) and :func:`sigmoid` are the slides' rules of
-:mod:`vosim.policies.knapsack_rules`, shared with the VO's knapsack policies: with ``r_ij =
-(1 - phi_i) T_ij`` the remaining computation time of a task that has done the fraction
-``phi_i`` of its work.
+Shared with the VO's policies. The knapsack's utilities are the slides' policies 1-5 of
+:func:`vosim.policies.knapsack_rules.option_utilities` (as the VO's knapsack policies value
+their options), with ``r_ij = (1 - phi_i) T_ij`` the remaining computation time of a task that
+has done the fraction ``phi_i`` of its work; the knapsack is solved by
+:func:`vosim.allocators.mckp.solve_mckp`, the VO's solver. FCFS and EASY are the rules of the
+VO's baselines :class:`vosim.policies.fcfs.FCFS` and :class:`vosim.policies.easy.EASY` (start
+heads while they fit; the head's shadow time and extra processors) on per-cluster processor
+counts with task options instead of the VO's nodes and windows.
 
 References
 ----------
-Knapsack Grid, "Allocation Strategies Used" and "Constructing the Problem"; the utility
-policies' slides as cited in :mod:`vosim.policies.knapsack_rules`.
+Knapsack Grid slides, "Allocation Strategies Used" and "Constructing the Problem"; the utility
+policies' slides as cited in :mod:`vosim.policies.knapsack_rules`; Lifka, "The ANL/IBM SP
+scheduling system", JSSPP 1995 (EASY).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from vosim.allocators.mckp import MCKPResult, solve_mckp
 from vosim.errors import ParameterError
-from vosim.grid.simulator import GridState, Strategy
-from vosim.grid.workload import GridTask
-from vosim.policies.knapsack_rules import UTILITY_POLICIES as POLICIES
-from vosim.policies.knapsack_rules import check_utility_policy, option_utilities, sigmoid
+from vosim.policies.knapsack_rules import check_utility_policy, option_utilities
+from vosim.runs.experiments.knapsack_grid_fixture.simulator import GridState, Strategy
+from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask
 
-__all__ = [
-    "POLICIES",
-    "Strategy",
-    "FCFS",
-    "EASY",
-    "Gang",
-    "Knapsack",
-    "KnapsackBackfill",
-    "sigmoid",
-    "utilities",
-]
+__all__ = ["FCFS", "EASY", "Gang", "Knapsack", "KnapsackBackfill"]
 
 #: Relative time tolerance of the EASY shadow-time comparison.
 _TIME_RTOL = 1e-9
-
-
-def utilities(policy: int, now: float, task: GridTask, remaining: float = 1.0) -> np.ndarray:
-    """Utility ``u_ij`` of each option of ``task`` under a policy of the slides.
-
-    Parameters
-    ----------
-    policy : int
-        1 to 5 (see the module docstring).
-    now : float
-        ``t``, hours.
-    task : GridTask
-        Supplies ``s_i``, ``N_i``, ``T_ij`` and ``v_ij``.
-    remaining : float, default 1.0
-        ``1 - phi_i``, the remaining fraction of its work (``> 0``).
-
-    Returns
-    -------
-    numpy.ndarray of float, shape (n_options,)
-        In the order of ``task.options``.
-
-    Raises
-    ------
-    ParameterError
-        As :func:`~vosim.policies.knapsack_rules.option_utilities`, which this applies to
-        the task's options.
-
-    Examples
-    --------
-    >>> from vosim.grid.workload import make_options
-    >>> t = GridTask(0, 1.0, make_options(8, 2.0, 10.0, (8, 8)))
-    >>> [t.options[j].length for j in range(len(t.options))]
-    [2.0, 2.2, 4.0, 2.0]
-    >>> utilities(1, 3.0, t).round(2).tolist()
-    [10.0, 9.0, 4.67, 10.0]
-    >>> utilities(4, 3.0, t, remaining=0.5).round(3).tolist()  # (2 + 0.5 T) / 2 + 2 / (0.5 T)
-    [3.5, 3.368, 3.0, 3.5]
-    """
-    return option_utilities(
-        policy,
-        now,
-        task.submit,
-        task.reference_length,
-        task.lengths,
-        task.credits,
-        remaining,
-    )
+#: A running task's current option is worth ``1 + _KEEP_BONUS`` times its utility in the
+#: knapsack, so that among (nearly) equally good choices running tasks stay where they are;
+#: the chosen set is within this relative margin of the optimum of the unbiased utilities.
+_KEEP_BONUS = 1e-9
 
 
 class _Fitting(Strategy):
@@ -150,21 +103,42 @@ class _Fitting(Strategy):
         for k, p in enumerate(self._tasks[i].options[j].processors):
             free[k] += sign * p
 
+    def _start_in_order(
+        self, queue: Sequence[int], run: dict[int, int], free: list[int], *, skip: bool
+    ) -> int:
+        """Start the tasks of ``queue`` not in ``run``, in order, on their shortest fitting option.
+
+        ``run`` and ``free`` are updated in place. A task that does not fit blocks the rest
+        (FCFS's rule, :func:`vosim.policies.fcfs.start_heads`; its position is returned) or,
+        with ``skip``, is passed over (``len(queue)`` is returned).
+        """
+        for h, i in enumerate(queue):
+            if i in run:
+                continue
+            j = self._fit(i, free)
+            if j is None:
+                if skip:
+                    continue
+                return h
+            run[i] = j
+            self._take(free, i, j)
+        return len(queue)
+
 
 class FCFS(_Fitting):
     """First come, first served: the queue head starts when one of its options fits.
 
-    Non-preemptive; a task never starts before an earlier-queued one. Takes the shortest
-    fitting option.
+    Non-preemptive; a task never starts before an earlier-queued one (the rule of the VO's
+    :class:`vosim.policies.fcfs.FCFS`). Takes the shortest fitting option.
 
     References
     ----------
-    Knapsack Grid, "Allocation Strategies Used" (comparison strategy FCFS).
+    Knapsack Grid slides, "Allocation Strategies Used" (comparison strategy FCFS).
 
     Examples
     --------
-    >>> from vosim.grid.simulator import simulate
-    >>> from vosim.grid.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((3,), 2.0, 1.0),)),
     ...       GridTask(1, 0.0, (TaskOption((4,), 1.0, 1.0),)),
     ...       GridTask(2, 0.0, (TaskOption((1,), 1.0, 1.0),))]
@@ -178,13 +152,7 @@ class FCFS(_Fitting):
     def decide(self, state: GridState) -> dict[int, int]:
         """Start waiting tasks in queue order until the head does not fit."""
         run = dict(state.running)
-        free = state.free.tolist()
-        for i in state.waiting:
-            j = self._fit(i, free)
-            if j is None:
-                break
-            run[i] = j
-            self._take(free, i, j)
+        self._start_in_order(state.waiting, run, state.free.tolist(), skip=False)
         return run
 
 
@@ -192,7 +160,8 @@ class EASY(_Fitting):
     """EASY (Maui-style) backfilling with a reservation for the queue head.
 
     Non-preemptive. Run times are exact (each option's length is known), so the head starts
-    no later than its first reservation.
+    no later than its first reservation. The rule (shadow time, extra processors) is that of
+    the VO's :class:`vosim.policies.easy.EASY`, here on per-cluster processor counts.
 
     Attributes
     ----------
@@ -202,15 +171,15 @@ class EASY(_Fitting):
 
     References
     ----------
-    Knapsack Grid, "Allocation Strategies Used" (comparison strategy Backfilling); Lifka,
+    Knapsack Grid slides, "Allocation Strategies Used" (comparison strategy Backfilling); Lifka,
     "The ANL/IBM SP scheduling system", JSSPP 1995 (EASY).
 
     Examples
     --------
     A long task that fits the idle processors now but would delay the head is not backfilled:
 
-    >>> from vosim.grid.simulator import simulate
-    >>> from vosim.grid.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((6,), 100.0, 1.0),)),
     ...       GridTask(1, 1.0, (TaskOption((10,), 2.0, 1.0),)),
     ...       GridTask(2, 2.0, (TaskOption((4,), 1000.0, 1.0),)),
@@ -258,14 +227,7 @@ class EASY(_Fitting):
         run = dict(state.running)
         free = state.free.tolist()
         queue = state.waiting
-        h = 0
-        while h < len(queue):
-            j = self._fit(queue[h], free)
-            if j is None:
-                break
-            run[queue[h]] = j
-            self._take(free, queue[h], j)
-            h += 1
+        h = self._start_in_order(queue, run, free, skip=False)
         if h == len(queue):
             return run
         head = queue[h]
@@ -315,15 +277,15 @@ class Gang(_Fitting):
 
     References
     ----------
-    Knapsack Grid, "Allocation Strategies Used" (comparison strategy Gang); Ousterhout,
+    Knapsack Grid slides, "Allocation Strategies Used" (comparison strategy Gang); Ousterhout,
     "Scheduling techniques for concurrent systems", ICDCS 1982.
 
     Examples
     --------
     Two whole-cluster tasks share the cluster in alternating one-hour slices:
 
-    >>> from vosim.grid.simulator import simulate
-    >>> from vosim.grid.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((4,), 2.0, 1.0),)),
     ...       GridTask(1, 0.0, (TaskOption((4,), 2.0, 1.0),))]
     >>> r = simulate(ts, (4,), Gang(1.0))
@@ -395,39 +357,40 @@ class Knapsack(_Fitting):
     Parameters
     ----------
     policy : int, default 1
-        Utility policy 1 to 5 (:func:`utilities`).
+        Utility policy 1 to 5 (:func:`~vosim.policies.knapsack_rules.option_utilities`).
     tau : float, default 1.0
         Cycle time ``tau``, hours (``> 0``).
-    method : str, default "auto"
-        Passed to the solver.
-    solver : callable, optional
-        ``solver(values, demands, capacity, method=...)`` with the signature and result of
-        :func:`vosim.allocators.mckp.solve_mckp` (the default): ``values`` a list of 1-D
-        float arrays (one per candidate, one utility per option), ``demands`` a list of
-        ``(n_options, K)`` int arrays, ``capacity`` an int array ``(K,)``; the result has
-        ``choice`` (option per candidate, ``-1`` for none) and ``seconds``.
-    keep_bonus : float, default 1e-9
-        A running task's current option is worth ``1 + keep_bonus`` times its utility, so that
-        among (nearly) equally good choices the knapsack leaves running tasks where they are
-        (``0``: only the solver's tie rule decides). The chosen set is within this relative
-        margin of the optimum of the unbiased utilities.
+    solver : callable, default :func:`~vosim.allocators.mckp.solve_mckp`
+        ``solver(values, demands, capacity)`` returning an
+        :class:`~vosim.allocators.mckp.MCKPResult`, e.g. ``solve_mckp`` with a time limit
+        (``functools.partial``): ``values`` a list of 1-D float arrays (one per candidate,
+        one utility per option), ``demands`` a list of ``(n_options, K)`` int arrays,
+        ``capacity`` an int array ``(K,)``.
+
+    Attributes
+    ----------
+    suboptimal_cycles : int
+        Cycles of the last run whose knapsack was not solved to optimality (the solver's
+        time limit was hit and its best choice so far ran).
 
     Raises
     ------
     ParameterError
-        An unknown policy, ``tau <= 0`` or ``keep_bonus < 0``.
+        An unknown policy or ``tau <= 0``.
 
     Notes
     -----
     An option of utility ``<= 0`` is never chosen (waiting is worth 0), so a task whose
     options are all worth 0 (e.g. credit 0 under policy 1 or 2) never runs;
-    :func:`~vosim.grid.simulator.simulate` then stops with a ``RuntimeError`` once nothing
-    else can happen. Moving a running task to another option counts as a preemption in
-    :attr:`~vosim.grid.simulator.GridResult.tasks`.
+    :func:`~.simulator.simulate` then stops with a ``RuntimeError`` once nothing else can
+    happen. Moving a running task to another option counts as a preemption in
+    :attr:`~.simulator.GridResult.tasks`. A running task's current option is worth
+    ``1 + 1e-9`` times its utility, so that among (nearly) equally good choices running
+    tasks stay where they are.
 
     References
     ----------
-    Knapsack Grid, "Constructing the Problem" and "The 0,1 Knapsack Problem".
+    Knapsack Grid slides, "Constructing the Problem" and "The 0,1 Knapsack Problem".
 
     Examples
     --------
@@ -435,8 +398,8 @@ class Knapsack(_Fitting):
     processors of cluster 1, $2 for 2, or $9 for 4 and 4 of clusters 1 and 2; task 2 pays $11
     for 10 processors of cluster 1 or $2 for 1 of cluster 2. The best cycle is worth $20:
 
-    >>> from vosim.grid.simulator import simulate
-    >>> from vosim.grid.workload import TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import TaskOption
     >>> t1 = GridTask(1, 0.0, (TaskOption((8, 0), 1.0, 10), TaskOption((2, 0), 1.0, 2),
     ...                        TaskOption((4, 4), 1.0, 9)))
     >>> t2 = GridTask(2, 0.0, (TaskOption((11, 0), 1.0, 11), TaskOption((0, 1), 1.0, 2)))
@@ -453,45 +416,43 @@ class Knapsack(_Fitting):
         policy: int = 1,
         tau: float = 1.0,
         *,
-        method: str = "auto",
-        solver: Callable | None = None,
-        keep_bonus: float = 1e-9,
+        solver: Callable[..., MCKPResult] = solve_mckp,
     ) -> None:
         self.policy = check_utility_policy(policy)
         if not (math.isfinite(tau) and tau > 0):
             raise ParameterError(f"tau must be > 0 hours, got {tau!r}")
         self.tau = float(tau)
         self.period = self.tau
-        self.method = method
         self.solver = solver
-        if not (math.isfinite(keep_bonus) and keep_bonus >= 0):
-            raise ParameterError(f"keep_bonus must be >= 0, got {keep_bonus!r}")
-        self.keep_bonus = float(keep_bonus)
         self.name = f"{self._label}(policy={self.policy}, tau={self.tau:g}h)"
 
     def _solve(self, state: GridState) -> dict[int, int]:
-        solver = self.solver
-        if solver is None:
-            from vosim.allocators.mckp import solve_mckp as solver
         cands = sorted(set(state.running).union(state.waiting))
         values, demands, perms = [], [], []
         for i in cands:
             task = self._tasks[i]
-            u = utilities(self.policy, state.now, task, state.remaining(i))
+            u = option_utilities(
+                self.policy,
+                state.now,
+                task.submit,
+                task.reference_length,
+                task.lengths,
+                task.credits,
+                state.remaining(i),
+            )
             perm = self._identity[i]
             if i in state.running:  # its current option first, and a hair more valuable
                 cur = state.running[i]
                 perm = np.array([cur, *(j for j in perm if j != cur)])
                 u = u.copy()
-                u[cur] *= 1.0 + self.keep_bonus
+                u[cur] *= 1.0 + _KEEP_BONUS
             values.append(u[perm])
             demands.append(task.demand[perm])
             perms.append(perm)
         capacity = np.asarray(state.capacity, dtype=np.int64)
-        t0 = time.perf_counter()
-        result = solver(values, demands, capacity, method=self.method)
-        state.solve_seconds = float(getattr(result, "seconds", time.perf_counter() - t0))
-        if not getattr(result, "optimal", True):  # a MILP stopped at its time limit
+        result = self.solver(values, demands, capacity)
+        state.solve_seconds = float(result.seconds)
+        if not result.optimal:  # a MILP stopped at its time limit
             self.suboptimal_cycles += 1
         choice = np.asarray(result.choice)
         return {i: int(perm[c]) for i, c, perm in zip(cands, choice, perms, strict=True) if c >= 0}
@@ -500,7 +461,6 @@ class Knapsack(_Fitting):
         """Prepare the option orders of a new run."""
         super().reset(tasks, capacity)
         self._identity = [np.arange(len(t.options)) for t in tasks]
-        #: Cycles whose knapsack was not solved to optimality (a solver time limit hit).
         self.suboptimal_cycles = 0
 
     def decide(self, state: GridState) -> dict[int, int]:
@@ -515,7 +475,7 @@ class KnapsackBackfill(Knapsack):
 
     References
     ----------
-    Knapsack Grid, "Allocation Strategies Used" ("Also tested Knapsack + Backfilling") and
+    Knapsack Grid slides, "Allocation Strategies Used" ("Also tested Knapsack + Backfilling") and
     "KS+BF is Best and Provides QoS".
     """
 
@@ -527,11 +487,5 @@ class KnapsackBackfill(Knapsack):
         free = list(self._capacity)
         for i, j in run.items():
             self._take(free, i, j)
-        for i in state.waiting:
-            if i in run:
-                continue
-            j = self._fit(i, free)
-            if j is not None:
-                run[i] = j
-                self._take(free, i, j)
+        self._start_in_order(state.waiting, run, free, skip=True)
         return run

@@ -1,19 +1,20 @@
-"""Clusters, tasks with several allocation options, and task streams of the Knapsack Grid slides.
+"""Clusters, tasks with several allocation options, and the task streams of the experiment.
 
-A grid is a tuple of cluster capacities (processors per cluster, homogeneous processors), by
-default the slides' four clusters of 4, 8, 16 and 32 processors (:data:`DEFAULT_CLUSTERS`).
-A :class:`GridTask` offers one or more options (:class:`TaskOption`); option ``j`` of task
-``i`` uses ``processors[k]`` processors of cluster ``k`` for ``T_ij`` hours (its computation
-length) and carries the credit value ``v_ij`` the user pays for it.
+Part of the ``knapsack-grid`` experiments' fixture
+(:mod:`vosim.runs.experiments.knapsack_grid_fixture`). A grid is a tuple of cluster
+capacities (processors per cluster, homogeneous processors), by default the slides' four
+clusters of 4, 8, 16 and 32 processors (:data:`DEFAULT_CLUSTERS`). A :class:`GridTask` offers
+one or more options (:class:`TaskOption`); option ``j`` of task ``i`` uses ``processors[k]``
+processors of cluster ``k`` for ``T_ij`` hours (its computation length) and carries the credit
+value ``v_ij`` the user pays for it. Option 0 is the *reference option*: its length is the
+task's reference length ``N_i`` and its credit the task's credit.
 
-Options of a task (:func:`make_options`). A task needing ``p`` processors for ``N`` hours with
-base credit ``v`` gets at most ``max_options`` (4) options, laid out by the slides' rules in
-:func:`vosim.policies.knapsack_rules.option_layouts` on the clusters' capacities: the reference
-option (``p`` on the smallest cluster that has ``p``, length ``N``, credit ``v``), the split
-option (``p/2`` on each of the two smallest clusters that have ``p/2``, length ``1.1 N``), the
-half option (``p // 2`` processors, the work conserved) and ``p`` on each other cluster. Credit
-values vary with length as on the slides' policy-1 page (:func:`option_credit`),
-``v_im / v_in = (T_in / T_im) ** 1.1``, so option ``j`` has credit ``v * (N / T_ij) ** 1.1``.
+Options of a task (:func:`make_options`) are the slides' layouts and credit values, shared
+with the VO's knapsack policies: :func:`vosim.policies.knapsack_rules.option_layouts` (at most
+4: ``p`` on the smallest cluster that has ``p``; ``p/2`` on each of the two smallest clusters
+that have ``p/2``, 1.1 times as long; ``p // 2`` processors, the work conserved; ``p`` on each
+other cluster) and :func:`vosim.policies.knapsack_rules.option_credit` (``v_im / v_in =
+(T_in / T_im) ** 1.1``).
 
 Streams. :func:`poisson_tasks` draws the slides' synthetic stream: Poisson arrivals with mean
 inter-arrival time ``lambda`` hours, a bimodal computation demand (a mixture of a short and a
@@ -22,7 +23,7 @@ credit. :func:`swf_tasks` turns a Standard Workload Format trace into tasks.
 
 References
 ----------
-Knapsack Grid, slides "Tasks, Options, and QoS Metrics", "Two Tasks and Their Options",
+Knapsack Grid slides, "Tasks, Options, and QoS Metrics", "Two Tasks and Their Options",
 "Allocation Policy 1: Pure Credit-Value-Driven" and "Grid and Task Model".
 """
 
@@ -31,34 +32,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from vosim.errors import ParameterError
-from vosim.policies.knapsack_rules import (
-    CREDIT_EXPONENT,
-    HALF_FACTOR,
-    MAX_OPTIONS,
-    SPLIT_PENALTY,
-    option_credit,
-    option_layouts,
-)
+from vosim.policies.knapsack_rules import option_credit, option_layouts
 
 __all__ = [
     "DEFAULT_CLUSTERS",
-    "CREDIT_EXPONENT",
-    "SPLIT_PENALTY",
-    "HALF_FACTOR",
-    "MAX_OPTIONS",
     "TaskOption",
     "GridTask",
-    "TraceTasks",
     "check_clusters",
     "check_tasks",
-    "clusters_from_owners",
-    "option_credit",
     "make_options",
     "poisson_tasks",
     "swf_tasks",
@@ -66,6 +52,14 @@ __all__ = [
 
 #: Processors of the slides' four homogeneous clusters ("Grid and Task Model").
 DEFAULT_CLUSTERS: tuple[int, ...] = (4, 8, 16, 32)
+#: The synthetic stream's demand: probability of a long task, the medians (hours) of the short
+#: and long lognormal modes and their log-standard deviation (:func:`poisson_tasks`).
+LONG_FRACTION = 0.25
+SHORT_MEDIAN = 1.0
+LONG_MEDIAN = 8.0
+SIGMA = 0.5
+#: Bounds of the uniform base credit of a task (traces carry no credit).
+CREDIT_RANGE = (1.0, 10.0)
 _SECONDS_PER_HOUR = 3600.0
 
 
@@ -133,10 +127,8 @@ class GridTask:
     submit : float
         Submission time ``s_i``, hours (finite, ``>= 0``).
     options : tuple of TaskOption
-        The options; all name the same number of clusters ``K``.
-    reference : int, default 0
-        Index of the reference option; its length is ``N_i`` and its credit is the task's
-        credit.
+        The options; all name the same number of clusters ``K``. Option 0 is the reference
+        option: its length is ``N_i`` and its credit is the task's credit.
 
     Attributes
     ----------
@@ -150,7 +142,7 @@ class GridTask:
     Raises
     ------
     ParameterError
-        No option, options of different cluster counts, a bad ``submit`` or ``reference``.
+        No option, options of different cluster counts, or a bad ``submit``.
 
     Examples
     --------
@@ -166,7 +158,6 @@ class GridTask:
     id: int
     submit: float
     options: tuple[TaskOption, ...]
-    reference: int = 0
     demand: np.ndarray = field(init=False, repr=False, compare=False)
     lengths: np.ndarray = field(init=False, repr=False, compare=False)
     credits: np.ndarray = field(init=False, repr=False, compare=False)
@@ -185,11 +176,6 @@ class GridTask:
         submit = float(self.submit)
         if not (math.isfinite(submit) and submit >= 0):
             raise ParameterError(f"task {self.id!r}: submit must be finite and >= 0, got {submit}")
-        if not 0 <= self.reference < len(options):
-            raise ParameterError(
-                f"task {self.id!r}: reference {self.reference} is not an option index "
-                f"(0..{len(options) - 1})"
-            )
         demand = np.array([o.processors for o in options], dtype=np.int64)
         lengths = np.array([o.length for o in options], dtype=float)
         credits = np.array([o.credit for o in options], dtype=float)
@@ -204,34 +190,12 @@ class GridTask:
     @property
     def reference_length(self) -> float:
         """``N_i``: the length of the reference option, hours."""
-        return self.options[self.reference].length
+        return self.options[0].length
 
     @property
     def credit(self) -> float:
         """The credit value of the reference option."""
-        return self.options[self.reference].credit
-
-    @property
-    def shortest_length(self) -> float:
-        """The shortest option length, hours (a lower bound of the task's run time)."""
-        return float(self.lengths.min())
-
-
-class TraceTasks(NamedTuple):
-    """Tasks made from a trace by :func:`swf_tasks`, and how many jobs were dropped.
-
-    Attributes
-    ----------
-    tasks : list of GridTask
-        The tasks, in trace order.
-    dropped : dict of str to int
-        Jobs dropped by reason: ``"no_run_time"`` (run time unknown or ``<= 0``),
-        ``"no_processors"`` (neither requested nor allocated processors known) and
-        ``"too_wide"`` (more processors than the largest cluster).
-    """
-
-    tasks: list[GridTask]
-    dropped: dict[str, int]
+        return self.options[0].credit
 
 
 def check_clusters(clusters: Iterable[int]) -> tuple[int, ...]:
@@ -319,42 +283,8 @@ def check_tasks(tasks: Sequence[GridTask], clusters: Iterable[int]) -> tuple[int
     return caps
 
 
-def clusters_from_owners(node_counts: Iterable) -> tuple[int, ...]:
-    """One cluster per resource owner, its capacity the owner's node count.
-
-    Parameters
-    ----------
-    node_counts : iterable of int or of owners
-        Node counts, or objects with a ``nodes`` sequence (such as
-        :class:`~vosim.agents.owner.ResourceOwnerAgent`, e.g. ``VOModel(...).owners``).
-
-    Returns
-    -------
-    tuple of int, shape (K,)
-
-    Raises
-    ------
-    ParameterError
-        As :func:`check_clusters`.
-
-    Examples
-    --------
-    >>> clusters_from_owners([4, 8, 16, 32])
-    (4, 8, 16, 32)
-    """
-    counts = [len(o.nodes) if hasattr(o, "nodes") else o for o in node_counts]
-    return check_clusters(counts)
-
-
 def make_options(
-    processors: int,
-    length: float,
-    credit: float,
-    clusters: Sequence[int] = DEFAULT_CLUSTERS,
-    *,
-    max_options: int = MAX_OPTIONS,
-    split_penalty: float = SPLIT_PENALTY,
-    half_factor: float = HALF_FACTOR,
+    processors: int, length: float, credit: float, clusters: Sequence[int] = DEFAULT_CLUSTERS
 ) -> tuple[TaskOption, ...]:
     """Options of a task needing ``processors`` for ``length`` hours (rules in the module doc).
 
@@ -368,17 +298,11 @@ def make_options(
         Base credit ``v`` of the reference option (``>= 0``).
     clusters : sequence of int, shape (K,)
         Cluster capacities.
-    max_options : int, default 4
-        At most this many options (``>= 1``).
-    split_penalty : float, default 1.1
-        Length factor of the option split over two clusters (``>= 1``).
-    half_factor : float, default 2.0
-        Length factor of running on half the processors (``> 0``).
 
     Returns
     -------
     tuple of TaskOption
-        The reference option first.
+        At most 4, the reference option first.
 
     Raises
     ------
@@ -388,8 +312,9 @@ def make_options(
 
     References
     ----------
-    The slides' rules, :func:`~vosim.policies.knapsack_rules.option_layouts` and
-    :func:`~vosim.policies.knapsack_rules.option_credit`.
+    Knapsack Grid slides, "Two Tasks and Their Options" and "Allocation Policy 1", as
+    :func:`~vosim.policies.knapsack_rules.option_layouts` and
+    :func:`~vosim.policies.knapsack_rules.option_credit` state them.
 
     Examples
     --------
@@ -401,13 +326,7 @@ def make_options(
     (0, 0, 0, 8) 1.0 10.0
     """
     caps = check_clusters(clusters)
-    layouts = option_layouts(
-        processors,
-        caps,
-        max_options=max_options,
-        split_penalty=split_penalty,
-        half_factor=half_factor,
-    )
+    layouts = option_layouts(processors, caps)
     if not layouts or layouts[0].kind != "reference":
         raise ParameterError(
             f"a task needing {int(processors)} processors is larger than any cluster "
@@ -426,39 +345,23 @@ def _check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def _check_credit_range(credit_range) -> tuple[float, float]:
-    lo, hi = (float(x) for x in credit_range)
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo <= hi):
-        raise ParameterError(f"credit_range must be 0 <= low <= high, got {credit_range!r}")
-    return lo, hi
-
-
 def poisson_tasks(
     rng: np.random.Generator,
     clusters: Sequence[int] = DEFAULT_CLUSTERS,
     tasks: int = 2000,
     mean_interarrival: float = 0.64,
-    *,
-    long_fraction: float = 0.25,
-    short_median: float = 1.0,
-    long_median: float = 8.0,
-    sigma: float = 0.5,
-    max_processors: int | None = None,
-    credit_range: tuple[float, float] = (1.0, 10.0),
-    max_options: int = MAX_OPTIONS,
-    split_penalty: float = SPLIT_PENALTY,
-    half_factor: float = HALF_FACTOR,
 ) -> list[GridTask]:
     """The slides' synthetic stream: Poisson arrivals, bimodal demand, varied width and credit.
 
     Task ``i`` (ids ``0 .. tasks-1``) arrives after an exponential gap of mean
     ``mean_interarrival`` hours (the first gap counts from 0). Its reference length ``N_i`` is
-    lognormal with median ``long_median`` (probability ``long_fraction``) or ``short_median``
-    hours, both with log-standard deviation ``sigma``; its processors ``p`` are ``2**e`` with
-    ``e`` uniform in ``0 .. floor(log2(max_processors))``; its base credit is uniform in
-    ``credit_range``. Options follow :func:`make_options`. With the defaults the mean demand
-    is about 3.1 hours on 10.5 processors, which offers the 60-processor grid a load of about
-    0.85 at ``mean_interarrival = 0.64``.
+    lognormal with median :data:`LONG_MEDIAN` (8 h, probability :data:`LONG_FRACTION`, 0.25)
+    or :data:`SHORT_MEDIAN` (1 h), both with log-standard deviation :data:`SIGMA` (0.5); its
+    processors ``p`` are ``2**e`` with ``e`` uniform in ``0 .. floor(log2(largest
+    cluster))``; its base credit is uniform in :data:`CREDIT_RANGE` (1 to 10). Options follow
+    :func:`make_options`. On the default clusters the mean demand is about 3.1 hours on 10.5
+    processors, which offers the 60-processor grid a load of about 0.85 at
+    ``mean_interarrival = 0.64``.
 
     Parameters
     ----------
@@ -470,18 +373,6 @@ def poisson_tasks(
         Number of tasks (``>= 1``).
     mean_interarrival : float, default 0.64
         ``lambda``, mean time between arrivals, hours (``> 0``).
-    long_fraction : float, default 0.25
-        Probability of a long task, in ``[0, 1]``.
-    short_median, long_median : float, default 1.0 and 8.0
-        Medians of the two lognormal modes, hours (``> 0``).
-    sigma : float, default 0.5
-        Log-standard deviation of both modes (``>= 0``).
-    max_processors : int, optional
-        Widest task; defaults to the largest cluster (it may not exceed it).
-    credit_range : (float, float), default (1.0, 10.0)
-        Bounds of the uniform base credit.
-    max_options, split_penalty, half_factor
-        Passed to :func:`make_options`.
 
     Returns
     -------
@@ -491,14 +382,13 @@ def poisson_tasks(
     Raises
     ------
     ParameterError
-        ``mean_interarrival <= 0``, ``tasks < 1``, a negative capacity, ``max_processors``
-        larger than any cluster, or another parameter out of range.
+        ``rng`` not a Generator, ``mean_interarrival <= 0``, ``tasks < 1``, or bad clusters.
 
     References
     ----------
-    Knapsack Grid, "Grid and Task Model": "Task sequences are poisson with mean interarrival
-    time lambda; computation demand is bimodal; varied number of processors and credit-value;
-    task sequences of length 2000."
+    Knapsack Grid slides, "Grid and Task Model": "Task sequences are poisson with mean
+    interarrival time lambda; computation demand is bimodal; varied number of processors and
+    credit-value; task sequences of length 2000."
 
     Examples
     --------
@@ -516,44 +406,19 @@ def poisson_tasks(
     lam = float(mean_interarrival)
     if not (math.isfinite(lam) and lam > 0):
         raise ParameterError(f"mean_interarrival (lambda) must be > 0 hours, got {lam!r}")
-    if not 0 <= long_fraction <= 1:
-        raise ParameterError(f"long_fraction must be in [0, 1], got {long_fraction!r}")
-    for name, value in (("short_median", short_median), ("long_median", long_median)):
-        if not (math.isfinite(value) and value > 0):
-            raise ParameterError(f"{name} must be > 0 hours, got {value!r}")
-    if not (math.isfinite(sigma) and sigma >= 0):
-        raise ParameterError(f"sigma must be >= 0, got {sigma!r}")
-    widest = max(caps)
-    if max_processors is None:
-        max_processors = widest
-    if int(max_processors) != max_processors or max_processors < 1:
-        raise ParameterError(f"max_processors must be an integer >= 1, got {max_processors!r}")
-    if max_processors > widest:
-        raise ParameterError(
-            f"max_processors={max_processors} is larger than any cluster (largest {widest})"
-        )
-    lo, hi = _check_credit_range(credit_range)
     n = int(tasks)
     submit = np.cumsum(rng.exponential(lam, n))
-    long = rng.random(n) < long_fraction
-    median = np.where(long, long_median, short_median)
-    length = median * np.exp(sigma * rng.standard_normal(n))
-    e_max = math.floor(math.log2(max_processors))
+    long = rng.random(n) < LONG_FRACTION
+    median = np.where(long, LONG_MEDIAN, SHORT_MEDIAN)
+    length = median * np.exp(SIGMA * rng.standard_normal(n))
+    e_max = math.floor(math.log2(max(caps)))
     procs = 2 ** rng.integers(0, e_max + 1, n)
-    credit = rng.uniform(lo, hi, n)
+    credit = rng.uniform(*CREDIT_RANGE, n)
     return [
         GridTask(
             i,
             float(submit[i]),
-            make_options(
-                int(procs[i]),
-                float(length[i]),
-                float(credit[i]),
-                caps,
-                max_options=max_options,
-                split_penalty=split_penalty,
-                half_factor=half_factor,
-            ),
+            make_options(int(procs[i]), float(length[i]), float(credit[i]), caps),
         )
         for i in range(n)
     ]
@@ -564,11 +429,7 @@ def swf_tasks(
     clusters: Sequence[int] = DEFAULT_CLUSTERS,
     *,
     rng: np.random.Generator | None = None,
-    credit_range: tuple[float, float] = (1.0, 10.0),
-    max_options: int = MAX_OPTIONS,
-    split_penalty: float = SPLIT_PENALTY,
-    half_factor: float = HALF_FACTOR,
-) -> TraceTasks:
+) -> list[GridTask]:
     """Tasks from a Standard Workload Format trace (as read by :func:`~vosim.market.swf.read_swf`).
 
     Each job becomes a task with id ``job_id``, submit time ``(submit_time - t0) / 3600`` hours
@@ -576,7 +437,7 @@ def swf_tasks(
     actual run time) and ``p`` = ``requested_processors`` (``allocated_processors`` when the
     request is unknown); its options follow :func:`make_options`. Jobs with no run time
     (``<= 0``), no processor count, or ``p`` larger than the largest cluster (the reference
-    option runs on one cluster) are dropped and counted.
+    option runs on one cluster) are dropped.
 
     Parameters
     ----------
@@ -586,30 +447,25 @@ def swf_tasks(
     clusters : sequence of int, shape (K,), default (4, 8, 16, 32)
         Cluster capacities.
     rng : numpy.random.Generator, optional
-        Draws each task's base credit uniformly from ``credit_range``; without it every base
-        credit is 1 (traces carry no credit).
-    credit_range : (float, float), default (1.0, 10.0)
-        Bounds of the uniform base credit (with ``rng``).
-    max_options, split_penalty, half_factor
-        Passed to :func:`make_options`.
+        Draws each task's base credit uniformly from :data:`CREDIT_RANGE`; without it every
+        base credit is 1 (traces carry no credit).
 
     Returns
     -------
-    TraceTasks
-        ``(tasks, dropped)``.
+    list of GridTask
+        The kept jobs, in trace order.
 
     Raises
     ------
     ParameterError
-        A missing column, or bad clusters or parameters.
+        A missing column, bad clusters, or an ``rng`` that is not a Generator.
 
     Examples
     --------
     >>> from vosim.data import trace_path
     >>> from vosim.market.swf import read_swf
-    >>> tasks, dropped = swf_tasks(read_swf(trace_path("NASA-iPSC-1993-3.1-cln"), max_jobs=100))
-    >>> len(tasks), dropped
-    (95, {'no_run_time': 0, 'no_processors': 0, 'too_wide': 5})
+    >>> len(swf_tasks(read_swf(trace_path("NASA-iPSC-1993-3.1-cln"), max_jobs=100)))
+    95
     """
     caps = check_clusters(clusters)
     needed = ["job_id", "submit_time", "run_time", "requested_processors", "allocated_processors"]
@@ -618,41 +474,22 @@ def swf_tasks(
         raise ParameterError(f"frame lacks the SWF columns {missing}")
     if rng is not None:
         rng = _check_rng(rng)
-    lo, hi = _check_credit_range(credit_range)
     run = frame["run_time"].to_numpy(dtype=float)
     req = frame["requested_processors"].to_numpy(dtype=np.int64)
     alloc = frame["allocated_processors"].to_numpy(dtype=np.int64)
     procs = np.where(req > 0, req, alloc)
-    no_run = ~(run > 0)
-    no_procs = ~no_run & (procs < 1)
-    too_wide = ~no_run & ~no_procs & (procs > max(caps))
-    keep = ~(no_run | no_procs | too_wide)
-    dropped = {
-        "no_run_time": int(no_run.sum()),
-        "no_processors": int(no_procs.sum()),
-        "too_wide": int(too_wide.sum()),
-    }
-    idx = np.flatnonzero(keep)
+    idx = np.flatnonzero((run > 0) & (procs >= 1) & (procs <= max(caps)))
     if idx.size == 0:
-        return TraceTasks([], dropped)
+        return []
     submit_s = frame["submit_time"].to_numpy(dtype=float)[idx]
     submit_h = (submit_s - submit_s.min()) / _SECONDS_PER_HOUR
-    credits = rng.uniform(lo, hi, idx.size) if rng is not None else np.ones(idx.size)
+    credits = rng.uniform(*CREDIT_RANGE, idx.size) if rng is not None else np.ones(idx.size)
     ids = frame["job_id"].to_numpy()[idx]
-    tasks = [
+    return [
         GridTask(
             int(ids[n]),
             float(submit_h[n]),
-            make_options(
-                int(procs[i]),
-                run[i] / _SECONDS_PER_HOUR,
-                float(credits[n]),
-                caps,
-                max_options=max_options,
-                split_penalty=split_penalty,
-                half_factor=half_factor,
-            ),
+            make_options(int(procs[i]), run[i] / _SECONDS_PER_HOUR, float(credits[n]), caps),
         )
         for n, i in enumerate(idx)
     ]
-    return TraceTasks(tasks, dropped)

@@ -1,5 +1,7 @@
 """Event-driven, preemptive simulation of a grid of clusters under an allocation strategy.
 
+Part of the ``knapsack-grid`` experiments' fixture
+(:mod:`vosim.runs.experiments.knapsack_grid_fixture`).
 The simulator jumps from event to event, never by a fixed time step. Events are task arrivals,
 task completions and, for a *periodic* strategy (one with a ``period``, e.g. the knapsack cycle
 ``tau`` or a gang time slice), cycle ticks at ``0, tau, 2 tau, ...`` hours; ticks are skipped
@@ -23,8 +25,8 @@ happening at that event.
 
 References
 ----------
-Knapsack Grid, "Assumptions and Definitions", "Allocation Strategies Used" and "Grid and Task
-Model".
+Knapsack Grid slides, "Assumptions and Definitions", "Allocation Strategies Used" and "Grid
+and Task Model".
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.errors import ParameterError
-from vosim.grid.workload import GridTask, check_tasks
+from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, check_tasks
 
 __all__ = ["Strategy", "GridState", "GridResult", "simulate"]
 
@@ -86,8 +88,6 @@ class GridState:
         Running task index -> option index (a fresh copy).
     waiting : tuple of int
         Arrived, unfinished tasks that do not run, in queue order.
-    arrived : tuple of int
-        Tasks that arrived at this instant.
     tick : bool
         Whether this decision is a cycle tick of a periodic strategy.
     solve_seconds : float
@@ -100,7 +100,6 @@ class GridState:
         "_opt",
         "_rho",
         "_start",
-        "arrived",
         "capacity",
         "free",
         "now",
@@ -111,14 +110,13 @@ class GridState:
         "waiting",
     )
 
-    def __init__(self, now, tasks, capacity, free, running, waiting, arrived, tick, sim) -> None:
+    def __init__(self, now, tasks, capacity, free, running, waiting, tick, sim) -> None:
         self.now = now
         self.tasks = tasks
         self.capacity = capacity
         self.free = free
         self.running = running
         self.waiting = waiting
-        self.arrived = arrived
         self.tick = tick
         self.solve_seconds = math.nan
         self._rho, self._start, self._opt, self._end = sim
@@ -130,10 +128,6 @@ class GridState:
             return float(self._rho[i])
         done = (self.now - self._start[i]) / self.tasks[i].lengths[j]
         return max(float(self._rho[i] - done), 0.0)
-
-    def remaining_time(self, i: int) -> np.ndarray:
-        """``r_ij = (1 - phi) * T_ij`` of task ``i`` on each of its options, hours."""
-        return self.remaining(i) * self.tasks[i].lengths
 
     def finish_time(self, i: int) -> float:
         """When running task ``i`` completes if left alone, hours."""
@@ -148,8 +142,6 @@ class GridResult:
     ----------
     strategy : str
         The strategy's name.
-    clusters : tuple of int, shape (K,)
-        Cluster capacities.
     tasks : pandas.DataFrame
         One row per task in queue order: ``task_id``, ``submit``, ``first_start``, ``finish``,
         ``turnaround`` (``finish - submit``), ``n_preemptions`` (times it was stopped or moved
@@ -166,20 +158,19 @@ class GridResult:
     """
 
     strategy: str
-    clusters: tuple[int, ...]
     tasks: pd.DataFrame
     cycles: pd.DataFrame
     segments: pd.DataFrame
 
     @property
     def overall_completion_time(self) -> float:
-        """The last finish time, hours (Knapsack Grid, "Final Task Completion Times")."""
+        """The last finish time, hours (Knapsack Grid slides, "Final Task Completion Times")."""
         return float(self.tasks["finish"].max())
 
     def speedup(self, baseline: GridResult) -> pd.Series:
         """Per-task speedup ``baseline turnaround / this turnaround``, indexed by ``task_id``.
 
-        Knapsack Grid, "Speedup Relative to FCFS" (``baseline`` is then the FCFS run).
+        Knapsack Grid slides, "Speedup Relative to FCFS" (``baseline`` is then the FCFS run).
         """
         mine = self.tasks.set_index("task_id")["turnaround"]
         base = baseline.tasks.set_index("task_id")["turnaround"]
@@ -227,7 +218,7 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
     clusters : sequence of int, shape (K,)
         Processors per cluster.
     strategy : Strategy
-        E.g. :class:`~vosim.grid.strategies.FCFS` or :class:`~vosim.grid.strategies.Knapsack`.
+        E.g. :class:`~.strategies.FCFS` or :class:`~.strategies.Knapsack`.
 
     Returns
     -------
@@ -251,12 +242,12 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
 
     References
     ----------
-    Knapsack Grid, "Assumptions and Definitions" (a state-based, preemptive grid).
+    Knapsack Grid slides, "Assumptions and Definitions" (a state-based, preemptive grid).
 
     Examples
     --------
-    >>> from vosim.grid.strategies import FCFS
-    >>> from vosim.grid.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.strategies import FCFS
+    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((4,), 2.0, 1.0),)),
     ...       GridTask(1, 0.5, (TaskOption((3,), 1.0, 1.0),))]
     >>> r = simulate(ts, (4,), FCFS())
@@ -268,8 +259,7 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
     tasks = list(tasks)
     if not tasks:
         raise ParameterError("simulate needs at least one task")
-    caps_t = check_tasks(tasks, clusters)
-    caps = np.asarray(caps_t, dtype=np.int64)
+    caps = np.asarray(check_tasks(tasks, clusters), dtype=np.int64)
     caps.flags.writeable = False
     period = strategy.period
     if period is not None and not (math.isfinite(period) and period > 0):
@@ -345,7 +335,6 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
             caps - used,
             dict(running),
             tuple(waiting),
-            tuple(arrived),
             tick,
             sim_arrays,
         )
@@ -399,7 +388,7 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
             "n_preemptions": n_pre,
             "credit": [t.credit for t in ts],
             "reference_length": [t.reference_length for t in ts],
-            "processors": [t.options[t.reference].total for t in ts],
+            "processors": [t.options[0].total for t in ts],
         }
     )
     used_cols = [f"used_{k}" for k in range(len(caps))]
@@ -410,4 +399,4 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
     seg = pd.DataFrame(seg_rows, columns=["task", "option", "start", "end", "fraction"])
     seg.insert(0, "task_id", np.asarray(ids)[seg.pop("task").to_numpy(dtype=np.int64)])
     seg = seg.sort_values(["start", "task_id"], kind="stable", ignore_index=True)
-    return GridResult(strategy.name, caps_t, task_df, cycles, seg)
+    return GridResult(strategy.name, task_df, cycles, seg)

@@ -10,17 +10,16 @@ from test_simulator import streams
 
 from vosim.allocators.mckp import solve_mckp
 from vosim.errors import ParameterError
-from vosim.grid.simulator import simulate
-from vosim.grid.strategies import (
+from vosim.policies import knapsack_rules as rules
+from vosim.runs.experiments.knapsack_grid_fixture import GridTask, TaskOption, simulate
+from vosim.runs.experiments.knapsack_grid_fixture.strategies import (
     EASY,
     FCFS,
     Gang,
     Knapsack,
     KnapsackBackfill,
-    sigmoid,
-    utilities,
 )
-from vosim.grid.workload import GridTask, TaskOption, make_options, poisson_tasks
+from vosim.runs.experiments.knapsack_grid_fixture.workload import make_options, poisson_tasks
 
 
 def one(procs, length, credit=1.0):
@@ -183,8 +182,8 @@ class Recorder:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, values, demands, capacity, method="auto"):
-        r = solve_mckp(values, demands, capacity, method=method)
+    def __call__(self, values, demands, capacity):
+        r = solve_mckp(values, demands, capacity)
         self.calls.append(([v.copy() for v in values], [d.copy() for d in demands], capacity, r))
         return r
 
@@ -251,37 +250,66 @@ def test_knapsack_keeps_tied_tasks_where_they_run():
     assert r.tasks["n_preemptions"].tolist() == [0, 0]
 
 
-# --------------------------------------------------------------------------------- policies
+# ------------------------------------------------------------------ the rules shared with the VO
 
 
-def test_policies():
+@pytest.mark.parametrize("policy", [1, 2, 3, 4, 5])
+def test_knapsack_values_are_the_shared_utilities_of_the_remaining_work(policy):
+    # task 0 runs [0, 1) on the option the first cycle chose; task 1 arrives at 0.5 h; at the
+    # cycle at 1 h both are valued, task 0 by the work it has left
+    ts = [
+        GridTask(0, 0.0, make_options(4, 2.0, 10.0, (4, 4))),
+        GridTask(1, 0.5, make_options(2, 1.0, 3.0, (4, 4))),
+    ]
+    rec = Recorder()
+    simulate(ts, (4, 4), Knapsack(policy, 1.0, solver=rec))
+    cur = int(rec.calls[0][3].choice[0])
+    left = 1.0 - 1.0 / ts[0].lengths[cur]
+    # the running task's current option is listed first (and worth 1 + 1e-9 times more)
+    perm = [cur, *(j for j in range(len(ts[0].options)) if j != cur)]
+    for task, remaining, order, got in zip(
+        ts, (left, 1.0), (perm, slice(None)), rec.calls[1][0], strict=True
+    ):
+        u = rules.option_utilities(
+            policy, 1.0, task.submit, task.reference_length, task.lengths, task.credits, remaining
+        )
+        np.testing.assert_allclose(got, u[order], rtol=1e-8)
+
+
+def test_utility_policies_on_a_preempted_task():
     task = GridTask(0, 2.0, make_options(4, 2.0, 10.0, (4, 4)))
     lengths = task.lengths  # 2.0, 2.2 (split), 4.0 (half), 2.0
     now, rem = 5.0, 0.5
     r = rem * lengths
     x = (now - 2.0 + r) / 2.0
-    np.testing.assert_allclose(utilities(1, now, task, rem), task.credits)
-    np.testing.assert_allclose(utilities(2, now, task, rem), task.credits * x)
-    np.testing.assert_allclose(utilities(3, now, task, rem), sigmoid(task.credits * x))
-    np.testing.assert_allclose(utilities(4, now, task, rem), x + 2.0 / r)
-    np.testing.assert_allclose(utilities(5, now, task, rem), sigmoid(x + 2.0 / r))
+
+    def u(policy, remaining=rem):
+        return rules.option_utilities(
+            policy, now, task.submit, task.reference_length, lengths, task.credits, remaining
+        )
+
+    np.testing.assert_allclose(u(1), task.credits)
+    np.testing.assert_allclose(u(2), task.credits * x)
+    np.testing.assert_allclose(u(3), rules.sigmoid(task.credits * x))
+    np.testing.assert_allclose(u(4), x + 2.0 / r)
+    np.testing.assert_allclose(u(5), rules.sigmoid(x + 2.0 / r))
     # policy 4 rewards closeness to completion
-    assert utilities(4, now, task, 0.1)[0] > utilities(4, now, task, 0.9)[0]
+    assert u(4, 0.1)[0] > u(4, 0.9)[0]
 
 
-def test_sigmoid():
-    assert float(sigmoid(0.0)) == 0.0
-    assert float(sigmoid(100.0)) == pytest.approx(1.0)
-    assert float(sigmoid(2.0)) == pytest.approx(2 / (math.exp(-1) + 1) - 1)
-    assert sigmoid(np.array([1.0, 2.0])).shape == (2,)
+def test_the_fixture_shares_the_rules_and_the_solver():
+    task = GridTask(0, 1.0, make_options(8, 2.0, 10.0, (8, 8)))
+    layouts = rules.option_layouts(8, (8, 8))
+    assert [o.processors for o in task.options] == [lay.processors for lay in layouts]
+    assert task.lengths.tolist() == [2.0 * lay.factor for lay in layouts]
+    assert task.credits.tolist() == [rules.option_credit(10.0, 2.0, t) for t in task.lengths]
+    assert Knapsack().solver is solve_mckp
 
 
 @pytest.mark.parametrize("policy", [0, 6, 1.5, True, "1"])
 def test_bad_policy(policy):
     with pytest.raises(ParameterError, match="policy"):
         Knapsack(policy, 1.0)
-    with pytest.raises(ParameterError, match="policy"):
-        utilities(policy, 0.0, GridTask(0, 0.0, one((1,), 1.0)))
 
 
 def test_bad_parameters():
@@ -292,7 +320,3 @@ def test_bad_parameters():
             KnapsackBackfill(1, tau)
         with pytest.raises(ParameterError, match="slice_length"):
             Gang(tau)
-    with pytest.raises(ParameterError, match="keep_bonus"):
-        Knapsack(1, 1.0, keep_bonus=-1.0)
-    with pytest.raises(ParameterError, match="remaining"):
-        utilities(1, 0.0, GridTask(0, 0.0, one((1,), 1.0)), remaining=0.0)

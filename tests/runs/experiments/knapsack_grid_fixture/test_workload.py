@@ -1,5 +1,4 @@
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -9,19 +8,18 @@ from hypothesis import strategies as st
 
 from vosim.data import trace_path
 from vosim.errors import ParameterError
-from vosim.grid.workload import (
-    CREDIT_EXPONENT,
+from vosim.market.swf import read_swf
+from vosim.policies.knapsack_rules import CREDIT_EXPONENT, MAX_OPTIONS
+from vosim.runs.experiments.knapsack_grid_fixture.workload import (
     DEFAULT_CLUSTERS,
     GridTask,
     TaskOption,
     check_clusters,
     check_tasks,
-    clusters_from_owners,
     make_options,
     poisson_tasks,
     swf_tasks,
 )
-from vosim.market.swf import read_swf
 
 
 def test_default_clusters_are_the_slides():
@@ -66,12 +64,11 @@ def test_option_larger_than_any_cluster():
     data=st.data(),
     length=st.floats(0.01, 100.0),
     credit=st.floats(0.0, 100.0),
-    max_options=st.integers(1, 6),
 )
-def test_option_rules(caps, data, length, credit, max_options):
+def test_option_rules(caps, data, length, credit):
     p = data.draw(st.integers(1, max(caps)))
-    opts = make_options(p, length, credit, caps, max_options=max_options)
-    assert 1 <= len(opts) <= max_options
+    opts = make_options(p, length, credit, caps)
+    assert 1 <= len(opts) <= MAX_OPTIONS
     ref = opts[0]
     assert ref.length == length and ref.credit == credit and ref.total == p
     assert sum(1 for x in ref.processors if x) == 1
@@ -106,15 +103,12 @@ def test_task_option_and_task_errors():
         GridTask(0, 0.0, (TaskOption((1,), 1.0, 1.0), TaskOption((1, 0), 1.0, 1.0)))
     with pytest.raises(ParameterError):
         GridTask(0, -1.0, (TaskOption((1,), 1.0, 1.0),))
-    with pytest.raises(ParameterError):
-        GridTask(0, 0.0, (TaskOption((1,), 1.0, 1.0),), reference=1)
 
 
 def test_task_arrays_are_read_only():
     t = GridTask(0, 0.0, make_options(2, 1.0, 1.0, (2, 2)))
     with pytest.raises(ValueError):
         t.demand[0, 0] = 5
-    assert t.shortest_length == 1.0
 
 
 def test_check_clusters_errors():
@@ -140,22 +134,6 @@ def test_check_tasks_errors():
         check_tasks([t], (8,))
     with pytest.raises(ParameterError, match="twice"):
         check_tasks([t, t], (8, 0))
-
-
-def test_clusters_from_owners():
-    assert clusters_from_owners([4, 8]) == (4, 8)
-    owners = [SimpleNamespace(nodes=[1, 2, 3]), SimpleNamespace(nodes=list(range(5)))]
-    assert clusters_from_owners(owners) == (3, 5)
-    with pytest.raises(ParameterError):
-        clusters_from_owners([4, -2])
-
-
-def test_clusters_from_model_owners():
-    from vosim.model import VOModel
-
-    model = VOModel(nodes=12, owners=3, rng=1)
-    assert clusters_from_owners(model.owners) == tuple(len(o.nodes) for o in model.owners)
-    assert sum(clusters_from_owners(model.owners)) == 12
 
 
 def test_poisson_stream_shape():
@@ -194,24 +172,17 @@ def test_poisson_errors():
         poisson_tasks(rng, tasks=0)
     with pytest.raises(ParameterError, match=">= 0"):
         poisson_tasks(rng, clusters=(4, -8))
-    with pytest.raises(ParameterError, match="larger than any cluster"):
-        poisson_tasks(rng, clusters=(4, 8), max_processors=16)
     with pytest.raises(ParameterError, match="rng"):
         poisson_tasks(0)
-    with pytest.raises(ParameterError):
-        poisson_tasks(rng, long_fraction=1.5)
-    with pytest.raises(ParameterError):
-        poisson_tasks(rng, credit_range=(5.0, 1.0))
 
 
 def test_swf_tasks_from_trace():
     frame = read_swf(trace_path("NASA-iPSC-1993-3.1-cln"), max_jobs=200)
-    tasks, dropped = swf_tasks(frame)
+    tasks = swf_tasks(frame)
     wide = frame["requested_processors"].where(
         frame["requested_processors"] > 0, frame["allocated_processors"]
     )
-    assert dropped["too_wide"] == int((wide > 32).sum())
-    assert len(tasks) + sum(dropped.values()) == len(frame)
+    assert (wide > 32).any() and (frame["run_time"] > 0).all()
     kept = frame[wide <= 32]
     t0 = kept["submit_time"].min()
     assert [t.id for t in tasks] == kept["job_id"].tolist()
@@ -231,15 +202,16 @@ def test_swf_tasks_drops_and_credits():
             "allocated_processors": [4, 4, 2, 64, 8],
         }
     )
-    tasks, dropped = swf_tasks(frame, rng=np.random.default_rng(0), credit_range=(2.0, 3.0))
-    assert dropped == {"no_run_time": 2, "no_processors": 0, "too_wide": 1}
+    tasks = swf_tasks(frame, rng=np.random.default_rng(0))  # no run time: 2, 3; too wide: 4
     assert [t.id for t in tasks] == [1, 5]
     assert [t.submit for t in tasks] == [0.0, 2.0]
     assert [t.reference_length for t in tasks] == [1.0, 2.0]
     assert tasks[1].options[0].total == 8  # allocated when the request is unknown
-    assert all(2.0 <= t.credit <= 3.0 for t in tasks)
+    assert all(1.0 <= t.credit <= 10.0 for t in tasks) and tasks[0].credit != tasks[1].credit
+    assert [t.credit for t in swf_tasks(frame)] == [1.0, 1.0]  # no rng: traces carry none
     frame.loc[0, "allocated_processors"] = -1
     frame.loc[0, "requested_processors"] = -1
-    assert swf_tasks(frame).dropped["no_processors"] == 1
+    assert [t.id for t in swf_tasks(frame)] == [5]  # no processor count
+    assert swf_tasks(frame.iloc[1:4]) == []
     with pytest.raises(ParameterError, match="lacks"):
         swf_tasks(frame.drop(columns="run_time"))
