@@ -221,7 +221,7 @@ def test_vo_criterion_availability_applies_to_every_job():
     model.run()
     attempts = model.attempt_frame()
     assert len(attempts) > 0
-    assert set(model.metascheduler.criterion_allocators.values()) == {"max_availability"}
+    assert set(model.metascheduler.scheduler.criterion_allocators.values()) == {"max_availability"}
     with pytest.raises(ParameterError, match="vo_criterion"):
         VOModel(trace=NASA, jobs=5, vo_criterion="cost")
 

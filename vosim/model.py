@@ -460,11 +460,7 @@ class VOModel(mesa.Model):
         self.metascheduler = MetaschedulerAgent(
             self,
             self.scheduling_interval,
-            mapping,
-            self.vo_policy,
-            scheduler=None
-            if policy == "css"
-            else make_policy(policy, **self._policy_options(policy, utility_policy)),
+            make_policy(policy, **self._policy_options(policy, utility_policy, mapping)),
             event_driven=self.cycle_period == 0,
         )
 
@@ -531,12 +527,27 @@ class VOModel(mesa.Model):
         self.users_changed = True
         self._user_stats = (len(self.users), 1.0)
 
-    def _policy_options(self, policy: str, utility_policy: int) -> dict:
+    def _policy_options(
+        self, policy: str, utility_policy: int, mapping: dict[str, str] | None
+    ) -> dict:
         """Keyword options of the registered policy ``policy`` that the model sets."""
         if policy.startswith("knapsack"):
             return {
                 "utility_policy": utility_policy,
                 "reference_performance": self.reference_performance,
+            }
+        if policy in ("css", "availability"):
+            static = self.pricing_policy == "fixed" and self.owner_exit_revenue is None
+            return {
+                "jobs": len(self.jobs),
+                "price": self.node_price,
+                "performance": self.node_performance,
+                "scheduling_interval": self.scheduling_interval,
+                "criterion_allocators": mapping,
+                "vo_policy": self.vo_policy,
+                "static": static and not self.availability,
+                "availability_method": self.availability_method,
+                "fallback_after": self.fallback_after,
             }
         return {}
 
@@ -563,7 +574,7 @@ class VOModel(mesa.Model):
         for user in self.users:
             if user.active:
                 user.replenish()
-        self.metascheduler._changed = True
+        self.metascheduler.budgets_refreshed()
 
     @property
     def mean_balance(self) -> float:
@@ -607,12 +618,12 @@ class VOModel(mesa.Model):
     @property
     def running_jobs(self) -> int:
         """Jobs scheduled and not yet completed (running or reserved ahead)."""
-        return len(self.metascheduler.running)
+        return len(self.metascheduler.execution.running)
 
     @property
     def utilization(self) -> float:
         """Share of the domain's nodes running a VO job now, in [0, 1]."""
-        return self.metascheduler.busy_nodes(self.time) / self.node_count
+        return self.metascheduler.execution.busy_nodes(self.time) / self.node_count
 
     @property
     def revenue(self) -> float:
@@ -677,13 +688,13 @@ class VOModel(mesa.Model):
     @property
     def completed(self) -> int:
         """Jobs completed so far."""
-        return self.metascheduler.completed
+        return self.metascheduler.execution.completed
 
     @property
     def done(self) -> bool:
         """``True`` when every job is completed or rejected."""
         ms = self.metascheduler
-        return ms.completed + ms.rejected == len(self.jobs)
+        return ms.execution.completed + ms.rejected == len(self.jobs)
 
     def record_cycle(self) -> None:
         """Append one row of per-cycle data (called by the metascheduler)."""
@@ -697,13 +708,13 @@ class VOModel(mesa.Model):
                 ms.last_ua,
                 ms.last_vo_evaluation,
                 ms.queue_length,
-                len(ms.running),
+                len(ms.execution.running),
                 self.utilization,
                 self.revenue,
                 self.price_factor,
                 self.owners_active,
                 *self._users(),
-                ms.completed,
+                ms.execution.completed,
                 self.mean_balance,
             )
         )
@@ -725,7 +736,7 @@ class VOModel(mesa.Model):
         while self.time < self.horizon and not self.done and not self._stalled():
             self.run_until(min(self.horizon, self.time + step))
             if progress is not None:
-                progress(ms.completed + ms.rejected, len(self.jobs))
+                progress(ms.execution.completed + ms.rejected, len(self.jobs))
         self.finish()
 
     def _stalled(self) -> bool:
@@ -737,12 +748,11 @@ class VOModel(mesa.Model):
         ms = self.metascheduler
         return (
             not math.isfinite(self.horizon)
-            and not ms.running
+            and not ms.execution.running
             and self.time > self._last_submit
             and ms.cycles > 0
             and ms.last_scheduled == 0
-            and not ms._submitted
-            and not ms._requeued
+            and not ms._arrived
         )
 
     def finish(self) -> None:

@@ -38,13 +38,13 @@ def _reserve_times(model: VOModel) -> dict[int, float]:
     """Spy on the metascheduler's reservations: job id -> model time of the decision."""
     ms = model.metascheduler
     times: dict[int, float] = {}
-    reserve = ms._reserve
+    reserve = ms.execution.reserve
 
     def spy(job, window, uncertain=None):
         times[job.job_id] = float(model.time)
         reserve(job, window, uncertain)
 
-    ms._reserve = spy
+    ms.execution.reserve = spy
     return times
 
 
@@ -193,15 +193,23 @@ def test_replenishment_wakes_the_metascheduler():
     # change, or budget-bound jobs would wait for an unrelated event.
     model = VOModel(trace=NASA, jobs=20, rng=1, budget_period=DAY, budget_allowance=0.5)
     model.run_until(DAY / 2)
-    model.metascheduler._changed = False
+    css = model.metascheduler.scheduler
+    css._changed = False
     spent = model.users[0]
     before = spent.balance
     spent.charge(spent.allowance / 4)
     assert spent.balance == pytest.approx(before - spent.allowance / 4)
     assert spent.balance == model.user_balance[0]
     model.replenish_budgets()
-    assert model.metascheduler._changed is True
     assert spent.balance == spent.allowance
+    searched = []  # the cycle over every waiting job, not the sleeping request classes
+    real = css._cycle_jobs
+    css._cycle_jobs = lambda state, decisions: searched.append(state.refreshed) or real(
+        state, decisions
+    )
+    assert css.classes.total or model.metascheduler.queue_length
+    model.metascheduler.cycle()
+    assert searched == [True]
 
 
 def test_interrupted_windows_credit_the_unused_part_back(monkeypatch):

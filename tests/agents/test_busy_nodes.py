@@ -13,9 +13,9 @@ def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability)
     def checked(self):
         ms, now = self.metascheduler, self.time
         expected = sum(
-            1 for job in ms.running if job.start <= now for end in job.task_ends if now < end
+            1 for job in ms.execution.running if job.start <= now for end in job.task_ends if now < end
         )
-        assert ms.busy_nodes(now) == expected
+        assert ms.execution.busy_nodes(now) == expected
         seen.append(expected)
         record(self)
 
@@ -27,4 +27,4 @@ def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability)
         assert model.job_frame()["failures"].sum() > 0
     # an earlier time is counted over the running jobs
     ms = model.metascheduler
-    assert ms.busy_nodes(0.0) == 0
+    assert ms.execution.busy_nodes(0.0) == 0

@@ -48,7 +48,7 @@ def test_cached_slot_list_equals_the_one_built_from_scratch(monkeypatch, kwargs)
     model = VOModel(rng=3, **kwargs)
     assert model.metascheduler._slot_cache is not None
     model.run()
-    assert len(checked) > 100 and model.metascheduler.completed > 0
+    assert len(checked) > 100 and model.metascheduler.execution.completed > 0
 
 
 def test_no_cache_where_prices_move_or_owners_leave():

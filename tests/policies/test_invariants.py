@@ -75,13 +75,13 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
         rng=3,
     )
     first: dict[int, float] = {}
-    reserve = model.metascheduler._reserve
+    reserve = model.metascheduler.execution.reserve
 
     def spy(job, window, uncertain=None):
         first.setdefault(job.index, window.start)
         reserve(job, window, uncertain)
 
-    monkeypatch.setattr(model.metascheduler, "_reserve", spy)
+    monkeypatch.setattr(model.metascheduler.execution, "reserve", spy)
     model.run()
     moved = 0
     for job in model.jobs:
@@ -89,3 +89,32 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
             assert job.start <= first[job.index] + 1e-9
             moved += job.start < first[job.index]
     assert moved > 0  # early ends did move reservations earlier
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"max_alternatives": 3, "ua": 50.0},
+        {"pricing_policy": "demand"},
+        {"budget_period": 3 * 86400.0, "budget_allowance": 0.3},
+        {"availability": True, "policy": "availability"},
+    ],
+    ids=["first-fit", "alternatives", "demand", "accounts", "availability"],
+)
+def test_the_cyclic_schemes_queue_is_the_metaschedulers(options):
+    """The CSS keeps its own queue (request classes or an index array) between cycles, fed by
+    the jobs that arrived and emptied by its reservations; after every cycle it holds exactly
+    the jobs the metascheduler counts as waiting."""
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=400, rng=5, **options)
+    ms, css = model.metascheduler, model.metascheduler.scheduler
+    record, checked = model.record_cycle, []
+
+    def record_and_check():  # called by the metascheduler at the end of every cycle
+        record()
+        np.testing.assert_array_equal(css._waiting(), np.flatnonzero(ms._waiting))
+        checked.append(css._waiting().size)
+
+    model.record_cycle = record_and_check
+    model.run()
+    assert len(checked) == ms.cycles and max(checked) > 0

@@ -287,26 +287,26 @@ def test_trace_scenario_steps():
 def test_amp_allocator_applies_to_every_user():
     model = _model(allocator="amp")
     ms = model.metascheduler
-    assert ms.criterion_allocators == {"finish": "amp", "runtime": "amp", "cost": "amp"}
-    assert model.allocators == ms.criterion_allocators
+    assert ms.scheduler.criterion_allocators == {"finish": "amp", "runtime": "amp", "cost": "amp"}
+    assert model.allocators == ms.scheduler.criterion_allocators
     assert model.allocator == "amp"
     for _ in range(3):
         model.step()
     scheduled = [j for j in model.jobs if j.window is not None]
     assert scheduled
     for user in model.users:
-        assert ms.criterion_allocators[user.criterion] == "amp"
+        assert ms.scheduler.criterion_allocators[user.criterion] == "amp"
     for job in scheduled:  # criterion set at submission, so every scheduled job searched AMP
-        assert ms._search(job, None) == "amp"
+        assert ms.scheduler._search(job.index, None) == "amp"
 
 
 def test_by_user_criterion_keeps_default_mapping():
     model = _model()
     ms = model.metascheduler
     assert model.allocator == BY_USER_CRITERION
-    assert model.allocators == ms.criterion_allocators
-    assert ms.criterion_allocators["cost"] == "min_cost"
-    assert ms.criterion_allocators["finish"] == "min_finish"
+    assert model.allocators == ms.scheduler.criterion_allocators
+    assert ms.scheduler.criterion_allocators["cost"] == "min_cost"
+    assert ms.scheduler.criterion_allocators["finish"] == "min_finish"
 
 
 def test_allocator_changes_the_schedule():

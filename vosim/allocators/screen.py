@@ -17,11 +17,17 @@ __all__ = [
     "FITS_MAYBE",
     "TOO_FEW_LONG_SLOTS",
     "BUDGET_TOO_LOW",
+    "ALLOCATOR_FAILED",
     "SCREEN_REASONS",
+    "least_cost_per_work",
+    "unservable_reason",
 ]
 
 #: Screening codes: the request may fit (run the allocator), or a necessary condition fails.
 FITS_MAYBE, TOO_FEW_LONG_SLOTS, BUDGET_TOO_LOW = 0, 1, 2
+#: Code of a request the allocator searched and found no window for (its reason is the
+#: allocator's).
+ALLOCATOR_FAILED = 3
 #: Why a request screened out cannot be served (by screening code).
 SCREEN_REASONS = {
     TOO_FEW_LONG_SLOTS: "fewer than n nodes have a free slot long enough in the interval",
@@ -124,3 +130,58 @@ def batch_screen(requests: Sequence[ResourceRequest]) -> Callable[[SlotList], np
 def screen_batch(slots: SlotList, requests: Sequence[ResourceRequest]) -> np.ndarray:
     """:func:`screen_requests` for :class:`ResourceRequest` objects (see :func:`batch_screen`)."""
     return batch_screen(requests)(slots)
+
+
+def least_cost_per_work(price: np.ndarray, performance: np.ndarray) -> list[float]:
+    """The cheapest ``n`` nodes' summed cost per unit of work, for every ``n``.
+
+    Parameters
+    ----------
+    price, performance : numpy.ndarray of float, shape (N,)
+        Every node's price (cost per time unit) and performance.
+
+    Returns
+    -------
+    list of float, length N
+        Entry ``n - 1``: the sum of the ``n`` least ``price / performance``; a window of ``n``
+        tasks of volume ``V`` costs at least ``V`` times it (AEP §2.1: a slot's cost is its
+        price times its length ``V / p``).
+    """
+    return np.cumsum(np.sort(price / performance)).tolist()
+
+
+def unservable_reason(
+    n: int,
+    volume: float,
+    budget: float,
+    price: np.ndarray,
+    performance: np.ndarray,
+    least: list[float] | None = None,
+) -> str:
+    """Why a resource request can never be served by a domain of nodes ("" if it may be).
+
+    The domain has fewer than ``n`` nodes, or the budget ``C`` is below the cheapest window it
+    could ever offer (``n`` tasks of volume ``V`` on the ``n`` cheapest nodes per unit of work).
+
+    Parameters
+    ----------
+    n, volume, budget : int, float, float
+        The request: node count, volume ``V`` (performance x time units) and budget ``C``.
+    price, performance : numpy.ndarray of float, shape (N,)
+        Every node's price (cost per time unit) and performance.
+    least : list of float, optional
+        :func:`least_cost_per_work` of these nodes, when prices are fixed (O(1) per request).
+
+    References
+    ----------
+    AEP §2.1 (a window's cost under the budget ``C``).
+    """
+    if price.size < n:
+        return f"needs {n} nodes, more than the domain's {price.size}"
+    if least is not None:  # equal to the sort below up to rounding
+        floor = volume * least[n - 1]
+    else:
+        floor = float(np.sort(price * (volume / performance))[:n].sum())
+    if floor > budget * (1 + 1e-9):
+        return f"budget C={budget:.6g} below the cheapest possible window ({floor:.6g})"
+    return ""

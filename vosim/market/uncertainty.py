@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from vosim.core.windows import Window
 from vosim.market.availability import EventChain, UtilizationSchedule, lognormal_shapes
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "local_job_chain",
     "local_jobs_schedule",
     "sample_interruption",
+    "window_availability",
 ]
 
 #: Standard deviation of a local job's allocation time, as a fraction of its length.
@@ -171,3 +173,16 @@ def sample_interruption(
     if p > 0 and u < p:
         first = min(first, start + (end - start) * v)
     return first
+
+
+def window_availability(window: Window, schedule: UtilizationSchedule) -> float:
+    """Predicted ``P_a^w`` of ``window`` in [0, 1] (ICCS 2023 eq. (3), no groups).
+
+    ``schedule`` gives each node's availability; the window's tasks of one length are one
+    factor.
+    """
+    predicted = 1.0
+    for d in sorted({s.length for s in window.slots}):
+        nodes = [s.node for s in window.slots if s.length == d]
+        predicted *= schedule.window_availability(nodes, window.start, d)
+    return predicted

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
-from vosim.core.windows import ResourceRequest, Window
+from vosim.core.windows import Window
 from vosim.errors import ParameterError
 
 __all__ = [
@@ -85,21 +85,8 @@ class Job:
     failures: int = 0
     paid_for_failures: float = 0.0
     predicted_availability: float = math.nan
-    last_reason: str = ""
     alternatives: int = 0
     user_evaluation: float = math.nan
-    _request: ResourceRequest | None = field(default=None, repr=False)
-
-    def request(self) -> ResourceRequest:
-        """The job's :class:`ResourceRequest` (volume ``V``, node count ``n``, budget ``C``).
-
-        Built once and reused while the budget stays the same (a queued job is searched in
-        many cycles).
-        """
-        r = self._request
-        if r is None or r.budget != self.budget:
-            r = self._request = ResourceRequest(n=self.n, volume=self.volume, budget=self.budget)
-        return r
 
 
 def jobs_from_trace(

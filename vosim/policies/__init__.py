@@ -4,10 +4,12 @@ A policy takes a :class:`~vosim.policies.base.CycleState` (time, free slots, que
 order, unstarted reservations) and returns :class:`~vosim.policies.base.Decisions` (windows to
 reserve, reservations to cancel); the metascheduler applies them. Registered by name
 (:func:`policies`, :func:`make_policy`): ``fcfs``, ``easy``, ``conservative`` (the batch-system
-baselines, Mu'alem & Feitelson 2001) beside the VO's cyclic scheduling scheme ``css``.
+baselines, Mu'alem & Feitelson 2001) beside the VO's cyclic scheduling scheme ``css`` and its
+``availability`` variant, and the knapsack policies.
 """
 
 from vosim.policies import conservative as conservative
+from vosim.policies import css as css
 from vosim.policies import easy as easy
 from vosim.policies import fcfs as fcfs
 from vosim.policies import knapsack as knapsack

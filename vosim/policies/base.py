@@ -11,6 +11,7 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.errors import UnknownAllocatorError
+from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList
 
 __all__ = [
@@ -46,6 +47,9 @@ class QueuedJob:
         The user's preferred criterion (``finish``, ``runtime``, ``cost``, ``availability``).
     submit_time : float
         Submission time, model time units.
+    user : int
+        Position of the job's user among the model's users when budgets are per-period
+        accounts (``CycleState.balance``), else ``-1``.
 
     References
     ----------
@@ -58,11 +62,45 @@ class QueuedJob:
     budget: float
     criterion: str = ""
     submit_time: float = 0.0
+    user: int = -1
 
 
-@dataclass(frozen=True)
+class _Lazy:
+    """A :class:`CycleState` field given as a value or as a callable computing it on first read.
+
+    A non-data descriptor: the value, once known, sits in the instance's ``__dict__`` under the
+    field's name and is read from there; the raw argument stays readable as
+    ``_<name>_source``. Without ``default`` the field is required.
+    """
+
+    _REQUIRED = object()
+
+    def __init__(self, default: Any = _REQUIRED) -> None:
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.source = name, f"_{name}_source"
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            if self.default is self._REQUIRED:
+                raise AttributeError(self.name)  # dataclasses: the field has no default
+            return self.default
+        value = obj.__dict__[self.name] = obj.__dict__[self.source]()
+        return value
+
+
+_EMPTY = np.empty(0, dtype=np.int64)
+_EMPTY.flags.writeable = False
+
+
+@dataclass(frozen=True, init=False)
 class CycleState:
     """The state of the VO at one scheduling pass, as a pure policy sees it.
+
+    ``slots``, ``queue``, ``reserved`` and ``availability`` may be given as callables; they
+    are then built on first read, so a pass that needs none of them (e.g. a cyclic scheme whose
+    request classes all sleep) costs nothing per waiting job.
 
     Parameters
     ----------
@@ -70,20 +108,38 @@ class CycleState:
         The pass's time ``t``, model time units.
     until : float
         End of the interval the slot list covers, ``t + L`` (model time units).
-    slots : SlotList
+    slots : SlotList, or callable (nodes: numpy.ndarray of int or None) -> SlotList
         Free slots of the domain's nodes in ``[t, t + L)``: every known busy interval is
         taken out, i.e. owners' local jobs and VO tasks to their estimated (reserved) end,
         unstarted reservations included. A running task releases its node at its actual end,
-        which is the reserved end or earlier.
-    queue : sequence of QueuedJob
+        which is the reserved end or earlier. A callable is called with no argument for
+        every node's slots (and by :meth:`slots_of` with node ids).
+    queue : sequence of QueuedJob, or callable () -> sequence of QueuedJob
         Waiting jobs (no reservation) in priority order: submission order, ties by trace
-        order.
-    reserved : sequence of (QueuedJob, Window)
+        order. Budgets are what each job may spend now: ``C``, or ``min(C, balance)`` under
+        per-period accounts.
+    reserved : sequence of (QueuedJob, Window), or callable () -> that sequence
         Reservations not yet started (window start > ``t``), in priority order.
     owner : numpy.ndarray of int, shape (n_nodes,), optional
         The resource owner of each node, indexed by node id (every node id in ``slots`` is
         an index). Policies that group nodes by owner (the knapsack policies, whose clusters
         are the owners) read it; ``None`` (default): unknown, the domain counts as one owner.
+    arrived : sequence of QueuedJob
+        Jobs that joined the queue since the previous pass (submitted, or back after a
+        failure or a cancellation), in trace order, each with its budget ``C``. Policies that
+        keep their own queue between passes (the cyclic scheme's request classes) read it.
+    freed : numpy.ndarray of int, shape (k,)
+        Nodes on which reserved time was released since the previous pass (early ends,
+        failures, cancellations).
+    refreshed : bool
+        Users' balances were replenished since the previous pass (jobs that could not pay
+        may now).
+    balance : numpy.ndarray of float, shape (users,), optional
+        Each user's balance under per-period accounts, cost units (``QueuedJob.user``
+        indexes it); ``None``: budgets are per job only. A policy must not modify it.
+    availability : UtilizationSchedule, or callable () -> UtilizationSchedule, optional
+        Owners' local jobs as uncertain event chains (ICCS 2023 §2.2) when windows can fail;
+        ``None``: every node is available (``P_a = 1``).
 
     References
     ----------
@@ -93,10 +149,56 @@ class CycleState:
 
     time: float
     until: float
-    slots: SlotList
-    queue: Sequence[QueuedJob]
-    reserved: Sequence[tuple[QueuedJob, Window]] = ()
+    slots: SlotList = _Lazy()  # type: ignore[assignment]
+    queue: Sequence[QueuedJob] = _Lazy()  # type: ignore[assignment]
+    reserved: Sequence[tuple[QueuedJob, Window]] = _Lazy(())  # type: ignore[assignment]
     owner: np.ndarray | None = field(default=None, compare=False)
+    arrived: Sequence[QueuedJob] = ()
+    freed: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
+    refreshed: bool = False
+    balance: np.ndarray | None = field(default=None, compare=False)
+    availability: UtilizationSchedule | None = _Lazy(None)  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        time: float,
+        until: float,
+        slots: SlotList | Callable[..., SlotList],
+        queue: Sequence[QueuedJob] | Callable[[], Sequence[QueuedJob]],
+        reserved: Sequence[tuple[QueuedJob, Window]] | Callable[[], Sequence] = (),
+        owner: np.ndarray | None = None,
+        arrived: Sequence[QueuedJob] = (),
+        freed: np.ndarray = _EMPTY,
+        refreshed: bool = False,
+        balance: np.ndarray | None = None,
+        availability: UtilizationSchedule | Callable[[], UtilizationSchedule] | None = None,
+    ) -> None:
+        # written straight into __dict__: a cycle builds one per pass, tens of thousands a run
+        d = self.__dict__
+        d.update(time=time, until=until, owner=owner, arrived=arrived, freed=freed)
+        d.update(refreshed=refreshed, balance=balance)
+        for name, value in (
+            ("slots", slots),
+            ("queue", queue),
+            ("reserved", reserved),
+            ("availability", availability),
+        ):
+            d[f"_{name}_source"] = value
+            if not callable(value):
+                d[name] = value
+
+    def slots_of(self, nodes: np.ndarray) -> SlotList:
+        """The free slots of ``nodes`` only (node ids, shape (r,)), as in :attr:`slots`.
+
+        Asks the slot source for just those nodes when ``slots`` was given as a callable
+        (a fraction of the cost of every node's slots), else filters :attr:`slots`.
+        """
+        source = self.__dict__["_slots_source"]
+        if callable(source):
+            return source(nodes)
+        sl = self.slots
+        keep = np.isin(sl.node, nodes)
+        return SlotList.trusted(*(getattr(sl, f)[keep] for f in SlotList.__slots__))
 
 
 class DecisionStatus(enum.IntEnum):
@@ -129,6 +231,11 @@ class Decisions:
         Diagnostics, e.g. ``{"shadow_time": s, "backfilled": k}``.
     reasons : dict of int to str
         Why each searched job that got no window did not (by model index).
+    evaluations : dict of int to (int, numpy.ndarray, float)
+        For a job reserved after a choice among alternatives (the cyclic scheme's step 2):
+        the chosen alternative's position, the user evaluations ``U`` of all of them (shape
+        (alternatives,)) and the scale that maps ``U`` to [0, 1] (VO Preferences §3). A job
+        not listed had one alternative with ``U = 0``.
     """
 
     reserve: list[tuple[int, Window]] = field(default_factory=list)
@@ -137,6 +244,7 @@ class Decisions:
     message: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
+    evaluations: dict[int, tuple[int, np.ndarray, float]] = field(default_factory=dict)
 
     def settle(self, blocked_message: str = "") -> Decisions:
         """Set ``status`` from what was decided (and ``message`` if blocked); returns self."""
@@ -186,18 +294,18 @@ def policies() -> list[str]:
     return sorted(_POLICIES)
 
 
-#: Policies the metascheduler runs itself: the cyclic scheduling scheme and its availability
+#: The VO's own policies, listed first: the cyclic scheduling scheme and its availability
 #: variant (VO Preferences §2; ICCS 2021).
-BUILT_IN = ("css", "availability")
+VO_POLICIES = ("css", "availability")
 
 
 def policy_names() -> list[str]:
     """Every name ``VOModel(policy=...)`` and ``vosim run --policy`` accept.
 
-    The built-in CSS and its availability variant (:data:`BUILT_IN`), then the registered
-    policies (:func:`policies`).
+    The VO's own policies (:data:`VO_POLICIES`) first, then the other registered ones
+    (:func:`policies`).
     """
-    return [*BUILT_IN, *policies()]
+    return [*VO_POLICIES, *(p for p in policies() if p not in VO_POLICIES)]
 
 
 def make_policy(name: str, **options: Any) -> Policy:

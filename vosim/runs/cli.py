@@ -535,7 +535,9 @@ def _run(args: argparse.Namespace) -> int:
             "failures": int(jobs["failures"].sum()),
             "vo_policy": dataclasses.asdict(model.vo_policy),
             "pricing_policy": model.pricing_policy,
-            "criterion_allocators": model.metascheduler.criterion_allocators,
+            "criterion_allocators": getattr(
+                model.metascheduler.scheduler, "criterion_allocators", None
+            ),
             "fallback_after": None if args.fallback_after is None else str(args.fallback_after),
             "fallbacks": model.metascheduler.fallbacks.to_dict(),
             "owners_left": sum(not o.active for o in model.owners),

@@ -510,7 +510,7 @@ class LiveModel(VOModel):
         self.scenario_description = built.description
         self.allocator = allocator
         self.allocators = dict(
-            self.metascheduler.criterion_allocators
+            getattr(self.metascheduler.scheduler, "criterion_allocators", {})
             if allocator == BY_USER_CRITERION
             else kwargs["criterion_allocators"]
         )
@@ -592,7 +592,7 @@ class LiveModel(VOModel):
                 changed = True
         known = {id(j) for j in self._open}
         chosen = []
-        for job in ms.running:
+        for job in ms.execution.running:
             if id(job) not in known:
                 chosen.append(
                     ChosenWindow(
@@ -608,7 +608,7 @@ class LiveModel(VOModel):
                     self._u_sum += job.user_evaluation
                     self._u_count += 1
         self.last_chosen = chosen
-        self._open = list(ms.running)
+        self._open = list(ms.execution.running)
         if changed or chosen or not self._fair_rows:
             self._fair_rows.append((float(self.time), self.mean_user_evaluation, self.jain))
 

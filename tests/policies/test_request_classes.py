@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim import VOModel
-from vosim.agents.request_classes import RequestClasses, tail_starts
+from vosim.policies.request_classes import RequestClasses, tail_starts
 from vosim.allocators.aep import amp
 from vosim.core import ResourceRequest, Slot, SlotList
 
@@ -18,8 +18,8 @@ AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
 
 def _records(fast: bool, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame, VOModel]:
     model = VOModel(**kwargs)
-    assert model.metascheduler._fast  # a static market with first fit
-    model.metascheduler._fast = fast  # False: every waiting job searched every cycle
+    assert model.metascheduler.scheduler.fast  # a static market with first fit
+    model.metascheduler.scheduler.fast = fast  # False: every waiting job searched every cycle
     model.run()
     return model.job_frame(), model.cycle_frame(), model
 
@@ -49,10 +49,10 @@ def test_class_cycle_gives_the_per_job_cycle_records(trace, jobs, seed, allocato
 
 def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
     """However long the queue, a cycle searches each request class until its first failure."""
-    from vosim.agents import metascheduler
+    from vosim.policies import css
 
     failures: dict[float, set] = {}
-    real = metascheduler.allocate_window
+    real = css.allocate_window
 
     def counted(slots, request, criterion):
         result = real(slots, request, criterion)
@@ -63,19 +63,19 @@ def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
             seen.add(key)
         return result
 
-    monkeypatch.setattr(metascheduler, "allocate_window", counted)
+    monkeypatch.setattr(css, "allocate_window", counted)
     model = VOModel(trace="UniLu-Gaia-2014-2", jobs=2000, rng=1, criterion_allocators=AMP)
     model.run()
     assert model.cycle_frame()["queue_length"].max() > 300
-    assert len(model.metascheduler.classes) < 2000 / 10  # 2,000 jobs, < 200 distinct requests
+    assert len(model.metascheduler.scheduler.classes) < 2000 / 10  # 2,000 jobs, < 200 distinct requests
     assert sum(len(v) for v in failures.values()) > 0
 
 
 def test_fast_path_only_on_a_static_market_with_first_fit():
-    assert VOModel(jobs=50, rng=1).metascheduler._fast
-    assert not VOModel(jobs=50, rng=1, max_alternatives=3).metascheduler._fast
-    assert not VOModel(jobs=50, rng=1, pricing_policy="demand").metascheduler._fast
-    assert not VOModel(jobs=50, rng=1, availability=True).metascheduler._fast
+    assert VOModel(jobs=50, rng=1).metascheduler.scheduler.fast
+    assert not VOModel(jobs=50, rng=1, max_alternatives=3).metascheduler.scheduler.fast
+    assert not VOModel(jobs=50, rng=1, pricing_policy="demand").metascheduler.scheduler.fast
+    assert not VOModel(jobs=50, rng=1, availability=True).metascheduler.scheduler.fast
 
 
 def _classes(*requests, price=(1.0, 1.0)):

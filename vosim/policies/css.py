@@ -1,0 +1,482 @@
+"""The cyclic scheduling scheme (CSS) as a policy: alternatives per job, then the VO's choice.
+
+Registered as ``css`` (each user's criterion picks the window search) and ``availability``
+(every job searched for its maximum-availability window, ICCS 2021).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from vosim.allocators.availability_window import max_availability_window
+from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
+from vosim.allocators.csa import BatchAlternatives, batch_alternatives
+from vosim.allocators.css import VOPolicy, choose_alternatives
+from vosim.allocators.fallback import FallbackBudget, FallbackLog
+from vosim.allocators.screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
+from vosim.market.availability import UtilizationSchedule
+from vosim.market.slots import SlotList
+from vosim.market.uncertainty import window_availability
+from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
+from vosim.policies.request_classes import RequestClasses
+
+__all__ = ["CyclicScheme", "DEFAULT_CRITERION_ALLOCATORS", "availability_scheme"]
+
+#: Window criterion used for each user criterion (AEP §2.2): the exact minFinish, minRuntime
+#: and minCost, and the maximum ``P_a^w`` window (ICCS 2021) for availability.
+DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
+    "finish": "min_finish",
+    "runtime": "min_runtime",
+    "cost": "min_cost",
+    "availability": "max_availability",
+}
+
+#: Jobs searched at a time in a first-fit pass before the rest are screened again.
+_CHUNK = 64
+#: User evaluations of a job with a single alternative (or none), shared read-only.
+_ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
+_ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
+
+
+@register_policy("css")
+class CyclicScheme:
+    """The cyclic scheduling scheme (CSS) of the VO, one scheduling cycle per :meth:`decide`.
+
+    Step 1 finds up to ``vo_policy.max_alternatives`` alternatives per waiting job, in queue
+    order, by the window criterion matching the user's criterion, cutting each one out of the
+    slot list so no two alternatives conflict. Step 2 picks one alternative per job under the
+    VO policy (e.g. ``C -> max`` with the users' evaluations bounded by ``U_a``). Jobs whose
+    user cannot pay the chosen window from this period's balance are not reserved (they wait).
+
+    The scheme keeps its queue between cycles (fed by ``CycleState.arrived``, emptied by its
+    own reservations). On a static market (fixed prices and owners, no availability
+    uncertainty) with first fit it works on classes of identical requests instead of jobs
+    (:mod:`vosim.policies.request_classes`): the same windows for the same jobs, at a cost that
+    does not grow with the queue. ``classes=False`` searches every waiting job every cycle: the
+    plain path, kept as the test oracle of the classes.
+
+    Parameters
+    ----------
+    jobs : int
+        Number of jobs of the model; the queue's job indices are ``0 .. jobs - 1``.
+    price, performance : numpy.ndarray of float, shape (N,)
+        Every node's price (cost per time unit) and performance, by node id; used by the
+        request classes' wake-up bounds, which hold only while ``static``.
+    scheduling_interval : float
+        Length ``L`` of the scheduling interval, model time units (> 0).
+    criterion_allocators : mapping of str to str, optional
+        User criterion -> registered window criterion (default
+        :data:`DEFAULT_CRITERION_ALLOCATORS`); a chain such as ``"min_cost>amp"`` runs under
+        ``fallback_after``; ``"max_availability"`` is the maximum ``P_a^w`` search.
+    vo_policy : VOPolicy, optional
+        The VO policy of step 2; default ``VOPolicy(max_alternatives=1)``: first fit.
+    static : bool
+        Prices and owners never change and windows never fail: request classes may sleep.
+    availability_method : str
+        Method of the maximum-availability search (:func:`max_availability_window`).
+    fallback_after : FallbackBudget, str, float, int or None
+        Budget of the exact link of fallback chains (:class:`FallbackBudget`).
+    classes : bool
+        Use request classes where ``static`` and first fit allow (default); ``False``: the plain
+        per-job cycle.
+
+    Attributes
+    ----------
+    fallbacks : FallbackLog
+        Calls and fallbacks of every fallback chain searched.
+
+    Raises
+    ------
+    ParameterError
+        A malformed ``fallback_after``.
+
+    References
+    ----------
+    VO Preferences §2 (CSS: step 1 first fit in queue order with slot reservation, step 2 the
+    combination) and §3 (user evaluations, ``U_a``, the VO evaluation ``A``); AEP §1.
+    """
+
+    name = "css"
+
+    def __init__(
+        self,
+        jobs: int,
+        price: np.ndarray,
+        performance: np.ndarray,
+        scheduling_interval: float,
+        criterion_allocators: Mapping[str, str] | None = None,
+        vo_policy: VOPolicy | None = None,
+        static: bool = True,
+        availability_method: str = "knapsack_p",
+        fallback_after: FallbackBudget | str | float | int | None = None,
+        classes: bool = True,
+    ) -> None:
+        self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
+        self.vo_policy = vo_policy or VOPolicy(max_alternatives=1)
+        self.availability_method = availability_method
+        self.fallback_after = FallbackBudget.coerce(fallback_after)
+        self.fallbacks = FallbackLog()
+        self.classes = RequestClasses(jobs, performance, price, scheduling_interval)
+        self.fast = classes and static and self.vo_policy.max_alternatives == 1
+        # Without uncertainty every node is available (P_a = 1) for the availability criterion.
+        self._certain = UtilizationSchedule.from_chains(np.asarray(price).size)
+        self._n = np.zeros(jobs, dtype=np.int64)
+        self._volume = np.zeros(jobs)
+        self._budget = np.zeros(jobs)
+        self._user = np.full(jobs, -1, dtype=np.int64)
+        self._criterion = [""] * jobs
+        self._request: list[ResourceRequest | None] = [None] * jobs
+        self._queue = np.empty(0, dtype=np.int64)  # see _waiting
+        self._queue_fresh = True
+        self._changed = True  # every waiting job is searched next cycle (_cycle_jobs)
+        self._cycles = 0
+        self.wait_code = np.zeros(jobs, dtype=np.int8)
+        self._job_stamp = np.full(jobs, -1, dtype=np.int64)  # cycle of wait_code
+        self._reason = [""] * jobs
+        self._balance: np.ndarray | None = None
+
+    # -- one cycle ---------------------------------------------------------------------------
+    def decide(self, state: CycleState) -> Decisions:
+        """Run one cycle of the scheme at ``state.time`` over the jobs waiting in its queue.
+
+        ``state.arrived`` joins the queue first. Returns the windows to reserve in the order
+        decided, each reserved job's alternatives and user evaluations
+        (``Decisions.evaluations``), and ``stats`` ``alternatives`` (found), ``ua``,
+        ``vo_evaluation`` and ``vo_total`` (step 2; NaN without a choice).
+        """
+        self._cycles += 1
+        self._arrive(state.arrived)
+        if state.refreshed:
+            self._changed = True  # balances grew: jobs that could not pay may now
+        self._balance = None if state.balance is None else state.balance.copy()
+        decisions = Decisions()
+        waiting = self.classes.total if self.fast else self._queue.size
+        if waiting:
+            if self.fast and not self._changed:
+                self._cycle_classes(state, decisions)
+            else:
+                self._cycle_jobs(state, decisions)
+        return decisions.settle("no waiting job found a window")
+
+    def _arrive(self, arrived: Sequence[QueuedJob]) -> None:
+        """Queue the jobs that arrived since the last cycle (their requests with budget C)."""
+        if not arrived:
+            return
+        for job in arrived:
+            j = job.index
+            if self.classes.of[j] < 0:  # first arrival: its request and class
+                self._n[j], self._volume[j], self._budget[j] = job.n, job.volume, job.budget
+                self._user[j], self._criterion[j] = job.user, job.criterion
+                self._request[j] = ResourceRequest(n=job.n, volume=job.volume, budget=job.budget)
+                self.classes.assign(j, job.n, job.volume, job.budget, job.criterion, job.user)
+        new = np.fromiter((job.index for job in arrived), dtype=np.int64, count=len(arrived))
+        if self.fast:  # the classes hold the queue
+            self.classes.add(new)
+            self._queue_fresh = False
+            return
+        queue = np.concatenate([self._queue, new])
+        # Trace order is submission order; only same-time submissions or requeued jobs
+        # arrive out of it.
+        if (np.diff(new) < 0).any() or (self._queue.size and new.min() < self._queue[-1]):
+            queue.sort(kind="stable")
+        self._queue = queue
+
+    def _waiting(self) -> np.ndarray:
+        """Indices of the waiting jobs in queue (index) order, shape (k,); do not modify."""
+        if not self._queue_fresh:
+            self._queue = self.classes.waiting()
+            self._queue_fresh = True
+        return self._queue
+
+    def _cycle_jobs(self, state: CycleState, decisions: Decisions) -> None:
+        """The cycle over every waiting job in queue order (steps 1 and 2)."""
+        index = self._waiting()
+        slots = state.slots
+        # O(1)-per-job necessary conditions first; the allocator runs only where a window
+        # may exist. Cuts only shrink slots, so a job screened out stays out this cycle.
+        budget = self._budgets(index)
+        code = screen_requests(slots, self._n[index], self._volume[index], budget)
+        self.wait_code[index] = code
+        self._job_stamp[index] = self._cycles
+        fits = np.flatnonzero(code == FITS_MAYBE)
+        uncertain = state.availability
+        # Step 1: alternatives in queue order, each cut out of the slot list.
+        fits, jobs, found = self._step1(slots, index, fits, budget, uncertain)
+        decisions.stats["alternatives"] = sum(len(w) for w in found.windows)
+        # Step 2: one alternative per job under the VO policy.
+        choice, evals = self._choose(jobs, found.windows, uncertain, decisions.stats)
+        taken = np.zeros(index.size, dtype=bool)
+        declined = False
+        for k in np.flatnonzero(choice < 0).tolist():
+            self._reason[jobs[k]] = found.reasons[k]
+            self.wait_code[jobs[k]] = ALLOCATOR_FAILED
+            decisions.reasons[jobs[k]] = found.reasons[k]
+        for k in np.flatnonzero(choice >= 0).tolist():
+            j, alts = jobs[k], found.windows[k]
+            if not self._pay(j, alts[choice[k]]):
+                declined = True  # retried next cycle with what is left of the balance
+                continue
+            decisions.reserve.append((j, alts[choice[k]]))
+            decisions.evaluations[j] = (int(choice[k]), evals[k], self._scale(len(alts)))
+            taken[fits[k]] = True
+        if taken.any():
+            self._dequeue(index, taken)
+        # Alternatives not chosen were cut from found.slots but stay free at the owners:
+        # the bounds of RequestClasses.sleep hold only when every alternative found was reserved.
+        unchosen = self.vo_policy.max_alternatives > 1 and any(
+            len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
+        )
+        self._changed = unchosen or declined
+        if self.fast and not self._changed:  # every class left in the queue found nothing
+            self._sleep(np.flatnonzero(self.classes.count > 0), found.slots, state.time)
+
+    def _cycle_classes(self, state: CycleState, decisions: Decisions) -> None:
+        """First fit over request classes on a static market.
+
+        The same windows as :meth:`_cycle_jobs`, found with far fewer searches and no work per
+        waiting job: only classes awake at ``t`` are screened and searched; a class is
+        searched job by job in queue order until one of its jobs finds no window, since every
+        later job of the class would find none either (same request, a slot list that only
+        shrinks); and a class that found no window sleeps (:meth:`RequestClasses.sleep`) until
+        a window may exist, or until reserved time is freed where it could run
+        (:meth:`RequestClasses.wake_freed`).
+        """
+        classes, now = self.classes, state.time
+        if state.freed.size:  # only the freed nodes' slots matter here: the full list may wait
+            budget = np.full(len(classes), np.inf)
+            live = np.flatnonzero(classes.count > 0)
+            budget[live] = self._class_budgets(live)
+            classes.wake_freed(state.freed, budget, state.slots_of(state.freed), now)
+        live = classes.awake(now)
+        if live.size == 0:
+            return
+        slots = state.slots
+        budget = self._class_budgets(live)
+        code = screen_requests(slots, classes.n[live], classes.volume[live], budget)
+        out = code != FITS_MAYBE
+        for c in np.unique(code[out]).tolist():
+            classes.set_code(live[out][code[out] == c], c, self._cycles)
+        failed = [live[out]]
+        # the next job of every class that may fit, merged in queue (job index) order
+        heap = [
+            (classes.members[c][classes.head[c]], classes.head[c], c, b)
+            for c, b in zip(live[~out].tolist(), budget[~out].tolist(), strict=True)
+        ]
+        heapq.heapify(heap)
+        taken, found = [], 0
+        while heap:
+            j, k, c, b = heapq.heappop(heap)
+            search, request = self._search(j, None), self._requests([j], [b])[0]
+            if callable(search):
+                result = search(slots, request)
+            else:
+                result = allocate_window(slots, request, search)
+            if result.window is None:  # and none for the class's later jobs either
+                classes.set_code(np.array([c]), ALLOCATOR_FAILED, self._cycles, result.reason)
+                decisions.reasons[j] = result.reason
+                failed.append(np.array([c]))
+                continue
+            found += 1
+            slots = slots.cut(result.window)
+            if k + 1 < len(classes.members[c]):
+                heapq.heappush(heap, (classes.members[c][k + 1], k + 1, c, b))
+            if not self._pay(j, result.window):
+                self._changed = True  # retried next cycle with what is left of the balance
+                continue
+            decisions.reserve.append((j, result.window))
+            taken.append(j)
+        decisions.stats["alternatives"] = found
+        if taken:
+            classes.remove(np.array(taken, dtype=np.int64))
+            self._queue_fresh = False
+        if not self._changed:
+            self._sleep(np.concatenate(failed), slots, now)
+
+    # -- queue, budgets, payment -------------------------------------------------------------
+    def _dequeue(self, index: np.ndarray, taken: np.ndarray) -> None:
+        """Remove the queue positions where ``taken`` (bool, shape like ``index``) is set."""
+        if self.fast:
+            self.classes.remove(index[taken])
+        self._queue = index[~taken]
+
+    def _budgets(self, jobs: np.ndarray) -> np.ndarray:
+        """What each job (indices, shape (k,)) may spend: ``C``, or ``min(C, balance)``."""
+        budget = self._budget[jobs]
+        if self._balance is None:
+            return budget
+        return np.minimum(budget, np.maximum(self._balance[self._user[jobs]], 0.0))
+
+    def _class_budgets(self, classes: np.ndarray) -> np.ndarray:
+        """:meth:`_budgets` for request classes (ids, shape (k,))."""
+        budget = self.classes.budget[classes]
+        if self._balance is None:
+            return budget
+        return np.minimum(budget, np.maximum(self._balance[self.classes.user[classes]], 0.0))
+
+    def _pay(self, job: int, window: Window) -> bool:
+        """Whether job ``job``'s user can pay ``window`` from this period's balance; if so, pay.
+
+        Every job of a cycle was searched with ``min(C, balance)``; an earlier job of the same
+        user reserved in this cycle may have spent part of it. A job that cannot pay waits.
+        (VO Preferences §4: users' budgets; the per-period account is vosim's extension.)
+        """
+        if self._balance is None:
+            return True
+        user = self._user[job]
+        balance = float(self._balance[user])
+        if window.cost <= balance * (1 + 1e-9):
+            self._balance[user] -= window.cost
+            return True
+        self._reason[job] = (
+            f"user's balance {balance:.6g} below the window's cost {window.cost:.6g} after "
+            "this cycle's other reservations"
+        )
+        self.wait_code[job] = ALLOCATOR_FAILED
+        return False
+
+    def _sleep(self, classes: np.ndarray, slots: SlotList, now: float) -> None:
+        """Put request ``classes`` that found no window at ``now`` to sleep (static market)."""
+        self.classes.sleep(classes, self._class_budgets(classes), slots, now)
+
+    # -- step 1 and step 2 -------------------------------------------------------------------
+    def _step1(
+        self,
+        slots: SlotList,
+        index: np.ndarray,
+        fits: np.ndarray,
+        budget: np.ndarray,
+        uncertain: UtilizationSchedule | None,
+    ) -> tuple[np.ndarray, list[int], BatchAlternatives]:
+        """Step 1 of the CSS for the queued jobs at positions ``fits`` of ``index``.
+
+        Returns the positions actually searched, their job indices and what
+        :func:`~vosim.allocators.csa.batch_alternatives` found. With one alternative per job
+        (first fit, a single pass) the jobs go in chunks of :data:`_CHUNK`, and after a chunk
+        that reserved something the rest are screened again as arrays: a long queue of jobs
+        that all passed the screen (e.g. thousands waiting for the same long slot) then costs
+        numpy work, not a Python object per job. The windows are those of one call.
+        """
+        single = self.vo_policy.max_alternatives == 1
+        chunk = _CHUNK if single else max(fits.size, 1)
+        searched, jobs, windows, reasons = [], [], [], []
+        pending = fits
+        while pending.size:
+            part, pending = pending[:chunk], pending[chunk:]
+            part_jobs = index[part].tolist()
+            found = batch_alternatives(
+                slots,
+                self._requests(part_jobs, budget[part].tolist()),
+                [self._search(j, uncertain) for j in part_jobs],
+                self.vo_policy.max_alternatives,
+            )
+            slots = found.slots
+            searched.append(part)
+            jobs += part_jobs
+            windows += found.windows
+            reasons += found.reasons
+            if pending.size and any(found.windows):
+                rest = index[pending]
+                code = screen_requests(slots, self._n[rest], self._volume[rest], budget[pending])
+                self.wait_code[rest] = code
+                pending = pending[code == FITS_MAYBE]
+        searched = np.concatenate(searched) if searched else fits
+        return searched, jobs, BatchAlternatives(windows, slots, reasons)
+
+    def _requests(self, jobs: list[int], budget: list[float]) -> list[ResourceRequest]:
+        """The jobs' resource requests, with budget ``min(C, balance)`` under accounts."""
+        requests = [self._request[j] for j in jobs]
+        # the kept request carries C; a lower balance needs its own
+        return [
+            r if r.budget == b else ResourceRequest(n=r.n, volume=r.volume, budget=b)
+            for r, b in zip(requests, budget, strict=True)
+        ]
+
+    def _search(
+        self, job: int, uncertain: UtilizationSchedule | None
+    ) -> str | Callable[[SlotList, ResourceRequest], Allocation]:
+        """The window search for job ``job``: a criterion name, a chain or a P_a^w search."""
+        criterion = self.criterion_allocators[self._criterion[job]]
+        if criterion == "max_availability":
+            p_avail = (uncertain or self._certain).p_avail
+            return partial(_max_availability, p_avail=p_avail, method=self.availability_method)
+        if ">" in criterion:
+            return partial(self._chain, criterion)
+        return criterion
+
+    def _chain(self, chain: str, slots: SlotList, request: ResourceRequest) -> Allocation:
+        """A window search by a fallback chain such as ``"min_cost>amp"``.
+
+        The chain's exact link runs under ``fallback_after``; the result is counted in
+        :attr:`fallbacks`.
+        """
+        result = allocate_window(slots, request, chain, fallback_after=self.fallback_after)
+        self.fallbacks.record(result)
+        return result
+
+    def _choose(
+        self,
+        jobs: list[int],
+        windows: list[list[Window]],
+        uncertain: UtilizationSchedule | None,
+        stats: dict[str, Any],
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Step 2: the chosen alternative per job (-1: none) and each alternative's ``U``."""
+        if self.vo_policy.max_alternatives == 1:
+            choice = np.array([0 if w else -1 for w in windows], dtype=np.int64)
+            return choice, [_ONE_ZERO if w else _NO_EVALS for w in windows]
+        criteria = [self._criterion[j] for j in jobs]
+        availability = None
+        if "availability" in criteria:
+            schedule = uncertain or self._certain
+            availability = [[window_availability(w, schedule) for w in ws] for ws in windows]
+        result = choose_alternatives(windows, criteria, self.vo_policy, availability)
+        stats.update(ua=result.ua, vo_evaluation=result.vo_evaluation, vo_total=result.vo_total)
+        return result.choice, result.user_evals
+
+    # -- why a job waits ---------------------------------------------------------------------
+    def last_code(self, job: int) -> tuple[int, str]:
+        """The screening or allocator code of job ``job``'s last search, with the reason.
+
+        The newest of the job's own record (a cycle over every job) and its request class's
+        (a cycle over classes); ``(0, "")`` if never searched. Codes:
+        :data:`~vosim.allocators.screen.SCREEN_REASONS` and ``ALLOCATOR_FAILED``.
+        """
+        c = int(self.classes.of[job])
+        if c >= 0 and self.classes.stamp[c] > self._job_stamp[job]:
+            return int(self.classes.code[c]), self.classes.reason[c]
+        return int(self.wait_code[job]), self._reason[job]
+
+    def _scale(self, alternatives: int) -> float:
+        """What a user evaluation ``U`` is divided by to lie in [0, 1] (VO Preferences §3).
+
+        100 for relative evaluations (percent), else the last rank ``alternatives - 1``.
+        """
+        if self.vo_policy.evaluation == "relative":
+            return 100.0
+        return float(max(alternatives - 1, 1))
+
+
+def _max_availability(
+    slots: SlotList, request: ResourceRequest, p_avail: Callable, method: str
+) -> Allocation:
+    """The maximum-``P_a^w`` window search (ICCS 2021) as a ``(slots, request)`` search."""
+    return max_availability_window(slots, request, p_avail, method)
+
+
+@register_policy("availability")
+def availability_scheme(**options: Any) -> CyclicScheme:
+    """The cyclic scheme with every job searched for its maximum-``P_a^w`` window.
+
+    Options as :class:`CyclicScheme` (``criterion_allocators`` is set here).
+
+    References
+    ----------
+    ICCS 2021 (the maximum-availability window); VO Preferences §2 (the cyclic scheme).
+    """
+    mapping = dict.fromkeys(DEFAULT_CRITERION_ALLOCATORS, "max_availability")
+    return CyclicScheme(**{**options, "criterion_allocators": mapping})
