@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections import defaultdict
 from pathlib import Path
 
@@ -13,20 +12,18 @@ import pandas as pd
 
 from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
 from vosim.agents.user import USER_CRITERIA
-from vosim.allocators import methods
-from vosim.allocators.base import criteria
 from vosim.allocators.css import VOPolicy
-from vosim.allocators.fallback import FallbackBudget, is_method
+from vosim.allocators.fallback import FallbackBudget
 from vosim.allocators.screen import BUDGET_TOO_LOW
 from vosim.data import DEFAULT_TRACE, trace_path
-from vosim.errors import ParameterError, UnknownAllocatorError
+from vosim.errors import ParameterError
 from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.nodes import Node, generate_nodes
-from vosim.market.pricing import PRICING_POLICIES, DemandPricing, ExponentialPricing
+from vosim.market.pricing import DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
 from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
-from vosim.policies import make_policy, policies
-from vosim.policies.base import policy_names
+from vosim.policies import make_policy
+from vosim.scenario import PARAMETERS, check_combination, check_parameters, load_trace
 
 __all__ = ["VOModel", "CYCLE_COLUMNS"]
 
@@ -250,94 +247,33 @@ class VOModel(mesa.Model):
         fallback_after: str | float | int | None = None,
         rng: int | np.random.Generator | None = None,
     ) -> None:
+        # Each parameter's own range and the rules between parameters are declared once, in
+        # vosim.scenario (which also generates vosim run's options, sweep keys and UI inputs);
+        # only the rules that need the trace (owners <= nodes) are checked below.
+        values = {name: value for name, value in locals().items() if name in PARAMETERS}
+        check_parameters(values)
+        check_combination(values)
         super().__init__(rng=rng)
         # Time here jumps from event to event. Mesa 3.5 also schedules a default step every
         # 1.0 time unit, which would fire millions of empty steps over a trace of seconds;
         # stop it as Mesa's own event-driven simulator (mesa.experimental.devs) does.
         self._default_schedule.stop()
-        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-            raise ParameterError(f"jobs must be an integer >= 1 or None, got {jobs!r}")
-        if not cycle_period >= 0:
-            raise ParameterError(f"cycle_period must be >= 0, got {cycle_period}")
-        if cycle_period == 0 and pricing_policy != "fixed":
-            raise ParameterError(
-                "cycle_period 0 (event-driven passes) needs fixed prices: demand pricing "
-                "reprices over each cycle period"
-            )
         if policy == "availability":  # the CSS with the VO's availability criterion
             vo_criterion, policy = "availability", "css"
-        if policy != "css" and policy not in policies():
-            raise UnknownAllocatorError(
-                f"unknown policy {policy!r}; known: {', '.join(policy_names())}"
-            )
-        if machine:
-            clash = [
-                name
-                for name, on in [
-                    ("availability", availability),
-                    ("local_trace", local_trace is not None),
-                    ("budget_period", budget_period is not None),
-                    ("pricing_policy='demand'", pricing_policy != "fixed"),
-                    ("owner_exit_revenue", owner_exit_revenue is not None),
-                ]
-                if on
-            ]
-            if clash:
-                raise ParameterError(
-                    f"machine (the traced system) cannot be combined with {', '.join(clash)}"
-                )
-        if not scheduling_interval > 0:
-            raise ParameterError(f"scheduling_interval must be > 0, got {scheduling_interval}")
-        if not 2 <= reference_performance <= 10:
-            raise ParameterError(
-                f"reference_performance must be in [2, 10], got {reference_performance}"
-            )
         lo, hi = budget_range
-        if not 0 < lo <= hi:
-            raise ParameterError(f"budget_range must satisfy 0 < low <= high, got {budget_range}")
-        if not 0 <= global_load <= 1:
-            raise ParameterError(f"global_load must be in [0, 1], got {global_load}")
-        if availability_method not in methods():  # the time scan takes single methods
-            raise UnknownAllocatorError(
-                f"unknown availability_method {availability_method!r}; registered: "
-                f"{', '.join(methods())}"
-            )
         self.fallback_after = FallbackBudget.coerce(fallback_after)
         if user_criteria is None:
             user_criteria = ("finish", "runtime", "cost") + (
                 ("availability",) if availability else ()
             )
         user_criteria = tuple(user_criteria)
-        bad = [c for c in user_criteria if c not in USER_CRITERIA]
-        if bad or not user_criteria:
-            raise ParameterError(
-                f"user_criteria must be a non-empty subset of {USER_CRITERIA}, got {user_criteria}"
-            )
         mapping = criterion_allocators or None
         if vo_criterion is not None:
-            if vo_criterion != "availability":
-                raise ParameterError(
-                    f"vo_criterion must be 'availability' or None, got {vo_criterion!r}"
-                )
-            if mapping is not None:
-                raise ParameterError("give vo_criterion or criterion_allocators, not both")
             mapping = dict.fromkeys(USER_CRITERIA, "max_availability")
         self.vo_criterion = vo_criterion
         self.vo_policy = VOPolicy(vo_objective, vo_limit, user_evaluation, ua, max_alternatives)
-        if mapping is not None:
-            for user_criterion, name in mapping.items():
-                if user_criterion not in USER_CRITERIA:
-                    raise ParameterError(
-                        f"criterion_allocators key {user_criterion!r} is not a user criterion "
-                        f"({', '.join(USER_CRITERIA)})"
-                    )
-                if name != "max_availability" and not is_method(name, "criteria"):
-                    raise UnknownAllocatorError(
-                        f"unknown criterion {name!r} for {user_criterion!r}; registered: "
-                        f"{', '.join(criteria())} (or a chain such as 'min_cost>amp')"
-                    )
 
-        frame = trace if isinstance(trace, pd.DataFrame) else read_swf(trace_path(str(trace)), jobs)
+        frame = load_trace(trace, jobs, self.rng)
         if jobs is not None:
             frame = frame.iloc[:jobs]
         header = frame.attrs.get("header", {})
@@ -355,38 +291,17 @@ class VOModel(mesa.Model):
             )
         if nodes is None:
             nodes = header_int(header, "MaxNodes") or max_procs or _DEFAULT_NODES
-        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 1:
-            raise ParameterError(f"nodes must be an integer >= 1, got {nodes!r}")
         if max_procs is None:
             procs = frame[["requested_processors", "allocated_processors"]].max(axis=1)
             max_procs = max(int(procs.max()), nodes)
-        if isinstance(owners, bool) or not isinstance(owners, int) or not 1 <= owners <= nodes:
+        if owners > nodes:  # owners >= 1 is checked above
             raise ParameterError(f"owners must be an integer in [1, nodes={nodes}], got {owners!r}")
 
         self.cycle_period = float(cycle_period)
         self.scheduling_interval = float(scheduling_interval)
         self.reference_performance = float(reference_performance)
         self.pricing = ExponentialPricing()
-        if pricing_policy not in PRICING_POLICIES:
-            raise ParameterError(
-                f"pricing_policy must be one of {', '.join(PRICING_POLICIES)}, "
-                f"got {pricing_policy!r}"
-            )
         self.pricing_policy = pricing_policy
-        if owner_exit_revenue is not None and not owner_exit_revenue >= 0:
-            raise ParameterError(f"owner_exit_revenue must be >= 0, got {owner_exit_revenue}")
-        if user_exit_satisfaction is not None and not 0 <= user_exit_satisfaction <= 1:
-            raise ParameterError(
-                f"user_exit_satisfaction must be in [0, 1], got {user_exit_satisfaction}"
-            )
-        if budget_period is not None and not _finite_positive(budget_period):
-            raise ParameterError(
-                f"budget_period must be a finite number > 0 or None, got {budget_period!r}"
-            )
-        if not _finite_positive(budget_allowance):
-            raise ParameterError(
-                f"budget_allowance must be a finite number > 0, got {budget_allowance!r}"
-            )
         self.budget_period = None if budget_period is None else float(budget_period)
         self.budget_allowance = float(budget_allowance)
         self.owner_exit_revenue = owner_exit_revenue
@@ -817,13 +732,3 @@ class VOModel(mesa.Model):
         the users still in the VO, cost units; NaN without ``budget_period``).
         """
         return pd.DataFrame.from_records(self._cycle_rows, columns=list(CYCLE_COLUMNS))
-
-
-def _finite_positive(value: object) -> bool:
-    """``True`` for a real number (not a bool) that is finite and > 0."""
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )

@@ -142,7 +142,7 @@ def test_regroup_users_keeps_ids_when_few_users():
 
 # -- LiveModel stepping ----------------------------------------------------------------------
 def test_live_model_signature_and_scenario_parameters():
-    model = _model(pricing_policy="demand", vo_objective="runtime", ua=40.0, alternatives=2)
+    model = _model(pricing_policy="demand", vo_objective="runtime", ua=40.0, max_alternatives=2)
     assert model.scenario_name == VO_PREFERENCES_SCENARIO
     assert model.node_count == 100
     assert model.cycle_period == 150.0
@@ -255,7 +255,7 @@ def test_chunk_end_is_at_least_one_cycle_and_capped():
 
 
 def test_same_inputs_give_identical_cycles():
-    a, b = _model(alternatives=2), _model(alternatives=2)
+    a, b = _model(max_alternatives=2), _model(max_alternatives=2)
     for _ in range(6):
         a.step()
         b.step()

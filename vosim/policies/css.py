@@ -169,7 +169,7 @@ class CyclicScheme:
             return
         for job in arrived:
             j = job.index
-            if self.classes.of[j] < 0:  # first arrival: its request and class
+            if self._request[j] is None:  # first arrival: its request and class
                 self._n[j], self._volume[j], self._budget[j] = job.n, job.volume, job.budget
                 self._user[j], self._criterion[j] = job.user, job.criterion
                 self._request[j] = ResourceRequest(n=job.n, volume=job.volume, budget=job.budget)
@@ -228,7 +228,7 @@ class CyclicScheme:
             self._dequeue(index, taken)
         # Alternatives not chosen were cut from found.slots but stay free at the owners:
         # the bounds of RequestClasses.sleep hold only when every alternative found was reserved.
-        unchosen = self.vo_policy.max_alternatives > 1 and any(
+        unchosen = self.vo_policy.max_alternatives != 1 and any(
             len(alts) > (k >= 0) for alts, k in zip(found.windows, choice, strict=True)
         )
         self._changed = unchosen or declined

@@ -7,17 +7,15 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from vosim import __version__
 from vosim.allocators.base import criteria
-from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
-from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import VosimError
-from vosim.market.pricing import PRICING_POLICIES
-from vosim.policies.base import policy_names
+from vosim.scenario import GROUPS, PARAMETERS, PRESETS, Choice, Flag, Integer, Param, Real
 from vosim.ui.cli import add_ui_parser, run_ui
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "run_values"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,29 +44,150 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+#: Mutually exclusive parameters of ``vosim run`` (their aliases join them).
+_EXCLUSIVE = (("jobs",), ("local_load", "local_trace"), ("vo_criterion", "criterion_allocators"))
+
+#: Options kept from earlier versions that set a parameter under another name: parameter ->
+#: (option, argparse keywords), added next to the parameter's own option.
+_ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "jobs": (
+        "--all-jobs",
+        {
+            "dest": "jobs",
+            "action": "store_const",
+            "const": None,
+            "default": argparse.SUPPRESS,
+            "help": "simulate every job of the trace (as --jobs none)",
+        },
+    ),
+    "local_load": (
+        "--no-local-load",
+        {
+            "dest": "local_load",
+            "action": "store_const",
+            "const": None,
+            "default": argparse.SUPPRESS,
+            "help": "owners run no local jobs: dedicated nodes (as --local-load none)",
+        },
+    ),
+    "criterion_allocators": (
+        "--allocator",
+        {
+            "dest": "allocator",
+            "type": lambda text: _criterion(text),
+            "default": None,
+            "metavar": "CRITERION",
+            "help": "window search of every user with the finish, runtime or cost criterion: "
+            f"{', '.join(criteria())} (AEP §2.2; amp: the earliest window within budget) or a "
+            "fallback chain such as min_cost>amp (the exact search under --fallback-after, then "
+            "the fast one); users with the availability criterion keep max_availability "
+            "(default: each user's own, min_finish, min_runtime or min_cost)",
+        },
+    ),
+}
 
 
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
+def _converter(param: Param):
+    """The argparse ``type`` of ``param``: :meth:`~vosim.scenario.Param.from_text`."""
+
+    def convert(text: str) -> Any:
+        try:
+            return param.from_text(text)
+        except VosimError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = param.name
+    return convert
+
+
+def _option(param: Param) -> dict[str, Any]:
+    """The argparse keywords of ``param``'s option, from its declaration.
+
+    Every option's default is ``argparse.SUPPRESS``: an option not given is absent from the
+    namespace, so :func:`run_values` can tell it from a value equal to the default (a preset
+    may change the default). The help says the declared default.
+    """
+    help_text = param.help_text
+    options: dict[str, Any] = {"dest": param.name, "default": argparse.SUPPRESS}
+    if isinstance(param.check, Flag):
+        return {**options, "action": "store_true", "help": help_text.replace("%", "%%")}
+    if param.metavar is not None:
+        options["metavar"] = param.metavar
+    elif isinstance(param.check, Integer):
+        options["metavar"] = "N"
+    elif isinstance(param.check, Real):
+        options["metavar"] = "SECONDS" if param.unit == "s" else "X"
+    # Subset (user_criteria) reads its names only when a value is checked: they import Mesa.
+    if isinstance(param.check, Choice):
+        choices = param.choices or ()
+        if param.metavar is not None:  # the metavar hides the choices: the help lists them
+            help_text = param.format_help(list_choices=True)
+        if not param.optional:
+            options["choices"] = list(choices)
+            if all(isinstance(c, int) for c in choices):
+                options["type"] = int
+            return {**options, "help": help_text.replace("%", "%%")}
+        options.setdefault("metavar", "{" + ",".join([*map(str, choices), "none"]) + "}")
+    return {**options, "type": _converter(param), "help": help_text.replace("%", "%%")}
+
+
+def _add_run_options(run: argparse.ArgumentParser) -> None:
+    """Add ``vosim run``'s options: the hand-written ones, then one per model parameter."""
+    run.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        default=None,
+        metavar="NAME",
+        help="start from a named preset, the options given override it: "
+        + "; ".join(f"{name} ({p.description})" for name, p in PRESETS.items()).replace("%", "%%")
+        + " (default: none, the defaults below)",
+    )
+    run.add_argument("--seed", type=int, default=1, help="random seed (same seed, same results)")
+    run.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    groups = {key: run.add_argument_group(title, text) for key, (title, text) in GROUPS.items()}
+    exclusive: dict[tuple[str, ...], Any] = {}
+    for name, param in PARAMETERS.items():
+        target = groups[param.group]
+        members = next((m for m in _EXCLUSIVE if name in m), None)
+        if members is not None:
+            if members not in exclusive:
+                exclusive[members] = target.add_mutually_exclusive_group()
+            target = exclusive[members]
+        target.add_argument(param.flag, **_option(param))
+        if name in _ALIASES:
+            flag, options = _ALIASES[name]
+            target.add_argument(flag, **options)
+
+
+def run_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`~vosim.model.VOModel` keyword arguments (but ``rng``) of a parsed ``vosim run``.
+
+    The declared defaults (:data:`vosim.scenario.PARAMETERS`), then ``--preset``'s values
+    (:data:`vosim.scenario.PRESETS`), then the options given (``--allocator NAME`` as
+    ``criterion_allocators``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``build_parser().parse_args(["run", ...])``.
+
+    Returns
+    -------
+    dict
+        Parameter name -> value, every declared parameter.
+    """
+    values = {name: param.default for name, param in PARAMETERS.items()}
+    if getattr(args, "preset", None) is not None:
+        values.update(PRESETS[args.preset].values)
+    values.update({name: getattr(args, name) for name in PARAMETERS if hasattr(args, name)})
+    if getattr(args, "allocator", None) is not None:
+        values["criterion_allocators"] = _allocators(args.allocator)
+    return values
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``vosim`` argument parser (``run``, ``experiment``, ``sweep``, ``report``, ``study``)."""
-    bundled = ", ".join(TRACES)
     parser = _Parser(
         prog="vosim",
         description=(
@@ -87,203 +206,14 @@ def build_parser() -> argparse.ArgumentParser:
             "per job read; Batsim _jobs.csv column names plus vosim's own), cycles.parquet (one "
             "row per scheduling cycle), summary.json and chart.html/.png (utilization and queue "
             "length over time). Every job ends completed, rejected (with a reason) or unfinished "
-            "at the horizon. Times are model time units = trace seconds."
+            "at the horizon. Times are model time units = trace seconds. Every option below but "
+            "--preset, --seed, --out and --quiet is a VOModel parameter (vosim.scenario declares "
+            "them; sweep files use the same names with _); --preset NAME starts from a named "
+            "preset and the options given override it."
         ),
         formatter_class=_Defaults,
     )
-    run.add_argument(
-        "--trace",
-        default=DEFAULT_TRACE,
-        help=f"bundled trace name ({bundled}) or path to an SWF file, plain or .gz",
-    )
-    run.add_argument(
-        "--jobs",
-        type=_positive_int,
-        default=2000,
-        help="simulate the first N jobs of the trace",
-    )
-    run.add_argument("--all-jobs", action="store_true", help="simulate every job of the trace")
-    run.add_argument("--seed", type=int, default=1, help="random seed (same seed, same results)")
-    run.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
-    run.add_argument("--owners", type=_positive_int, default=10, help="number of resource owners")
-    run.add_argument(
-        "--nodes",
-        type=_positive_int,
-        default=None,
-        help="nodes of the simulated domain (default: the trace header's MaxNodes)",
-    )
-    run.add_argument(
-        "--policy",
-        choices=policy_names(),
-        default="css",
-        help="scheduling policy deciding each pass: css (the VO's cyclic scheduling scheme), "
-        "availability (CSS with every window of maximum P_a^w), or a batch baseline: fcfs, "
-        "easy (EASY backfilling), conservative (conservative backfilling), knapsack (the "
-        "Knapsack Grid slides' multiple-choice knapsack of job options across owners, "
-        "--utility-policy), knapsack+easy (the slides' KS+BF)",
-    )
-    run.add_argument(
-        "--utility-policy",
-        type=int,
-        choices=range(1, 6),
-        default=1,
-        metavar="K",
-        help="utility policy 1-5 of the Knapsack Grid slides for --policy knapsack and "
-        "knapsack+easy (1: the job's credit; 2-5 weigh its wait in)",
-    )
-    run.add_argument(
-        "--machine",
-        action="store_true",
-        help="simulate the system the trace was recorded on instead of a VO: MaxProcs "
-        "identical processors, one owner, no local load, budgets that never bind; the run "
-        "drains (goes on until every job is done)",
-    )
-    run.add_argument(
-        "--cycle-period",
-        type=_non_negative_float,
-        default=300.0,
-        help="time between scheduling cycles, s (see VOModel docs for why 300); 0: a pass at "
-        "every job end and arrival, as batch systems do",
-    )
-    run.add_argument(
-        "--scheduling-interval",
-        type=_positive_float,
-        default=7 * 86400.0,
-        help="length L of the interval the slot list covers, s",
-    )
-    local = run.add_mutually_exclusive_group()
-    local.add_argument(
-        "--no-local-load", action="store_true", help="owners run no local jobs (dedicated nodes)"
-    )
-    local.add_argument(
-        "--local-trace",
-        metavar="TRACE",
-        default=None,
-        help="owners' local job flow replayed from this SWF trace (bundled name or path, read "
-        "whole; its jobs occupy the domain's nodes from time 0) instead of the generated "
-        "10-50%% hypergeometric load (default: generated)",
-    )
-    run.add_argument(
-        "--availability",
-        action="store_true",
-        help=(
-            "utilization uncertainty (ICCS 2021/2023): local jobs and global events may take a "
-            "reserved node; jobs can fail and are requeued; writes attempts.parquet and "
-            "calibration.html"
-        ),
-    )
-    run.add_argument(
-        "--global-load", type=float, default=0.05, help="sd of nodes' global occupation P_o"
-    )
-    run.add_argument(
-        "--availability-method",
-        default="knapsack_p",
-        help="method of users with the availability criterion (see vosim.allocators.methods())",
-    )
-    search = run.add_mutually_exclusive_group()
-    search.add_argument(
-        "--vo-criterion",
-        choices=["availability"],
-        default=None,
-        help="VO policy overriding users' criteria: every window maximises P_a^w within budget",
-    )
-    search.add_argument(
-        "--allocator",
-        type=_criterion,
-        default=None,
-        metavar="CRITERION",
-        help="window search of every user with the finish, runtime or cost criterion, one of "
-        f"{', '.join(criteria())} (AEP §2.2; amp: the earliest window within budget), or a "
-        "fallback chain such as min_cost>amp (the exact search under --fallback-after, then "
-        "the fast one) (default: each user's own, min_finish, min_runtime or min_cost; users "
-        "with the availability criterion keep max_availability)",
-    )
-    run.add_argument(
-        "--fallback-after",
-        type=_budget,
-        default=None,
-        metavar="BUDGET",
-        help="budget of a fallback chain's exact link: seconds ('2s', '500ms') or search-tree "
-        "nodes ('5000', '5000 nodes'); fallbacks per method go to summary.json (default: each "
-        "link's own limits)",
-    )
-    run.add_argument(
-        "--pricing-policy",
-        choices=list(PRICING_POLICIES),
-        default="fixed",
-        help="owners' pricing: fixed prices, or demand (prices follow each owner's recent VO "
-        "utilization, at most 5%% a cycle, within +-60%% of the market base price)",
-    )
-    run.add_argument(
-        "--owner-exit-revenue",
-        type=_non_negative_float,
-        default=None,
-        help="owners earning less than this per node and day over the last scheduling "
-        "interval leave the VO with their nodes (default: owners never leave)",
-    )
-    run.add_argument(
-        "--user-exit-satisfaction",
-        type=_non_negative_float,
-        default=None,
-        help="users whose satisfaction (0-1, from their U and waits) falls below this leave "
-        "the VO and withdraw their future jobs (default: users never leave)",
-    )
-    run.add_argument(
-        "--budget-period",
-        type=_positive_float,
-        default=None,
-        metavar="SECONDS",
-        help="per-period user accounts (vosim's extension of VO Preferences' budgets): every "
-        "SECONDS each user's balance is reset to its allowance and each reserved window's cost "
-        "is taken from it; a job may spend min(its budget C, the balance) (default: no "
-        "accounts, each job may spend its C)",
-    )
-    run.add_argument(
-        "--budget-allowance",
-        type=_positive_float,
-        default=1.0,
-        metavar="X",
-        help="with --budget-period: a user's allowance per period is X times the sum of its "
-        "jobs' budgets C times the period over the trace's submit span (default 1)",
-    )
-    css = run.add_argument_group(
-        "cyclic scheduling scheme (VO Preferences)",
-        "Step 1 finds up to --max-alternatives windows per job by the user's criterion; step 2 "
-        "picks one per job optimising the VO objective under a limit on the users' evaluations "
-        "U (or on the batch cost or time). With --max-alternatives 1 the scheme is first fit.",
-    )
-    css.add_argument(
-        "--max-alternatives",
-        type=_positive_int,
-        default=1,
-        help="alternatives searched per job and cycle",
-    )
-    css.add_argument(
-        "--vo-objective",
-        choices=list(VO_OBJECTIVES),
-        default="cost",
-        help="VO criterion: cost (C -> max, owners' revenue), runtime or finish (T -> min)",
-    )
-    css.add_argument(
-        "--vo-limit",
-        choices=list(VO_LIMITS),
-        default="user",
-        help="what bounds the VO criterion: users' evaluations U, batch cost or batch time",
-    )
-    css.add_argument(
-        "--user-evaluation",
-        choices=list(EVALUATIONS),
-        default="relative",
-        help="user evaluation U: ordinal (ranks 0..N_a-1) or relative (0-100 %%)",
-    )
-    css.add_argument(
-        "--ua",
-        type=_non_negative_float,
-        default=None,
-        help="U_a: mean U allowed per job (ranks or %%), or the cost/time limit's position "
-        "between the batch's extremes in %%; default: no limit (the VO optimum)",
-    )
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_run_options(run)
 
     exp = sub.add_parser(
         "experiment",
@@ -419,16 +349,6 @@ def _criterion(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e).strip("'\"")) from None
 
 
-def _budget(text: str):
-    """A fallback budget (``2s``, ``5000 nodes``), for argparse."""
-    from vosim.allocators.fallback import FallbackBudget
-
-    try:
-        return FallbackBudget.parse(text)
-    except VosimError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
 def _allocators(name: str | None) -> dict[str, str] | None:
     """``VOModel``'s ``criterion_allocators`` for ``--allocator`` (``None``: the default)."""
     from vosim.agents.metascheduler import DEFAULT_CRITERION_ALLOCATORS
@@ -459,40 +379,14 @@ def _run(args: argparse.Namespace) -> int:
 
     from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
     from vosim.analysis.metrics import run_summary
-    from vosim.model import VOModel
     from vosim.runs.store import write_json, write_table
+    from vosim.scenario import Scenario
+
+    values = Scenario(**run_values(args)).kwargs()  # checked before Mesa is imported
+    from vosim.model import VOModel
 
     started = time.perf_counter()
-    model = VOModel(
-        trace=args.trace,
-        jobs=None if args.all_jobs else args.jobs,
-        nodes=args.nodes,
-        owners=args.owners,
-        cycle_period=args.cycle_period,
-        scheduling_interval=args.scheduling_interval,
-        local_load=None if args.no_local_load else (0.10, 0.50),
-        availability=args.availability,
-        global_load=args.global_load,
-        availability_method=args.availability_method,
-        vo_criterion=args.vo_criterion,
-        criterion_allocators=_allocators(args.allocator),
-        max_alternatives=args.max_alternatives,
-        vo_objective=args.vo_objective,
-        vo_limit=args.vo_limit,
-        user_evaluation=args.user_evaluation,
-        ua=args.ua,
-        pricing_policy=args.pricing_policy,
-        owner_exit_revenue=args.owner_exit_revenue,
-        user_exit_satisfaction=args.user_exit_satisfaction,
-        budget_period=args.budget_period,
-        budget_allowance=args.budget_allowance,
-        local_trace=args.local_trace,
-        policy=args.policy,
-        machine=args.machine,
-        utility_policy=args.utility_policy,
-        fallback_after=args.fallback_after,
-        rng=args.seed,
-    )
+    model = VOModel(**values, rng=args.seed)
     bar = tqdm(
         total=len(model.jobs), unit="job", desc="simulating", disable=args.quiet, leave=False
     )
@@ -517,11 +411,12 @@ def _run(args: argparse.Namespace) -> int:
     summary.update(
         {
             "vosim_version": __version__,
-            "trace": str(args.trace),
+            "trace": str(values["trace"]),
+            "preset": args.preset,
             "seed": args.seed,
             "policy": model.policy_name,
             "machine": model.machine,
-            "utility_policy": args.utility_policy,
+            "utility_policy": values["utility_policy"],
             "nodes": model.node_count,
             "owners": len(model.owners),
             "cycle_period": model.cycle_period,
@@ -538,7 +433,9 @@ def _run(args: argparse.Namespace) -> int:
             "criterion_allocators": getattr(
                 model.metascheduler.scheduler, "criterion_allocators", None
             ),
-            "fallback_after": None if args.fallback_after is None else str(args.fallback_after),
+            "fallback_after": (
+                None if values["fallback_after"] is None else str(model.fallback_after)
+            ),
             "fallbacks": model.metascheduler.fallbacks.to_dict(),
             "owners_left": sum(not o.active for o in model.owners),
             "users_left": sum(not u.active for u in model.users),
@@ -553,7 +450,7 @@ def _run(args: argparse.Namespace) -> int:
     write_table(cycles, out / "cycles.parquet")
     write_json(summary, out / "summary.json")
     charts = save_chart(
-        utilization_queue_chart(cycles, title=f"vosim on {Path(str(args.trace)).name}"),
+        utilization_queue_chart(cycles, title=f"vosim on {Path(str(values['trace'])).name}"),
         out / "chart",
     )
     extra = []

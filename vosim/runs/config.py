@@ -7,7 +7,8 @@ instances each combination gets::
     description = "VO criterion vs U_a" # optional
 
     [scenario]                           # fixed VOModel keyword arguments
-    trace = "UniLu-Gaia-2014-2"
+    preset = "vo-preferences"            # optional: start from a preset (vosim.scenario)
+    trace = "UniLu-Gaia-2014-2"          # keys given here override the preset's
     jobs = 300
 
     [sweep]                              # each key: a non-empty list of values
@@ -22,19 +23,23 @@ instances each combination gets::
 
 The runs are the cartesian product of the ``[sweep]`` lists, in file order (the first key
 varies slowest), times the repetitions. The keys of ``[scenario]`` and ``[sweep]`` are the
-keyword parameters of :class:`vosim.VOModel` (read from its signature, so a parameter added
-there is accepted here with no change); a key may be fixed or swept, not both. ``rng`` is not
-a key: seeds come from ``[run]``.
+parameters :class:`vosim.scenario.Scenario` declares, i.e. the keyword parameters of
+:class:`vosim.VOModel` (a test keeps the two equal); a key may be fixed or swept, not both.
+``rng`` is not a key: seeds come from ``[run]``. ``[scenario]`` may also name a ``preset``
+(:data:`vosim.scenario.PRESETS`: ``aep``, ``vo-preferences``, ``machine``): its values are
+the starting point, and keys given in ``[scenario]`` or swept in ``[sweep]`` override them.
 
-Values are checked against the parameter's annotation: integers are accepted for floats,
-arrays stand for tuples and lists, inline tables (``{cost = "min_cost"}``) for dicts, and TOML
-having no null, the string ``"none"`` stands for ``None`` wherever the parameter allows
-``None``. Names with a registry are checked against it (``vo_objective``, ``vo_limit``,
-``user_evaluation``, ``availability_method``, ``user_criteria``) and ``trace`` and
-``local_trace`` must be a bundled trace or an existing file; a relative trace path is relative
-to the sweep file.
-Values the model itself rejects (such as ``owners`` above the node count) are left to the
-model: the run is recorded with its error (see :mod:`vosim.runs.batch`).
+Values are checked against the declaration: the parameter's type first (integers are accepted
+for floats, arrays stand for tuples and lists, inline tables (``{cost = "min_cost"}``) for
+dicts, and TOML having no null, the string ``"none"`` stands for ``None`` wherever the
+parameter allows ``None``), then its allowed values (names with a registry such as
+``vo_objective``, ``policy``, ``availability_method``, ``user_criteria``) and its range
+(``jobs >= 1``, ``global_load`` in [0, 1], ...). ``trace`` and ``local_trace`` must be a
+bundled trace or an existing file (``trace`` may also be a synthetic stream such as
+``"synthetic:aep"``); a relative trace path is relative to the sweep file.
+Rules between parameters and what needs the trace (such as ``owners`` above the node count)
+are left to the model: the run is recorded with its error (see :mod:`vosim.runs.batch`), so
+one bad combination does not stop the others.
 
 Seeds
 -----
@@ -95,7 +100,8 @@ from typing import Any
 
 import numpy as np
 
-from vosim.errors import ConfigError
+from vosim.errors import ConfigError, VosimError
+from vosim.scenario import PARAMETERS, PRESETS, SYNTHETIC_TRACES, Param
 
 __all__ = ["SweepConfig", "load_sweep", "parse_sweep", "model_parameters", "canonical_json"]
 
@@ -118,56 +124,24 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-# -- the model's signature ---------------------------------------------------------------------
+# -- the declared model parameters -------------------------------------------------------------
 
 
-def model_parameters() -> dict[str, inspect.Parameter]:
-    """The keyword parameters of :class:`vosim.VOModel` a sweep file may set (all but ``rng``).
+def model_parameters() -> dict[str, Param]:
+    """The parameters a sweep file may set: :data:`vosim.scenario.PARAMETERS` (all but ``rng``).
 
     Returns
     -------
     dict
-        Parameter name -> :class:`inspect.Parameter`, with annotations resolved to types where
-        they can be (a string annotation that cannot be resolved is left unchecked).
+        Parameter name -> :class:`vosim.scenario.Param` (``.type``: the annotation as a
+        typing object; ``.default``; ``.choices``; ``.validate``), in VOModel's order.
     """
-    from vosim.model import VOModel
-
-    signature = inspect.signature(VOModel.__init__)
-    try:
-        hints = typing.get_type_hints(VOModel.__init__)
-    except Exception:  # an annotation that cannot be evaluated: check the others one by one
-        hints = {}
-        module = vars(inspect.getmodule(VOModel))
-        for name, p in signature.parameters.items():
-            try:
-                annotation = p.annotation
-                hints[name] = (
-                    eval(annotation, module) if isinstance(annotation, str) else annotation
-                )
-            except Exception:
-                hints[name] = Any
-    return {
-        name: p.replace(annotation=hints.get(name, p.annotation))
-        for name, p in signature.parameters.items()
-        if name not in ("self", "rng") and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-    }
+    return dict(PARAMETERS)
 
 
-def _choices() -> dict[str, Sequence[str]]:
-    """Allowed names of the parameters that name registered things (read from the registries)."""
-    from vosim.agents.user import USER_CRITERIA
-    from vosim.allocators import methods
-    from vosim.allocators.css import EVALUATIONS, VO_LIMITS, VO_OBJECTIVES
-    from vosim.policies.base import policy_names
-
-    return {
-        "policy": tuple(policy_names()),
-        "vo_objective": tuple(VO_OBJECTIVES),
-        "vo_limit": tuple(VO_LIMITS),
-        "user_evaluation": tuple(EVALUATIONS),
-        "availability_method": tuple(methods()),
-        "user_criteria": tuple(USER_CRITERIA),
-    }
+def _choices() -> dict[str, Sequence[Any]]:
+    """Allowed values of the parameters that name registered things (read from the registries)."""
+    return {name: p.choices for name, p in PARAMETERS.items() if p.choices is not None}
 
 
 class _Bad(Exception):
@@ -310,7 +284,7 @@ class SweepConfig:
     name : str
         Name of the sweep.
     scenario : dict
-        Fixed :class:`vosim.VOModel` keyword arguments.
+        Fixed :class:`vosim.VOModel` keyword arguments (a preset's values included).
     sweep : dict of str to tuple
         Swept keyword arguments, each with its non-empty tuple of distinct values, in file
         order.
@@ -327,6 +301,8 @@ class SweepConfig:
         against its directory.
     text : str
         The file's contents, as read (kept in the results' manifest).
+    preset : str or None
+        The ``[scenario]`` preset the values start from (``None``: the declared defaults).
     """
 
     name: str
@@ -338,6 +314,7 @@ class SweepConfig:
     description: str = ""
     path: str | None = None
     text: str = ""
+    preset: str | None = None
 
     @property
     def run_count(self) -> int:
@@ -377,11 +354,13 @@ class SweepConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The validated configuration as JSON-ready data (tuples as lists, ``None`` as null)."""
+        preset = {} if self.preset is None else {"preset": self.preset}
         return json.loads(
             json.dumps(
                 {
                     "name": self.name,
                     "description": self.description,
+                    **preset,
                     "scenario": self.scenario,
                     "sweep": {k: list(v) for k, v in self.sweep.items()},
                     "run": {
@@ -442,7 +421,9 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     ConfigError
         Not TOML; an unknown key (the allowed ones are listed); a wrong type; an empty or
         repeated list of values; a key both fixed and swept; ``repetitions < 1`` or
-        ``seed < 0``; a name outside its registry; a trace that does not exist.
+        ``seed < 0``; a name outside its registry; a value outside its parameter's range
+        (:meth:`vosim.scenario.Param.validate`); a trace that does not exist; an unknown
+        preset.
     """
     where = str(path) if path is not None else "<string>"
     base = Path(path).resolve().parent if path is not None else Path.cwd()
@@ -503,32 +484,51 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     # [scenario] and [sweep]
     params = model_parameters()
     allowed = list(params)
-    choices = _choices()
 
     def check(table: str, key: str, value: Any) -> Any:
         p = params[key]
         try:
-            converted = _convert(value, p.annotation)
+            converted = _convert(value, p.type)
         except _Bad:
-            fail(table, key, f"expected {_describe(p.annotation)}, got {_show(value)}")
-        if key in choices and converted is not None:
+            fail(table, key, f"expected {_describe(p.type)}, got {_show(value)}")
+        choices = p.choices
+        if choices is not None and converted is not None:
             names = converted if isinstance(converted, (tuple, list)) else (converted,)
             for n in names:
-                if n not in choices[key]:
-                    fail(table, key, f"{n!r} is not one of {', '.join(choices[key])}")
+                if n not in choices:
+                    fail(table, key, f"{n!r} is not one of {', '.join(map(str, choices))}")
         if key in ("trace", "local_trace") and isinstance(converted, str):
-            converted = _check_trace(converted, base, lambda m: fail(table, key, m))
+            synthetic = key == "trace"
+            converted = _check_trace(converted, base, lambda m: fail(table, key, m), synthetic)
+        try:
+            p.validate(converted)
+        except VosimError as exc:
+            fail(table, key, str(exc))
         return converted
 
-    scenario_raw = data.get("scenario", {})
+    scenario_raw = dict(data.get("scenario", {}))
     sweep_raw = data.get("sweep", {})
+    preset = scenario_raw.pop("preset", None)
+    if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
+        fail(
+            "scenario", "preset", f"{_show(preset)} is not a preset; presets: {', '.join(PRESETS)}"
+        )
+    if "preset" in sweep_raw:
+        fail(
+            "sweep", "preset", 'a preset is a starting point: set it in [scenario] (preset = "...")'
+        )
     for table, raw in (("scenario", scenario_raw), ("sweep", sweep_raw)):
         for key in raw:
             if key == "rng":
                 fail(table, key, "seeds are set by [run] seed (and repetitions), not by rng")
             if key not in params:
                 unknown(table, key, allowed, "VOModel parameter")
-    scenario = {key: check("scenario", key, value) for key, value in scenario_raw.items()}
+    scenario = {
+        key: value
+        for key, value in (PRESETS[preset].values.items() if preset is not None else ())
+        if key not in sweep_raw and key not in scenario_raw
+    }
+    scenario.update({key: check("scenario", key, value) for key, value in scenario_raw.items()})
     sweep: dict[str, tuple[Any, ...]] = {}
     for key, values in sweep_raw.items():
         if key in scenario_raw:
@@ -548,6 +548,7 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     return SweepConfig(
         name=name.strip(),
         scenario=scenario,
+        preset=preset,
         sweep=sweep,
         repetitions=repetitions,
         seed=seed,
@@ -558,11 +559,16 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     )
 
 
-def _check_trace(value: str, base: Path, fail: Callable[[str], typing.NoReturn]) -> str:
-    """A bundled trace name as is, or an existing file's path resolved against ``base``."""
+def _check_trace(
+    value: str, base: Path, fail: Callable[[str], typing.NoReturn], synthetic: bool = False
+) -> str:
+    """A bundled trace name as is, or an existing file's path resolved against ``base``.
+
+    With ``synthetic`` a name of :data:`vosim.scenario.SYNTHETIC_TRACES` is kept as is too.
+    """
     from vosim.data import TRACES
 
-    if value in TRACES:
+    if value in TRACES or (synthetic and value in SYNTHETIC_TRACES):
         return value
     candidate = Path(value).expanduser()
     if not candidate.is_absolute():

@@ -10,8 +10,7 @@ from __future__ import annotations
 import solara
 from mesa.visualization import SolaraViz
 
-from vosim.market.pricing import PRICING_POLICIES
-from vosim.policies.base import policy_names
+from vosim.scenario import PARAMETERS, UI_PARAMETERS
 from vosim.ui.components import (
     ActivityView,
     CalibrationView,
@@ -28,10 +27,10 @@ from vosim.ui.scenarios import (
     allocator_names,
 )
 
-__all__ = ["COMPONENTS", "MODEL_PARAMS", "Page"]
+__all__ = ["COMPONENTS", "MODEL_PARAMS", "PAGE_INPUTS", "Page"]
 
-#: The page's inputs, by :class:`LiveModel` keyword (Mesa's SolaraViz input specs).
-MODEL_PARAMS: dict[str, dict] = {
+#: The page's own inputs, not model parameters (Mesa SolaraViz input specs).
+PAGE_INPUTS: dict[str, dict] = {
     # not "scenario": Mesa 3.5's Model.scenario is a mesa.experimental Scenario, and its
     # Reset would pass that object under the same keyword
     "workload": {
@@ -40,51 +39,39 @@ MODEL_PARAMS: dict[str, dict] = {
         "value": DEFAULT_SCENARIO,
         "values": list(SCENARIOS),
     },
-    "policy": {
-        "type": "Select",
-        "label": "scheduling policy",
-        "value": "css",
-        "values": policy_names(),
-    },
-    "owners": {"type": "SliderInt", "label": "owners", "value": 10, "min": 1, "max": 40, "step": 1},
     "users": {"type": "SliderInt", "label": "users", "value": 20, "min": 1, "max": 50, "step": 1},
-    "pricing_policy": {
-        "type": "Select",
-        "label": "pricing policy",
-        "value": "fixed",
-        "values": list(PRICING_POLICIES),
-    },
-    "vo_objective": {
-        "type": "Select",
-        "label": "VO criterion",
-        "value": "cost",
-        "values": ["cost", "runtime", "finish"],
-    },
-    "ua": {
-        "type": "SliderFloat",
-        "label": "U_a (%)",
-        "value": 25.0,
-        "min": 0.0,
-        "max": 100.0,
-        "step": 5.0,
-    },
     "allocator": {
         "type": "Select",
         "label": "allocator",
         "value": BY_USER_CRITERION,
         "values": allocator_names(),
     },
-    "alternatives": {
-        "type": "SliderInt",
-        "label": "alternatives per job",
-        "value": 3,
-        "min": 1,
-        "max": 5,
-        "step": 1,
-    },
     "load": {"type": "Select", "label": "local load", "value": "scenario", "values": list(LOADS)},
-    "availability": {"type": "Checkbox", "label": "availability", "value": False},
     "rng": {"type": "SliderInt", "label": "seed", "value": 1, "min": 0, "max": 99, "step": 1},
+}
+
+#: Order of the inputs on the page: page inputs and model parameters interleaved.
+_ORDER = (
+    "workload",
+    "policy",
+    "owners",
+    "users",
+    "pricing_policy",
+    "vo_objective",
+    "ua",
+    "allocator",
+    "max_alternatives",
+    "load",
+    "availability",
+    "rng",
+)
+
+#: The page's inputs, by :class:`LiveModel` keyword (Mesa's SolaraViz input specs): the model
+#: parameters declared with a UI input (:data:`vosim.scenario.UI_PARAMETERS`, their specs
+#: from :meth:`vosim.scenario.Param.ui_spec`) and :data:`PAGE_INPUTS`.
+MODEL_PARAMS: dict[str, dict] = {
+    name: PAGE_INPUTS[name] if name in PAGE_INPUTS else PARAMETERS[name].ui_spec()
+    for name in (*_ORDER, *(n for n in UI_PARAMETERS if n not in _ORDER))
 }
 
 #: Components of the page, in grid order (all on one page).

@@ -1,9 +1,13 @@
 """Scenarios of the live UI: bundled traces and the papers' synthetic job streams.
 
-A scenario is a job trace in :func:`~vosim.market.swf.read_swf` format (a DataFrame with the
-18 SWF columns and ``attrs["header"]``) plus the :class:`~vosim.model.VOModel` parameters
-that go with it (domain size, scheduling interval, reference performance, local load).
-:class:`LiveModel` is the VOModel the page steps: its constructor takes the page's inputs.
+The page's "scenario" menu offers :data:`SCENARIOS`; each builds a :class:`Workload`: a job
+trace in :func:`~vosim.market.swf.read_swf` format (a DataFrame with the 18 SWF columns and
+``attrs["header"]``) plus the :class:`~vosim.model.VOModel` parameters that go with it. The
+papers' scenarios take their parameters from the presets of :mod:`vosim.scenario` (``aep``,
+``vo-preferences``) and their job streams from its generators (:func:`aep_trace`,
+:func:`vo_preferences_trace`, re-exported here). :class:`LiveModel` is the VOModel the page
+steps: its constructor takes the page's inputs, those that are model parameters named as in
+:class:`vosim.scenario.Scenario` and with its defaults.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from vosim.allocators.base import criteria
 from vosim.analysis.metrics import bounded_slowdown, jain_index
 from vosim.data import trace_path
 from vosim.errors import ParameterError
-from vosim.market.swf import SWF_COLUMNS, read_swf
+from vosim.market.swf import read_swf
 from vosim.market.workload import Job
 from vosim.model import VOModel
+from vosim.scenario import PARAMETERS, PRESETS, aep_trace, swf_frame, vo_preferences_trace
 
 __all__ = [
     "AEP_SCENARIO",
@@ -34,7 +39,7 @@ __all__ = [
     "VO_PREFERENCES_SCENARIO",
     "ChosenWindow",
     "LiveModel",
-    "Scenario",
+    "Workload",
     "aep_trace",
     "allocator_names",
     "build_scenario",
@@ -84,8 +89,11 @@ def allocator_names() -> list[str]:
 
 
 @dataclass(frozen=True)
-class Scenario:
-    """A job trace and the model parameters it is meant to run with.
+class Workload:
+    """A job trace and the model parameters it is meant to run with (one UI scenario).
+
+    Not :class:`vosim.scenario.Scenario`, the declaration of every model parameter: this is
+    what the page's "scenario" menu builds, a trace plus some of those parameters.
 
     Parameters
     ----------
@@ -95,8 +103,9 @@ class Scenario:
         Jobs in :func:`~vosim.market.swf.read_swf` format (``attrs["header"]`` holds
         ``MaxNodes``/``MaxProcs``).
     model_kwargs : dict
-        Keyword arguments of :class:`~vosim.model.VOModel` (``nodes``, ``cycle_period``,
-        ``scheduling_interval``, ``reference_performance``, ``local_load``).
+        Keyword arguments of :class:`~vosim.model.VOModel` (a preset's values but ``trace``
+        and ``jobs``: ``nodes``, ``cycle_period``, ``scheduling_interval``,
+        ``reference_performance``, ``local_load``, ...).
     description : str
         One line for the page's summary.
     """
@@ -105,195 +114,6 @@ class Scenario:
     trace: pd.DataFrame
     model_kwargs: dict = field(default_factory=dict)
     description: str = ""
-
-
-def swf_frame(
-    submit: np.ndarray,
-    n: np.ndarray,
-    requested_time: np.ndarray,
-    run_time: np.ndarray,
-    user: np.ndarray,
-    *,
-    nodes: int,
-    note: str,
-) -> pd.DataFrame:
-    """Build a trace in :func:`~vosim.market.swf.read_swf` format from job columns.
-
-    Parameters
-    ----------
-    submit : array of float, shape (k,)
-        Submit times, model time units, non-decreasing.
-    n : array of int, shape (k,)
-        Node count of each job (``MaxProcs = MaxNodes = nodes``, so processors are nodes).
-    requested_time, run_time : arrays of float, shape (k,)
-        Reservation time ``T`` and actual run time on a node of the reference performance.
-    user : array of int, shape (k,)
-        User id of each job (SWF field 12).
-    nodes : int
-        Domain size written to the header.
-    note : str
-        Header ``Note`` (the source of the parameters).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`~vosim.market.swf.SWF_COLUMNS`; unknown fields are ``-1``.
-
-    Examples
-    --------
-    >>> f = swf_frame(np.array([0.0]), np.array([5]), np.array([150.0]), np.array([150.0]),
-    ...               np.array([1]), nodes=100, note="AEP")
-    >>> int(f.loc[0, "requested_processors"]), f.attrs["header"]["MaxNodes"]
-    (5, '100')
-    """
-    k = len(submit)
-    frame = pd.DataFrame({c: np.full(k, -1, dtype=np.int64) for c in SWF_COLUMNS})
-    frame["average_cpu_time"] = -1.0
-    frame["used_memory"] = -1.0
-    frame["job_id"] = np.arange(1, k + 1)
-    frame["submit_time"] = np.rint(submit).astype(np.int64)
-    frame["wait_time"] = 0
-    frame["run_time"] = np.rint(run_time).astype(np.int64)
-    frame["allocated_processors"] = np.asarray(n, dtype=np.int64)
-    frame["requested_processors"] = np.asarray(n, dtype=np.int64)
-    frame["requested_time"] = np.rint(requested_time).astype(np.int64)
-    frame["status"] = 1
-    frame["user_id"] = np.asarray(user, dtype=np.int64)
-    frame.attrs["header"] = {"MaxNodes": str(nodes), "MaxProcs": str(nodes), "Note": note}
-    frame.attrs["path"] = note
-    return frame
-
-
-def aep_trace(
-    rng: np.random.Generator,
-    *,
-    jobs: int = 1000,
-    users: int = 10,
-    nodes: int = 100,
-    n: int = 5,
-    time: float = 150.0,
-    mean_interarrival: float = 8.0,
-) -> pd.DataFrame:
-    """A stream of the AEP base job: ``n = 5`` slots for ``T = 150`` on the slowest node.
-
-    AEP §3.1 schedules a single job (5 parallel slots for 150 time units at the slowest
-    node's performance 2, budget from the user's rule) in a 100-node domain with local load
-    10–50 % over an interval of 600. A live VO needs a stream, so jobs of that shape arrive
-    as a Poisson process (exponential inter-arrival times of mean ``mean_interarrival``),
-    users drawn uniformly. With performance uniform in [2, 10] a task takes on average
-    ``150 * 2 * mean(1/p) ≈ 64`` time units, so a job needs about 320 node-time units and the
-    default 8 offers about 40 node-time units per time unit, some 60 % of the ~70 nodes the
-    local load leaves free.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The only source of randomness.
-    jobs : int
-        Number of jobs (>= 1).
-    users : int
-        Number of users (>= 1); job ``j``'s user is uniform in ``1..users``.
-    nodes : int
-        Domain size ``N`` (AEP §3.1: 100).
-    n : int
-        Slots per job (AEP §3.1: 5).
-    time : float
-        Task time on a node of performance 2, model time units (AEP §3.1: 150).
-    mean_interarrival : float
-        Mean time between submissions, model time units (> 0).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The trace (:func:`swf_frame`); run time equals the requested time.
-
-    References
-    ----------
-    AEP §3.1 (domain, job of 5 slots for 150 time units, interval [0; 600], load 10–50 %).
-
-    Examples
-    --------
-    >>> f = aep_trace(np.random.default_rng(1), jobs=3)
-    >>> f["requested_processors"].tolist(), f["requested_time"].tolist()
-    ([5, 5, 5], [150, 150, 150])
-    """
-    _check_positive_int("jobs", jobs)
-    _check_positive_int("users", users)
-    if not mean_interarrival > 0:
-        raise ParameterError(f"mean_interarrival must be > 0, got {mean_interarrival}")
-    submit = np.cumsum(rng.exponential(mean_interarrival, size=jobs)) - 0.0
-    submit -= submit[0]
-    user = rng.integers(1, users + 1, size=jobs)
-    t = np.full(jobs, float(time))
-    return swf_frame(submit, np.full(jobs, n), t, t, user, nodes=nodes, note="AEP §3.1")
-
-
-def vo_preferences_trace(
-    rng: np.random.Generator,
-    *,
-    batches: int = 25,
-    batch_size: int = 40,
-    users: int = 10,
-    nodes: int = 100,
-    node_range: tuple[int, int] = (2, 6),
-    time_range: tuple[int, int] = (100, 500),
-    batch_period: float = 600.0,
-) -> pd.DataFrame:
-    """Batches of VO Preferences §4 jobs arriving every scheduling interval.
-
-    Each batch holds ``batch_size`` jobs submitted together at ``k * batch_period``; per job
-    the node count is uniform in ``node_range`` and the reservation time ``T`` uniform in
-    ``time_range`` on the slowest node (performance 2, shorter on faster nodes), as
-    :func:`vosim.market.domains.vo_preferences_batch` draws them. Budgets (factor uniform in
-    [0.7, 1.6]) and the users' criteria (finish, runtime, cost) come from
-    :class:`~vosim.model.VOModel`'s user rule.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The only source of randomness.
-    batches : int
-        Number of batches (>= 1).
-    batch_size : int
-        Jobs per batch (VO Preferences §4: 40).
-    users : int
-        Number of users (>= 1); each job's user is uniform in ``1..users``.
-    nodes : int
-        Domain size ``N`` (§4: 100).
-    node_range : (int, int)
-        Inclusive bounds of ``n`` (§4: [2, 6]).
-    time_range : (int, int)
-        Inclusive bounds of ``T`` on the slowest node, model time units (§4: [100, 500]).
-    batch_period : float
-        Time between batches, model time units (> 0; §4's interval is 600).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The trace (:func:`swf_frame`).
-
-    References
-    ----------
-    VO Preferences §4 (a batch of 40 jobs, n in [2, 6], T in [100, 500], 100 nodes,
-    interval 600, local load 5–10 %).
-
-    Examples
-    --------
-    >>> f = vo_preferences_trace(np.random.default_rng(2), batches=2, batch_size=3)
-    >>> f["submit_time"].tolist()
-    [0, 0, 0, 600, 600, 600]
-    """
-    _check_positive_int("batches", batches)
-    _check_positive_int("batch_size", batch_size)
-    _check_positive_int("users", users)
-    if not batch_period > 0:
-        raise ParameterError(f"batch_period must be > 0, got {batch_period}")
-    k = batches * batch_size
-    submit = np.repeat(np.arange(batches) * float(batch_period), batch_size)
-    n = rng.integers(node_range[0], node_range[1], size=k, endpoint=True)
-    t = rng.integers(time_range[0], time_range[1], size=k, endpoint=True).astype(float)
-    user = rng.integers(1, users + 1, size=k)
-    return swf_frame(submit, n, t, t, user, nodes=nodes, note="VO Preferences §4")
 
 
 def regroup_users(frame: pd.DataFrame, users: int) -> pd.DataFrame:
@@ -335,7 +155,7 @@ def regroup_users(frame: pd.DataFrame, users: int) -> pd.DataFrame:
     return out
 
 
-def build_scenario(name: str, users: int, rng: np.random.Generator) -> Scenario:
+def build_scenario(name: str, users: int, rng: np.random.Generator) -> Workload:
     """Build the scenario ``name`` with ``users`` users.
 
     Parameters
@@ -344,10 +164,11 @@ def build_scenario(name: str, users: int, rng: np.random.Generator) -> Scenario:
         One of :data:`SCENARIOS`: a bundled trace of :data:`TRACE_SCENARIOS` (its first
         :data:`TRACE_JOBS` jobs, users regrouped by :func:`regroup_users`, VOModel's
         defaults: cycle 300 s, ``L`` = 7 days),
-        :data:`AEP_SCENARIO` (:func:`aep_trace`: 100 nodes, ``L`` = 600, cycle 50, reference
+        :data:`AEP_SCENARIO` (:func:`aep_trace` with the ``aep`` preset of
+        :data:`vosim.scenario.PRESETS`: 100 nodes, ``L`` = 600, cycle 50, reference
         performance 2, load 10–50 %) or :data:`VO_PREFERENCES_SCENARIO`
-        (:func:`vo_preferences_trace`: 100 nodes, ``L`` = 600, cycle 150, reference
-        performance 2, load 5–10 %).
+        (:func:`vo_preferences_trace` with the ``vo-preferences`` preset: 100 nodes, ``L`` =
+        600, cycle 150, reference performance 2, load 5–10 %).
     users : int
         Number of users (>= 1).
     rng : numpy.random.Generator
@@ -355,7 +176,7 @@ def build_scenario(name: str, users: int, rng: np.random.Generator) -> Scenario:
 
     Returns
     -------
-    Scenario
+    Workload
 
     Raises
     ------
@@ -369,23 +190,29 @@ def build_scenario(name: str, users: int, rng: np.random.Generator) -> Scenario:
     _check_positive_int("users", users)
     if name in TRACE_SCENARIOS:
         trace = regroup_users(read_swf(trace_path(name), TRACE_JOBS), users)
-        return Scenario(name, trace, {}, f"{name}, first {TRACE_JOBS:,} jobs")
-    synthetic = {"nodes": 100, "scheduling_interval": 600.0, "reference_performance": 2.0}
+        return Workload(name, trace, {}, f"{name}, first {TRACE_JOBS:,} jobs")
     if name == AEP_SCENARIO:
-        return Scenario(
+        kwargs = _preset_kwargs("aep")
+        return Workload(
             name,
-            aep_trace(rng, users=users),
-            {**synthetic, "cycle_period": 50.0, "local_load": (0.10, 0.50)},
+            aep_trace(rng, jobs=PRESETS["aep"].values["jobs"], users=users),
+            kwargs,
             "AEP §3.1: 1,000 jobs of 5 slots x 150 on 100 nodes, load 10-50 %",
         )
     if name == VO_PREFERENCES_SCENARIO:
-        return Scenario(
+        batches = PRESETS["vo-preferences"].values["jobs"] // 40
+        return Workload(
             name,
-            vo_preferences_trace(rng, users=users),
-            {**synthetic, "cycle_period": 150.0, "local_load": (0.05, 0.10)},
+            vo_preferences_trace(rng, batches=batches, users=users),
+            _preset_kwargs("vo-preferences"),
             "VO Preferences §4: 25 batches of 40 jobs on 100 nodes, load 5-10 %",
         )
     raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
+
+
+def _preset_kwargs(preset: str) -> dict:
+    """A preset's model parameters but its job stream (``trace``, ``jobs``): the page's own."""
+    return {k: v for k, v in PRESETS[preset].values.items() if k not in ("trace", "jobs")}
 
 
 def _check_positive_int(name: str, value: object) -> None:
@@ -444,7 +271,7 @@ class LiveModel(VOModel):
     allocator : str
         :data:`BY_USER_CRITERION` or a registered window criterion applied to every user
         (``criterion_allocators={"finish": a, "runtime": a, "cost": a}``).
-    alternatives : int
+    max_alternatives : int
         Alternatives per job and cycle (>= 1; 1 is first fit, step 2 has no choice).
     load : str
         A key of :data:`LOADS` (owners' local load).
@@ -455,6 +282,12 @@ class LiveModel(VOModel):
 
     Notes
     -----
+    ``policy``, ``owners``, ``pricing_policy``, ``vo_objective``, ``ua``,
+    ``max_alternatives`` and ``availability`` are the model's parameters
+    (:data:`vosim.scenario.UI_PARAMETERS`), their defaults the declaration's UI values; they
+    override the scenario's own values. ``workload``, ``users``, ``allocator`` and ``load`` are
+    the page's own.
+
     Cycles run at ``0, c, 2c, ...`` (``c = cycle_period``). ``step()`` advances to the next
     cycle time after now and runs everything due by then; Mesa cannot run events at the
     current time, so the first step also runs the cycle at time 0. ``running`` turns
@@ -469,16 +302,16 @@ class LiveModel(VOModel):
     def __init__(
         self,
         workload: str = DEFAULT_SCENARIO,
-        policy: str = "css",
-        owners: int = 10,
+        policy: str = PARAMETERS["policy"].ui_value,
+        owners: int = PARAMETERS["owners"].ui_value,
         users: int = 20,
-        pricing_policy: str = "fixed",
-        vo_objective: str = "cost",
-        ua: float = 25.0,
+        pricing_policy: str = PARAMETERS["pricing_policy"].ui_value,
+        vo_objective: str = PARAMETERS["vo_objective"].ui_value,
+        ua: float = PARAMETERS["ua"].ui_value,
         allocator: str = BY_USER_CRITERION,
-        alternatives: int = 3,
+        max_alternatives: int = PARAMETERS["max_alternatives"].ui_value,
         load: str = "scenario",
-        availability: bool = False,
+        availability: bool = PARAMETERS["availability"].ui_value,
         rng: int = 1,
     ) -> None:
         seed = int(rng)
@@ -493,19 +326,16 @@ class LiveModel(VOModel):
         if allocator != BY_USER_CRITERION:
             kwargs["criterion_allocators"] = dict.fromkeys(("finish", "runtime", "cost"), allocator)
             kwargs["user_criteria"] = ("finish", "runtime", "cost")
-        super().__init__(
-            trace=built.trace,
-            jobs=None,
+        kwargs.update(
             owners=int(owners),
             policy=policy,
             pricing_policy=pricing_policy,
             vo_objective=vo_objective,
             ua=float(ua),
-            max_alternatives=int(alternatives),
+            max_alternatives=int(max_alternatives),
             availability=bool(availability),
-            rng=seed,
-            **kwargs,
         )
+        super().__init__(trace=built.trace, jobs=None, rng=seed, **kwargs)
         self.scenario_name = workload
         self.scenario_description = built.description
         self.allocator = allocator

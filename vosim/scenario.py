@@ -1,0 +1,1515 @@
+"""Every :class:`~vosim.model.VOModel` parameter, declared once; named presets; paper workloads.
+
+:class:`Scenario` is a frozen dataclass with one field per keyword parameter of
+:class:`~vosim.model.VOModel` (all but ``rng``), in the constructor's order. Each field
+declares the parameter once: its name, type (the annotation, as text identical to VOModel's),
+default, unit, allowed values, one-line help and validation. From it are generated or checked:
+
+* ``VOModel(**fields)``: the constructor keeps its explicit keyword signature (Mesa style,
+  ``rng`` last) and calls :func:`check_parameters` on its arguments, so every single-parameter
+  check lives here; ``tests/test_scenario.py`` asserts the signature's names, annotations and
+  defaults equal the declaration's;
+* ``vosim run``'s options (:mod:`vosim.runs.cli`): one ``--name-with-dashes`` option per
+  parameter, its help from :attr:`Param.help_text`, its choices from :attr:`Param.choices`,
+  its conversion from :meth:`Param.from_text` (``none`` for ``None``, comma lists, ``K=V``);
+* sweep-file keys (:mod:`vosim.runs.config`): the declaration's names, types, choices and
+  checks;
+* the inputs of the live UI (:mod:`vosim.ui.app`): the parameters declared with ``ui=``, named
+  as here, their widgets from :meth:`Param.ui_spec`.
+
+Presets (:data:`PRESETS`) are named parameter sets: ``aep`` (AEP §3.1), ``vo-preferences``
+(VO Preferences §4) and ``machine`` (the traced machine). ``vosim run --preset NAME`` and a
+sweep file's ``preset = "NAME"`` start from one; explicit values override it. The papers'
+job streams are synthetic traces, named ``synthetic:aep`` and ``synthetic:vo-preferences``
+(:data:`SYNTHETIC_TRACES`): any ``trace`` argument accepts them.
+
+Why not Mesa's ``Scenario``
+---------------------------
+Mesa 3.5.1 ships ``mesa.experimental.scenarios.Scenario``: a type-hinted subclass whose
+class-level attributes are defaults, instantiated with keyword overrides (Mesa 4's successor of
+``batch_run`` builds on it, mesa#3768). It does not serve as this declaration, because:
+
+1. it holds name -> default only: no unit, help, allowed values or validation, which are what
+   the command line, sweep files and UI are generated from (they would all go into
+   ``typing.Annotated`` metadata that Mesa ignores, i.e. a declaration of our own anyway);
+2. importing it imports Mesa (about 1 s); ``vosim run --help``, sweep-file parsing and the
+   Mesa-free packages (``vosim.core``, ``market``, ``allocators``, ``policies``) must not pay
+   for that, and this module imports neither Mesa nor pandas;
+3. its instances are mutable attribute bags with a per-class id counter and a back-reference
+   to their model, while a preset is an immutable, comparable value;
+4. it is experimental: its API is still changing for Mesa 4.
+
+The shapes match, so moving to it later is mechanical: a frozen dataclass with typed,
+defaulted fields maps one to one onto a Mesa ``Scenario`` subclass. ``VOModel.scenario`` stays
+Mesa's own default (it holds only the seed), and SolaraViz's Reset keeps passing plain keyword
+arguments. The UI's prebuilt trace-and-parameters bundle, formerly also named ``Scenario``, is
+:class:`vosim.ui.scenarios.Workload`.
+
+Examples
+--------
+>>> s = Scenario.preset("machine", jobs=500)
+>>> s.machine, s.policy, s.cycle_period, s.jobs
+(True, 'easy', 0.0, 500)
+>>> PARAMETERS["jobs"].help_text
+'simulate the first N jobs of the trace (default: 2000)'
+>>> PARAMETERS["local_load"].from_text("0.05, 0.1")
+(0.05, 0.1)
+>>> try:
+...     Scenario(jobs=0)
+... except ParameterError as exc:
+...     print(exc)
+jobs must be an integer >= 1 or None, got 0
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import os
+import sys
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vosim.data import DEFAULT_TRACE, TRACES
+from vosim.errors import ParameterError, UnknownAllocatorError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "GROUPS",
+    "PARAMETERS",
+    "PRESETS",
+    "SYNTHETIC_TRACES",
+    "UI_PARAMETERS",
+    "Param",
+    "Preset",
+    "Scenario",
+    "UIInput",
+    "aep_trace",
+    "check_combination",
+    "check_parameters",
+    "load_trace",
+    "swf_frame",
+    "synthetic_trace",
+    "vo_preferences_trace",
+]
+
+# -- checks --------------------------------------------------------------------------------------
+
+
+def _is_real(value: Any) -> bool:
+    """A real number that is not a bool (numpy floats and ints included)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_int(value: Any) -> bool:
+    """An integer that is not a bool (numpy integers included)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _bound(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    """``">= 0"``, ``"> 0"``, ``"in [2, 10]"``: a range as a reader writes it."""
+    g = "{:g}".format
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{g(low)}, {g(high)}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {g(low)}"
+    if high is not None:
+        return f"{'<' if high_open else '<='} {g(high)}"
+    return ""
+
+
+class Check:
+    """Base of the single-parameter checks: :meth:`accepts` and :meth:`describe`.
+
+    A check never sees ``None`` (:meth:`Param.validate` handles it) and raises
+    :attr:`error` with a message naming the parameter and the bad value.
+    """
+
+    #: Exception class raised for a value outside the check.
+    error: type[Exception] = ParameterError
+
+    def accepts(self, value: Any) -> bool:  # pragma: no cover - every check overrides it
+        """``True`` if ``value`` is allowed."""
+        raise NotImplementedError
+
+    def describe(self) -> str:  # pragma: no cover - every check overrides it
+        """What the check allows, as the end of "``name`` must be ...": ``"an integer >= 1"``."""
+        raise NotImplementedError
+
+    def validate(self, param: Param, value: Any) -> None:
+        """Raise :attr:`error` naming ``param`` and ``value`` unless ``value`` is allowed."""
+        if not self.accepts(value):
+            raise self.error(f"{param.name} must be {param.expects}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Integer(Check):
+    """An integer (not a bool) within optional bounds, inclusive."""
+
+    low: int | None = None
+    high: int | None = None
+
+    def accepts(self, value: Any) -> bool:
+        return (
+            _is_int(value)
+            and (self.low is None or value >= self.low)
+            and (self.high is None or value <= self.high)
+        )
+
+    def describe(self) -> str:
+        return f"an integer {_bound(self.low, self.high, False, False)}".rstrip()
+
+
+@dataclass(frozen=True)
+class Real(Check):
+    """A real number (not a bool, not NaN) within optional bounds; finite if ``finite``."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    finite: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if not _is_real(value) or math.isnan(value):
+            return False
+        if self.finite and not math.isfinite(value):
+            return False
+        if self.low is not None and not (value > self.low if self.low_open else value >= self.low):
+            return False
+        return self.high is None or (value < self.high if self.high_open else value <= self.high)
+
+    def describe(self) -> str:
+        bound = _bound(self.low, self.high, self.low_open, self.high_open)
+        return f"a {'finite ' if self.finite else ''}number {bound}".rstrip()
+
+
+@dataclass(frozen=True)
+class Pair(Check):
+    """A pair ``(low, high)`` of real numbers with ``low <= high``, both within the bounds."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            return False
+        a, b = value
+        item = Real(self.low, self.high, self.low_open, self.high_open)
+        return item.accepts(a) and item.accepts(b) and a <= b
+
+    def describe(self) -> str:
+        g = "{:g}".format
+        left = "" if self.low is None else f"{g(self.low)} {'<' if self.low_open else '<='} "
+        right = "" if self.high is None else f" {'<' if self.high_open else '<='} {g(self.high)}"
+        return f"a pair (low, high) of numbers with {left}low <= high{right}"
+
+
+@dataclass(frozen=True)
+class Choice(Check):
+    """One of the names a registry lists (read when needed, so registries load lazily).
+
+    ``registry=True`` raises :class:`~vosim.errors.UnknownAllocatorError` ("unknown policy
+    'x'; registered: ..."), else :class:`~vosim.errors.ParameterError`.
+    """
+
+    source: Callable[[], Sequence[Any]]
+    registry: bool = False
+
+    def values(self) -> tuple[Any, ...]:
+        """The allowed values, in the registry's order."""
+        return tuple(self.source())
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return False
+        try:
+            return value in self.values()
+        except (TypeError, ValueError):  # incomparable, or an array
+            return False
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(str(v) for v in self.values())
+
+    def validate(self, param: Param, value: Any) -> None:
+        if self.registry and not self.accepts(value):
+            raise UnknownAllocatorError(
+                f"unknown {param.name} {value!r}; registered: "
+                + ", ".join(str(v) for v in self.values())
+            )
+        super().validate(param, value)
+
+
+@dataclass(frozen=True)
+class Subset(Check):
+    """A non-empty tuple or list of names, each one of :attr:`source`'s."""
+
+    source: Callable[[], Sequence[str]]
+
+    def values(self) -> tuple[str, ...]:
+        """The allowed names."""
+        return tuple(self.source())
+
+    def accepts(self, value: Any) -> bool:
+        allowed = self.values()
+        return (
+            isinstance(value, (tuple, list))
+            and len(value) > 0
+            and all(isinstance(v, str) and v in allowed for v in value)
+        )
+
+    def describe(self) -> str:
+        return f"a non-empty subset of {', '.join(self.values())}"
+
+
+@dataclass(frozen=True)
+class Flag(Check):
+    """``True`` or ``False`` (a Python or numpy bool)."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, bool) or type(value).__name__ == "bool"
+
+    def describe(self) -> str:
+        return "true or false"
+
+
+@dataclass(frozen=True)
+class TraceValue(Check):
+    """A trace: a bundled name, an SWF path or a :func:`~vosim.market.swf.read_swf` frame.
+
+    With ``synthetic=True`` the names of :data:`SYNTHETIC_TRACES` are accepted too; an
+    unknown ``synthetic:`` name is an error either way. Whether a path exists is left to the
+    reader (:class:`~vosim.errors.TraceFormatError` names the file).
+    """
+
+    synthetic: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return bool(value) and (
+                not value.startswith(_SYNTHETIC) or (self.synthetic and value in SYNTHETIC_TRACES)
+            )
+        if isinstance(value, os.PathLike):
+            return True
+        pandas = sys.modules.get("pandas")  # a DataFrame means pandas is already imported
+        return pandas is not None and isinstance(value, pandas.DataFrame)
+
+    def describe(self) -> str:
+        synthetic = (
+            f", a synthetic stream ({', '.join(SYNTHETIC_TRACES)})" if self.synthetic else ""
+        )
+        return f"a bundled trace name{synthetic}, an SWF path or a read_swf DataFrame"
+
+
+@dataclass(frozen=True)
+class Allocators(Check):
+    """A mapping user criterion -> registered window criterion or fallback chain."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, Mapping)
+
+    def describe(self) -> str:
+        return "a mapping of user criteria to window criteria"
+
+    def validate(self, param: Param, value: Any) -> None:
+        super().validate(param, value)
+        from vosim.agents.user import USER_CRITERIA
+        from vosim.allocators.base import criteria
+        from vosim.allocators.fallback import is_method
+
+        for user_criterion, name in value.items():
+            if user_criterion not in USER_CRITERIA:
+                raise ParameterError(
+                    f"{param.name} key {user_criterion!r} is not a user criterion "
+                    f"({', '.join(USER_CRITERIA)})"
+                )
+            if name != "max_availability" and not (
+                isinstance(name, str) and is_method(name, "criteria")
+            ):
+                raise UnknownAllocatorError(
+                    f"{param.name}: unknown criterion {name!r} for {user_criterion!r}; registered: "
+                    f"{', '.join(criteria())} (or a chain such as 'min_cost>amp')"
+                )
+
+
+@dataclass(frozen=True)
+class Budget(Check):
+    """A fallback budget :meth:`~vosim.allocators.fallback.FallbackBudget.coerce` reads."""
+
+    def accepts(self, value: Any) -> bool:
+        from vosim.allocators.fallback import FallbackBudget
+
+        try:
+            FallbackBudget.coerce(value)
+        except ParameterError:
+            return False
+        return True
+
+    def describe(self) -> str:
+        return "seconds ('2s', '500ms', a float) or search-tree nodes ('5000 nodes', an int)"
+
+    def validate(self, param: Param, value: Any) -> None:
+        from vosim.allocators.fallback import FallbackBudget
+
+        try:
+            FallbackBudget.coerce(value)
+        except ParameterError as exc:
+            raise ParameterError(f"{param.name}: {exc}") from None
+
+
+# -- registries read lazily (Mesa-free except the user criteria) -------------------------------
+
+
+def _policies() -> list[str]:
+    from vosim.policies.base import policy_names
+
+    return policy_names()
+
+
+def _methods() -> list[str]:
+    from vosim.allocators import methods
+
+    return methods()
+
+
+def _user_criteria() -> tuple[str, ...]:
+    from vosim.agents.user import USER_CRITERIA  # imports Mesa: only when a value is checked
+
+    return USER_CRITERIA
+
+
+def _vo_objectives() -> tuple[str, ...]:
+    from vosim.allocators.css import VO_OBJECTIVES
+
+    return tuple(VO_OBJECTIVES)
+
+
+def _vo_limits() -> tuple[str, ...]:
+    from vosim.allocators.css import VO_LIMITS
+
+    return tuple(VO_LIMITS)
+
+
+def _evaluations() -> tuple[str, ...]:
+    from vosim.allocators.css import EVALUATIONS
+
+    return tuple(EVALUATIONS)
+
+
+def _pricing() -> tuple[str, ...]:
+    from vosim.market.pricing import PRICING_POLICIES
+
+    return tuple(PRICING_POLICIES)
+
+
+def _utility_policies() -> tuple[int, ...]:
+    from vosim.policies.knapsack_rules import UTILITY_POLICIES
+
+    return tuple(UTILITY_POLICIES)
+
+
+# -- the declaration -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UIInput:
+    """How the live UI shows a parameter (Mesa SolaraViz input spec).
+
+    Parameters
+    ----------
+    value : Any
+        The page's starting value; ``None`` (default) means the parameter's default.
+    label : str
+        The input's label; ``""`` means the parameter's :attr:`Param.label`.
+    min, max, step : float or None
+        Slider bounds and step (numbers only).
+    """
+
+    value: Any = None
+    label: str = ""
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+
+
+#: Groups of parameters (``vosim run --help`` sections): key -> (title, description).
+GROUPS: dict[str, tuple[str, str]] = {
+    "workload": ("workload", "The jobs the users submit and how long the run lasts."),
+    "domain": ("domain and time", "The nodes, their owners' local jobs, the scheduling cycle."),
+    "market": (
+        "market, budgets and churn",
+        "Owners' prices, users' budgets and criteria, owners and users leaving the VO.",
+    ),
+    "policy": ("scheduling policy", "What decides each pass and how windows are searched."),
+    "availability": (
+        "utilization uncertainty (ICCS 2021/2023)",
+        "Local jobs and global events may take a reserved node: jobs can fail and are requeued.",
+    ),
+    "css": (
+        "cyclic scheduling scheme (VO Preferences)",
+        "Step 1 finds up to --max-alternatives windows per job by the user's criterion; step 2 "
+        "picks one per job optimising the VO objective under a limit on the users' evaluations "
+        "U (or on the batch cost or time). With --max-alternatives 1 the scheme is first fit.",
+    ),
+}
+
+
+def _p(
+    default: Any,
+    help: str,
+    *,
+    group: str,
+    unit: str = "",
+    check: Check | None = None,
+    none: str = "",
+    label: str = "",
+    metavar: str | None = None,
+    ui: UIInput | None = None,
+) -> Any:
+    """A :class:`Scenario` field: ``default`` plus the declaration as field metadata."""
+    spec = {
+        "help": help,
+        "group": group,
+        "unit": unit,
+        "check": check,
+        "none": none,
+        "label": label,
+        "metavar": metavar,
+        "ui": ui,
+    }
+    return field(default=default, metadata={"vosim": spec})
+
+
+#: Prefix of the synthetic job streams' names.
+_SYNTHETIC = "synthetic:"
+#: Synthetic job streams any ``trace`` argument accepts: name -> description
+#: (:func:`synthetic_trace`).
+SYNTHETIC_TRACES: dict[str, str] = {
+    "synthetic:aep": "AEP §3.1 jobs (5 slots x 150 on the slowest node), Poisson arrivals",
+    "synthetic:vo-preferences": "VO Preferences §4 batches of 40 jobs, one every 600",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    """A complete, validated set of :class:`~vosim.model.VOModel` keyword arguments.
+
+    Each field is one model parameter, declared once (type, default, unit, help, allowed
+    values, check); :data:`PARAMETERS` reads the declaration. An instance checks every field
+    (:func:`check_parameters`) and the rules between fields (:func:`check_combination`).
+
+    Raises
+    ------
+    ParameterError
+        A value outside its parameter's range, or a combination the model cannot run (the
+        message names the parameter and the bad value).
+    UnknownAllocatorError
+        An unregistered policy, availability method or window criterion.
+
+    References
+    ----------
+    VO Preferences §2 and §4; AEP §2–3; ICCS 2021/2023 (availability); Knapsack Grid slides
+    (``utility_policy``). See :class:`~vosim.model.VOModel` for each parameter's details.
+
+    Examples
+    --------
+    >>> s = Scenario(trace="NASA-iPSC-1993-3.1-cln", jobs=50)
+    >>> s.kwargs()["jobs"], s.owners
+    (50, 10)
+    """
+
+    trace: str | Path | pd.DataFrame = _p(  # noqa: RUF009 - _p is dataclasses.field
+        DEFAULT_TRACE,
+        f"workload: a bundled trace ({', '.join(TRACES)}), a synthetic job stream "
+        f"({', '.join(SYNTHETIC_TRACES)}) or an SWF file, "
+        "plain or .gz",
+        group="workload",
+        check=TraceValue(synthetic=True),
+        metavar="TRACE",
+    )
+    jobs: int | None = _p(
+        2000,
+        "simulate the first N jobs of the trace",
+        group="workload",
+        check=Integer(low=1),
+        none="every job of the trace",
+        metavar="N",
+    )
+    nodes: int | None = _p(
+        None,
+        "nodes of the simulated domain",
+        group="domain",
+        check=Integer(low=1),
+        none="the trace header's MaxNodes, else MaxProcs, else 100",
+    )
+    owners: int = _p(
+        10,
+        "resource owners, sharing the nodes in contiguous blocks (at most one per node)",
+        group="domain",
+        check=Integer(low=1),
+        ui=UIInput(min=1, max=40, step=1),
+    )
+    cycle_period: float = _p(
+        300.0,
+        "time between scheduling cycles; 0: a pass at every job end and arrival, as batch "
+        "systems do",
+        group="domain",
+        unit="s",
+        check=Real(low=0, finite=True),
+    )
+    scheduling_interval: float = _p(
+        7 * 86400.0,
+        "length L of the interval the slot list covers (longer jobs are rejected)",
+        group="domain",
+        unit="s",
+        check=Real(low=0, low_open=True, finite=True),
+    )
+    reference_performance: float = _p(
+        6.0,
+        "node performance at which the trace's run times hold (nodes are in [2, 10])",
+        group="domain",
+        check=Real(low=2, high=10),
+    )
+    budget_range: tuple[float, float] = _p(
+        (0.7, 1.6),
+        "each user's budget factor is uniform in this range (a job's budget C is the factor "
+        "times its work times the dearest base cost per work)",
+        group="market",
+        check=Pair(low=0, low_open=True),
+        metavar="LOW,HIGH",
+    )
+    local_load: tuple[float, float] | None = _p(
+        (0.10, 0.50),
+        "bounds of the owners' hypergeometric local load, shares of each interval L (ignored "
+        "with --local-trace)",
+        group="domain",
+        check=Pair(low=0, high=1, high_open=True),
+        none="dedicated nodes, no local jobs",
+        metavar="LOW,HIGH",
+    )
+    criterion_allocators: dict[str, str] | None = _p(  # noqa: RUF009 - _p is dataclasses.field
+        None,
+        "window search of each user criterion: CRITERION=METHOD pairs, METHOD a registered "
+        "window criterion (AEP §2.2) or a fallback chain such as min_cost>amp",
+        group="policy",
+        check=Allocators(),
+        none="min_finish, min_runtime, min_cost, max_availability",
+        metavar="CRITERION=METHOD,...",
+    )
+    horizon: float | None = _p(
+        None,
+        "end of the run; jobs not completed by then end unfinished",
+        group="workload",
+        unit="s",
+        check=Real(low=0, low_open=True),
+        none="the last submission plus L; on the traced machine, until every job is done",
+    )
+    availability: bool = _p(
+        False,
+        "utilization uncertainty: each reserved window's P_a^w is predicted and its "
+        "realisation drawn; vosim run also writes attempts.parquet and calibration.html",
+        group="availability",
+        check=Flag(),
+        ui=UIInput(),
+    )
+    global_load: float = _p(
+        0.05,
+        "standard deviation of the nodes' global occupation probability |N(0, sd)| (ICCS 2021 "
+        "§4.1), with --availability",
+        group="availability",
+        check=Real(low=0, high=1),
+    )
+    availability_method: str = _p(
+        "knapsack_p",
+        "method of users with the availability criterion at each start of the time scan",
+        group="availability",
+        check=Choice(_methods, registry=True),
+        metavar="METHOD",
+    )
+    user_criteria: tuple[str, ...] | None = _p(
+        None,
+        "criteria users are drawn from, uniformly (comma-separated)",
+        group="market",
+        check=Subset(_user_criteria),
+        none="finish, runtime, cost, plus availability with --availability",
+        metavar="CRITERION,...",
+    )
+    vo_criterion: str | None = _p(
+        None,
+        "VO policy overriding the users' criteria: every window maximises P_a^w within budget",
+        group="policy",
+        check=Choice(lambda: ("availability",)),
+        none="each user's own criterion",
+    )
+    max_alternatives: int | None = _p(
+        1,
+        "alternatives searched per job and cycle (step 1); 1 is first fit",
+        group="css",
+        check=Integer(low=1),
+        none="until the slots run out",
+        ui=UIInput(value=3, label="alternatives per job", min=1, max=5, step=1),
+    )
+    vo_objective: str = _p(
+        "cost",
+        "VO criterion of step 2: cost (C -> max, owners' revenue), runtime or finish (T -> min)",
+        group="css",
+        check=Choice(_vo_objectives),
+        label="VO criterion",
+        ui=UIInput(),
+    )
+    vo_limit: str = _p(
+        "user",
+        "what bounds the VO criterion: the users' evaluations U, the batch cost or batch time",
+        group="css",
+        check=Choice(_vo_limits),
+    )
+    user_evaluation: str = _p(
+        "relative",
+        "user evaluation U: ordinal (ranks 0..N_a-1) or relative (0-100 %)",
+        group="css",
+        check=Choice(_evaluations),
+    )
+    ua: float | None = _p(
+        None,
+        "U_a: the mean U allowed per job, or the cost or time limit's position between the "
+        "batch's extremes",
+        group="css",
+        unit="ranks or %",
+        check=Real(low=0, finite=True),
+        none="no limit, the VO optimum",
+        label="U_a",
+        ui=UIInput(value=25.0, label="U_a (%)", min=0.0, max=100.0, step=5.0),
+    )
+    pricing_policy: str = _p(
+        "fixed",
+        "owners' pricing: fixed prices, or demand (prices follow each owner's recent VO "
+        "utilization, at most 5 % a cycle, within +-60 % of the market base price)",
+        group="market",
+        check=Choice(_pricing),
+        ui=UIInput(),
+    )
+    owner_exit_revenue: float | None = _p(
+        None,
+        "owners earning less than this per node and day over the last interval L leave the VO "
+        "with their nodes",
+        group="market",
+        unit="cost units",
+        check=Real(low=0, finite=True),
+        none="owners never leave",
+    )
+    user_exit_satisfaction: float | None = _p(
+        None,
+        "users whose satisfaction (0-1, from their U and waits) falls below this after 3 "
+        "scheduled jobs leave the VO and withdraw their future jobs",
+        group="market",
+        check=Real(low=0, high=1),
+        none="users never leave",
+    )
+    budget_period: float | None = _p(
+        None,
+        "per-period user accounts: every period each user's balance is reset to its allowance "
+        "and each reserved window's cost is taken from it; a job may spend min(C, balance)",
+        group="market",
+        unit="s",
+        check=Real(low=0, low_open=True, finite=True),
+        none="no accounts, each job may spend its budget C",
+        metavar="SECONDS",
+    )
+    budget_allowance: float = _p(
+        1.0,
+        "with --budget-period: a user's allowance per period is X times the sum of its jobs' "
+        "budgets C times the period over the trace's submit span",
+        group="market",
+        check=Real(low=0, low_open=True, finite=True),
+        metavar="X",
+    )
+    local_trace: str | Path | pd.DataFrame | None = _p(  # noqa: RUF009 - _p is dataclasses.field
+        None,
+        "owners' local job flow replayed from this SWF trace (bundled name or path, read "
+        "whole; its jobs occupy the nodes from time 0) instead of the generated local load",
+        group="domain",
+        check=TraceValue(synthetic=False),
+        none="the generated local load",
+        metavar="TRACE",
+    )
+    policy: str = _p(
+        "css",
+        "scheduling policy deciding each pass: css (the VO's cyclic scheduling scheme), "
+        "availability (CSS with every window of maximum P_a^w), or a batch baseline: fcfs, easy "
+        "(EASY backfilling), conservative, knapsack (the Knapsack Grid slides' multiple-choice "
+        "knapsack), knapsack+easy (the slides' KS+BF)",
+        group="policy",
+        check=Choice(_policies, registry=True),
+        label="scheduling policy",
+        ui=UIInput(),
+    )
+    machine: bool = _p(
+        False,
+        "simulate the system the trace was recorded on instead of a VO: MaxProcs identical "
+        "processors, one owner, no local load, budgets that never bind; the run drains",
+        group="policy",
+        check=Flag(),
+    )
+    utility_policy: int = _p(
+        1,
+        "utility policy of the Knapsack Grid slides for --policy knapsack and knapsack+easy "
+        "(1: the job's credit; 2-5 weigh its wait in)",
+        group="policy",
+        check=Choice(_utility_policies),
+        metavar="K",
+    )
+    fallback_after: str | float | int | None = _p(
+        None,
+        "budget of a fallback chain's exact link: seconds ('2s', '500ms') or search-tree nodes "
+        "('5000', '5000 nodes')",
+        group="policy",
+        check=Budget(),
+        none="each link's own limits",
+        metavar="BUDGET",
+    )
+
+    def __post_init__(self) -> None:
+        values = self.kwargs()
+        check_parameters(values)
+        check_combination(values)
+
+    def kwargs(self) -> dict[str, Any]:
+        """The :class:`~vosim.model.VOModel` keyword arguments (all but ``rng``).
+
+        Returns
+        -------
+        dict
+            Parameter name -> value, in declaration order.
+        """
+        return {name: getattr(self, name) for name in PARAMETERS}
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Scenario:
+        """The preset ``name`` (a key of :data:`PRESETS`) with ``overrides`` applied.
+
+        Raises
+        ------
+        ParameterError
+            An unknown preset (the message lists them) or a bad override.
+        """
+        return cls(**{**_preset(name).values, **overrides})
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared model parameter (read from a :class:`Scenario` field).
+
+    Parameters
+    ----------
+    name : str
+        The keyword of :class:`~vosim.model.VOModel` and the sweep-file key; ``vosim run``'s
+        option is ``--`` + ``name`` with ``_`` as ``-``.
+    annotation : str
+        The type, as the text of VOModel's annotation (``"int | None"``).
+    default : Any
+        The default value.
+    help : str
+        One line of help.
+    group : str
+        A key of :data:`GROUPS`.
+    unit : str
+        Unit of the value (``"s"``: model time units, i.e. trace seconds); ``""`` for none.
+    check : Check or None
+        The single-parameter check.
+    none : str
+        What ``None`` means, for parameters that allow it.
+    label : str
+        Short name (UI label); ``""`` means ``name`` with spaces.
+    metavar : str or None
+        Placeholder of the option's value in ``vosim run --help``.
+    ui : UIInput or None
+        How the live UI shows it; ``None``: not a UI input.
+    """
+
+    name: str
+    annotation: str
+    default: Any
+    help: str
+    group: str
+    unit: str = ""
+    check: Check | None = None
+    none: str = ""
+    label: str = ""
+    metavar: str | None = None
+    ui: UIInput | None = None
+
+    @functools.cached_property
+    def type(self) -> Any:
+        """The annotation as a typing object (``int | None``; ``pd.DataFrame`` as a stand-in).
+
+        A DataFrame never comes from text (TOML or the command line), so the pandas type is
+        stood in for by a placeholder class and pandas is not imported.
+        """
+        return _resolve(self.annotation)
+
+    @property
+    def optional(self) -> bool:
+        """``True`` if the parameter accepts ``None``."""
+        return type(None) in typing.get_args(self.type)
+
+    @property
+    def choices(self) -> tuple[Any, ...] | None:
+        """The allowed values of a parameter naming registered things, else ``None``."""
+        if isinstance(self.check, (Choice, Subset)):
+            return self.check.values()
+        return None
+
+    @property
+    def flag(self) -> str:
+        """The ``vosim run`` option: ``--cycle-period`` for ``cycle_period``."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def expects(self) -> str:
+        """What the parameter allows: ``"an integer >= 1 or None"``."""
+        text = self.check.describe() if self.check is not None else f"a {self.annotation}"
+        return f"{text} or None" if self.optional else text
+
+    @property
+    def help_text(self) -> str:
+        """The one-line help with the unit and the default: ``"... (s; default: 300)"``."""
+        return self.format_help()
+
+    def format_help(self, list_choices: bool = False) -> str:
+        """The one-line help, the allowed values if ``list_choices``, the unit and the default.
+
+        Examples
+        --------
+        >>> PARAMETERS["vo_limit"].format_help(list_choices=True)[-54:]
+        'or batch time; one of user, cost, time (default: user)'
+        """
+        text = self.help
+        if list_choices and self.choices is not None:
+            text += f"; one of {', '.join(str(c) for c in self.choices)}"
+        if isinstance(self.check, Flag):
+            return text
+        default = self.none if self.default is None else self.to_text(self.default)
+        unit = f"{self.unit}; " if self.unit else ""
+        return f"{text} ({unit}default: {default})"
+
+    def validate(self, value: Any) -> None:
+        """Raise unless ``value`` is allowed (the message names the parameter and ``value``).
+
+        Raises
+        ------
+        ParameterError
+            ``value`` outside the parameter's range or type; ``None`` where not allowed.
+        UnknownAllocatorError
+            An unregistered name where a registry is the check.
+        """
+        if value is None:
+            if not self.optional:
+                raise ParameterError(f"{self.name} must be {self.expects}, got None")
+            return
+        if self.check is not None:
+            self.check.validate(self, value)
+
+    def to_text(self, value: Any) -> str:
+        """``value`` as the command line writes it (the inverse of :meth:`from_text`).
+
+        Examples
+        --------
+        >>> PARAMETERS["budget_range"].to_text((0.7, 1.6)), PARAMETERS["ua"].to_text(None)
+        ('0.7,1.6', 'none')
+        """
+        if value is None:
+            return "none"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            whole = math.isfinite(value) and value == int(value) and abs(value) < 1e15
+            return f"{value:g}" if whole else repr(value)
+        if isinstance(value, (tuple, list)):
+            return ",".join(self.to_text(v) for v in value)
+        if isinstance(value, Mapping):
+            return ",".join(f"{k}={v}" for k, v in value.items())
+        return str(value)
+
+    def from_text(self, text: str) -> Any:
+        """The value of command-line ``text``, checked.
+
+        ``none`` is ``None`` where allowed; tuples are comma-separated (``0.1,0.5``); a
+        mapping is ``KEY=VALUE`` pairs separated by commas; booleans are ``true``/``false``.
+
+        Raises
+        ------
+        ParameterError
+            ``text`` is not a value of the parameter's type, or the value fails its check.
+        UnknownAllocatorError
+            An unregistered name.
+        """
+        raw = text.strip()
+        if raw.lower() == "none" and self.optional:
+            return None
+        for arm in _arms(self.type):
+            try:
+                value = _from_text(raw, arm)
+            except ValueError:
+                continue
+            self.validate(value)
+            return value
+        raise ParameterError(f"{self.name} must be {self.expects}, got {text!r}")
+
+    @property
+    def ui_value(self) -> Any:
+        """The live UI's starting value (the declared UI value, else the default)."""
+        if self.ui is None or self.ui.value is None:
+            return self.default
+        return self.ui.value
+
+    def ui_spec(self) -> dict[str, Any]:
+        """The Mesa SolaraViz input spec of the parameter (``Select``, ``Checkbox``, slider).
+
+        Raises
+        ------
+        ParameterError
+            The parameter is not a UI input (declared without ``ui``).
+        """
+        if self.ui is None:
+            raise ParameterError(f"{self.name} is not an input of the live UI")
+        label = self.ui.label or self.label or self.name.replace("_", " ")
+        spec: dict[str, Any] = {"label": label, "value": self.ui_value}
+        if self.choices is not None:
+            return {"type": "Select", **spec, "values": list(self.choices)}
+        if isinstance(self.check, Flag):
+            return {"type": "Checkbox", **spec}
+        kind = "SliderInt" if isinstance(self.check, Integer) else "SliderFloat"
+        return {"type": kind, **spec, "min": self.ui.min, "max": self.ui.max, "step": self.ui.step}
+
+
+class DataFrame:
+    """Stands for ``pandas.DataFrame`` in resolved annotations (text never gives one)."""
+
+
+#: Names the annotations use, for :func:`_resolve`.
+_NAMESPACE = {"Path": Path, "pd": types.SimpleNamespace(DataFrame=DataFrame)}
+
+
+def _resolve(annotation: str) -> Any:
+    """The typing object of an annotation text such as ``"tuple[float, float] | None"``."""
+    return eval(annotation, dict(_NAMESPACE))
+
+
+def _arms(annotation: Any) -> tuple[Any, ...]:
+    """The non-None members of a union (the annotation itself if not a union)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return tuple(a for a in typing.get_args(annotation) if a is not type(None))
+    return (annotation,)
+
+
+def _from_text(raw: str, annotation: Any) -> Any:
+    """``raw`` converted to ``annotation``; :class:`ValueError` if it is not one."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if annotation is bool:
+        if raw.lower() in ("true", "false"):
+            return raw.lower() == "true"
+        raise ValueError(raw)
+    if annotation is int:
+        return int(raw)
+    if annotation is float:
+        return float(raw)
+    if annotation in (str, Path):
+        if not raw:
+            raise ValueError(raw)
+        return raw
+    if origin is tuple:
+        items = [s.strip() for s in raw.split(",")]
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_text(s, args[0]) for s in items)
+        if len(items) != len(args):
+            raise ValueError(raw)
+        return tuple(_from_text(s, a) for s, a in zip(items, args, strict=True))
+    if origin is dict:
+        pairs = {}
+        for item in raw.split(","):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip() or not value.strip():
+                raise ValueError(raw)
+            pairs[key.strip()] = value.strip()
+        return pairs
+    raise ValueError(raw)
+
+
+#: The declaration: parameter name -> :class:`Param`, in VOModel's keyword order.
+PARAMETERS: dict[str, Param] = {
+    f.name: Param(name=f.name, annotation=f.type, default=f.default, **f.metadata["vosim"])
+    for f in fields(Scenario)
+}
+
+#: The parameters the live UI exposes, named as the model's (see :mod:`vosim.ui.app`).
+UI_PARAMETERS: tuple[str, ...] = tuple(n for n, p in PARAMETERS.items() if p.ui is not None)
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Check each declared parameter in ``values`` on its own; other keys are ignored.
+
+    Parameters
+    ----------
+    values : mapping
+        Parameter name -> value (e.g. ``VOModel.__init__``'s ``locals()``).
+
+    Raises
+    ------
+    ParameterError, UnknownAllocatorError
+        The first value outside its parameter's range, in declaration order (the message
+        names the parameter and the value).
+    """
+    for name, param in PARAMETERS.items():
+        if name in values:
+            param.validate(values[name])
+
+
+def check_combination(values: Mapping[str, Any]) -> None:
+    """Check the rules between parameters that need no data (the trace is not read).
+
+    Rules that need the trace (``owners`` at most the node count) stay in the model.
+
+    Parameters
+    ----------
+    values : mapping
+        Parameter name -> value; a missing name takes its default.
+
+    Raises
+    ------
+    ParameterError
+        ``cycle_period`` 0 with demand pricing; ``machine`` with availability, a local trace,
+        budget accounts, demand pricing or owners leaving; ``vo_criterion`` (or
+        ``policy="availability"``) together with ``criterion_allocators``.
+    """
+
+    def get(name: str) -> Any:
+        return values[name] if name in values else PARAMETERS[name].default
+
+    pricing = get("pricing_policy")
+    if get("cycle_period") == 0 and pricing != "fixed":
+        raise ParameterError(
+            "cycle_period 0 (event-driven passes) needs fixed prices: demand pricing "
+            "reprices over each cycle period"
+        )
+    if get("machine"):
+        clash = [
+            name
+            for name, on in [
+                ("availability", get("availability")),
+                ("local_trace", get("local_trace") is not None),
+                ("budget_period", get("budget_period") is not None),
+                ("pricing_policy='demand'", pricing != "fixed"),
+                ("owner_exit_revenue", get("owner_exit_revenue") is not None),
+            ]
+            if on
+        ]
+        if clash:
+            raise ParameterError(
+                f"machine (the traced system) cannot be combined with {', '.join(clash)}"
+            )
+    vo_criterion = "availability" if get("policy") == "availability" else get("vo_criterion")
+    if vo_criterion is not None and get("criterion_allocators"):
+        raise ParameterError("give vo_criterion or criterion_allocators, not both")
+
+
+# -- presets ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of parameter values (the others keep their defaults).
+
+    Parameters
+    ----------
+    name : str
+        Its key in :data:`PRESETS` (``vosim run --preset NAME``, ``preset = "NAME"``).
+    values : mapping
+        Parameter name -> value.
+    description : str
+        One line.
+    source : str
+        Where the values come from (paper section, or vosim's choice and why).
+    """
+
+    name: str
+    values: Mapping[str, Any]
+    description: str
+    source: str
+
+
+#: The paper scenarios and the traced machine.
+PRESETS: dict[str, Preset] = {
+    "aep": Preset(
+        "aep",
+        {
+            "trace": "synthetic:aep",
+            "jobs": 1000,
+            "nodes": 100,
+            "scheduling_interval": 600.0,
+            "reference_performance": 2.0,
+            "local_load": (0.10, 0.50),
+            "cycle_period": 50.0,
+        },
+        "AEP §3.1: jobs of 5 slots x 150 on 100 nodes, interval 600, local load 10-50 %",
+        "AEP §3.1: 100 nodes of performance U{2..10} (VOModel's node generator), prices "
+        "proportional to performance with a normal deviation, scheduling interval [0; 600], "
+        "local load 10-50 % (hypergeometric), a job of 5 parallel slots for 150 time units "
+        "(T on the slowest node, performance 2: reference_performance 2). The paper schedules "
+        "one job per experiment; the stream of such jobs (synthetic:aep, Poisson arrivals of "
+        "mean 8) and the 50-unit cycle are vosim's, so the VO runs live. Budgets follow "
+        "VOModel's rule, not the paper's fixed 1500.",
+    ),
+    "vo-preferences": Preset(
+        "vo-preferences",
+        {
+            "trace": "synthetic:vo-preferences",
+            "jobs": 1000,
+            "nodes": 100,
+            "scheduling_interval": 600.0,
+            "reference_performance": 2.0,
+            "local_load": (0.05, 0.10),
+            "cycle_period": 150.0,
+            "max_alternatives": None,
+            "budget_range": (0.7, 1.6),
+            "user_criteria": None,
+            "pricing_policy": "fixed",
+            "vo_objective": "cost",
+            "vo_limit": "user",
+            "user_evaluation": "relative",
+            "ua": None,
+        },
+        "VO Preferences §4: batches of 40 jobs on 100 nodes, interval 600, local load 5-10 %",
+        "VO Preferences §4: 100 nodes of performance U{2..10}, exponential prices +-60 %, "
+        "scheduling interval 600, local load 5-10 %, batches of 40 jobs needing U[2, 6] nodes "
+        "for T in U[100, 500] on the slowest node (reference_performance 2; "
+        "synthetic:vo-preferences, one batch every 600), every job searching alternatives "
+        "until the slots run out (max_alternatives None, as the vo-preferences-fig1-6 "
+        "experiment). VOModel's defaults already encode the rest of §4 and are restated here: "
+        "budget factors U[0.7, 1.6], users' criteria finish, runtime and cost (user_criteria "
+        "None without availability), fixed prices, C -> max under lim U with relative U "
+        "(Fig. 3), U_a unconstrained. The 150-unit cycle is vosim's.",
+    ),
+    "machine": Preset(
+        "machine",
+        {"machine": True, "policy": "easy", "cycle_period": 0.0},
+        "the traced machine: its processors, EASY backfilling, a pass at every end and arrival",
+        "The system the trace was recorded on (machine=True: MaxProcs identical processors, "
+        "one owner, no local load, budgets that never bind, the run drains) scheduled by EASY "
+        "backfilling event by event, as benchmarks/bench_easy.py runs it beside AccaSim.",
+    ),
+}
+
+
+def _preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ParameterError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}") from None
+
+
+# -- the papers' synthetic job streams ---------------------------------------------------------
+
+
+def synthetic_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd.DataFrame:
+    """The synthetic job stream ``name`` (a key of :data:`SYNTHETIC_TRACES`), ``jobs`` long.
+
+    Parameters
+    ----------
+    name : str
+        ``"synthetic:aep"`` (:func:`aep_trace`) or ``"synthetic:vo-preferences"``
+        (:func:`vo_preferences_trace`, whole batches of 40 cut to ``jobs``).
+    jobs : int or None
+        Number of jobs (>= 1); ``None``: 1,000.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace in :func:`~vosim.market.swf.read_swf` format (10 users, 100 nodes).
+
+    Raises
+    ------
+    ParameterError
+        An unknown name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> len(synthetic_trace("synthetic:vo-preferences", 50, np.random.default_rng(1)))
+    50
+    """
+    k = 1000 if jobs is None else int(jobs)
+    if name == "synthetic:aep":
+        return aep_trace(rng, jobs=k)
+    if name == "synthetic:vo-preferences":
+        frame = vo_preferences_trace(rng, batches=max(1, math.ceil(k / 40)))
+        out = frame.iloc[:k].copy()
+        out.attrs = dict(frame.attrs)
+        return out
+    raise ParameterError(f"unknown synthetic trace {name!r}; known: {', '.join(SYNTHETIC_TRACES)}")
+
+
+def load_trace(
+    trace: str | Path | pd.DataFrame, jobs: int | None, rng: np.random.Generator
+) -> pd.DataFrame:
+    """The jobs of a ``trace`` argument: a frame as is, a synthetic stream, or a read SWF file.
+
+    Parameters
+    ----------
+    trace : str, Path or pandas.DataFrame
+        A :func:`~vosim.market.swf.read_swf` frame, a name of :data:`SYNTHETIC_TRACES`, a
+        bundled trace name or an SWF path.
+    jobs : int or None
+        Read (or generate) at most this many jobs; ``None``: all (1,000 for a stream).
+    rng : numpy.random.Generator
+        The model's generator: a synthetic stream is drawn from ``rng.spawn(1)[0]``, which
+        leaves ``rng``'s own draws (node prices, local load) as with any other trace.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    TraceFormatError
+        Not a bundled trace nor an existing file, or the file is not SWF.
+    """
+    import pandas as pd
+
+    if isinstance(trace, pd.DataFrame):
+        return trace
+    name = str(trace)
+    if name in SYNTHETIC_TRACES:
+        return synthetic_trace(name, jobs, rng.spawn(1)[0])
+    from vosim.data import trace_path
+    from vosim.market.swf import read_swf
+
+    return read_swf(trace_path(name), jobs)
+
+
+def swf_frame(
+    submit: np.ndarray,
+    n: np.ndarray,
+    requested_time: np.ndarray,
+    run_time: np.ndarray,
+    user: np.ndarray,
+    *,
+    nodes: int,
+    note: str,
+) -> pd.DataFrame:
+    """Build a trace in :func:`~vosim.market.swf.read_swf` format from job columns.
+
+    Parameters
+    ----------
+    submit : array of float, shape (k,)
+        Submit times, model time units, non-decreasing.
+    n : array of int, shape (k,)
+        Node count of each job (``MaxProcs = MaxNodes = nodes``, so processors are nodes).
+    requested_time, run_time : arrays of float, shape (k,)
+        Reservation time ``T`` and actual run time on a node of the reference performance.
+    user : array of int, shape (k,)
+        User id of each job (SWF field 12).
+    nodes : int
+        Domain size written to the header.
+    note : str
+        Header ``Note`` (the source of the parameters).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`~vosim.market.swf.SWF_COLUMNS`; unknown fields are ``-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = swf_frame(np.array([0.0]), np.array([5]), np.array([150.0]), np.array([150.0]),
+    ...               np.array([1]), nodes=100, note="AEP")
+    >>> int(f.loc[0, "requested_processors"]), f.attrs["header"]["MaxNodes"]
+    (5, '100')
+    """
+    import numpy as np
+    import pandas as pd
+
+    from vosim.market.swf import SWF_COLUMNS
+
+    k = len(submit)
+    frame = pd.DataFrame({c: np.full(k, -1, dtype=np.int64) for c in SWF_COLUMNS})
+    frame["average_cpu_time"] = -1.0
+    frame["used_memory"] = -1.0
+    frame["job_id"] = np.arange(1, k + 1)
+    frame["submit_time"] = np.rint(submit).astype(np.int64)
+    frame["wait_time"] = 0
+    frame["run_time"] = np.rint(run_time).astype(np.int64)
+    frame["allocated_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_time"] = np.rint(requested_time).astype(np.int64)
+    frame["status"] = 1
+    frame["user_id"] = np.asarray(user, dtype=np.int64)
+    frame.attrs["header"] = {"MaxNodes": str(nodes), "MaxProcs": str(nodes), "Note": note}
+    frame.attrs["path"] = note
+    return frame
+
+
+def _check_positive_int(name: str, value: object) -> None:
+    if not _is_int(value) or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+def aep_trace(
+    rng: np.random.Generator,
+    *,
+    jobs: int = 1000,
+    users: int = 10,
+    nodes: int = 100,
+    n: int = 5,
+    time: float = 150.0,
+    mean_interarrival: float = 8.0,
+) -> pd.DataFrame:
+    """A stream of the AEP base job: ``n = 5`` slots for ``T = 150`` on the slowest node.
+
+    AEP §3.1 schedules a single job (5 parallel slots for 150 time units at the slowest
+    node's performance 2, budget from the user's rule) in a 100-node domain with local load
+    10–50 % over an interval of 600. A live VO needs a stream, so jobs of that shape arrive
+    as a Poisson process (exponential inter-arrival times of mean ``mean_interarrival``),
+    users drawn uniformly. With performance uniform in [2, 10] a task takes on average
+    ``150 * 2 * mean(1/p) ≈ 64`` time units, so a job needs about 320 node-time units and the
+    default 8 offers about 40 node-time units per time unit, some 60 % of the ~70 nodes the
+    local load leaves free.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    jobs : int
+        Number of jobs (>= 1).
+    users : int
+        Number of users (>= 1); job ``j``'s user is uniform in ``1..users``.
+    nodes : int
+        Domain size ``N`` (AEP §3.1: 100).
+    n : int
+        Slots per job (AEP §3.1: 5).
+    time : float
+        Task time on a node of performance 2, model time units (AEP §3.1: 150).
+    mean_interarrival : float
+        Mean time between submissions, model time units (> 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace (:func:`swf_frame`); run time equals the requested time.
+
+    Raises
+    ------
+    ParameterError
+        ``jobs`` or ``users`` not an integer >= 1, or ``mean_interarrival <= 0``.
+
+    References
+    ----------
+    AEP §3.1 (domain, job of 5 slots for 150 time units, interval [0; 600], load 10–50 %).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = aep_trace(np.random.default_rng(1), jobs=3)
+    >>> f["requested_processors"].tolist(), f["requested_time"].tolist()
+    ([5, 5, 5], [150, 150, 150])
+    """
+    import numpy as np
+
+    _check_positive_int("jobs", jobs)
+    _check_positive_int("users", users)
+    if not mean_interarrival > 0:
+        raise ParameterError(f"mean_interarrival must be > 0, got {mean_interarrival}")
+    submit = np.cumsum(rng.exponential(mean_interarrival, size=jobs)) - 0.0
+    submit -= submit[0]
+    user = rng.integers(1, users + 1, size=jobs)
+    t = np.full(jobs, float(time))
+    return swf_frame(submit, np.full(jobs, n), t, t, user, nodes=nodes, note="AEP §3.1")
+
+
+def vo_preferences_trace(
+    rng: np.random.Generator,
+    *,
+    batches: int = 25,
+    batch_size: int = 40,
+    users: int = 10,
+    nodes: int = 100,
+    node_range: tuple[int, int] = (2, 6),
+    time_range: tuple[int, int] = (100, 500),
+    batch_period: float = 600.0,
+) -> pd.DataFrame:
+    """Batches of VO Preferences §4 jobs arriving every scheduling interval.
+
+    Each batch holds ``batch_size`` jobs submitted together at ``k * batch_period``; per job
+    the node count is uniform in ``node_range`` and the reservation time ``T`` uniform in
+    ``time_range`` on the slowest node (performance 2, shorter on faster nodes), as
+    :func:`vosim.market.domains.vo_preferences_batch` draws them. Budgets (factor uniform in
+    [0.7, 1.6]) and the users' criteria (finish, runtime, cost) come from
+    :class:`~vosim.model.VOModel`'s user rule.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    batches : int
+        Number of batches (>= 1).
+    batch_size : int
+        Jobs per batch (VO Preferences §4: 40).
+    users : int
+        Number of users (>= 1); each job's user is uniform in ``1..users``.
+    nodes : int
+        Domain size ``N`` (§4: 100).
+    node_range : (int, int)
+        Inclusive bounds of ``n`` (§4: [2, 6]).
+    time_range : (int, int)
+        Inclusive bounds of ``T`` on the slowest node, model time units (§4: [100, 500]).
+    batch_period : float
+        Time between batches, model time units (> 0; §4's interval is 600).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace (:func:`swf_frame`).
+
+    Raises
+    ------
+    ParameterError
+        ``batches``, ``batch_size`` or ``users`` not an integer >= 1, or
+        ``batch_period <= 0``.
+
+    References
+    ----------
+    VO Preferences §4 (a batch of 40 jobs, n in [2, 6], T in [100, 500], 100 nodes,
+    interval 600, local load 5–10 %).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = vo_preferences_trace(np.random.default_rng(2), batches=2, batch_size=3)
+    >>> f["submit_time"].tolist()
+    [0, 0, 0, 600, 600, 600]
+    """
+    import numpy as np
+
+    _check_positive_int("batches", batches)
+    _check_positive_int("batch_size", batch_size)
+    _check_positive_int("users", users)
+    if not batch_period > 0:
+        raise ParameterError(f"batch_period must be > 0, got {batch_period}")
+    k = batches * batch_size
+    submit = np.repeat(np.arange(batches) * float(batch_period), batch_size)
+    n = rng.integers(node_range[0], node_range[1], size=k, endpoint=True)
+    t = rng.integers(time_range[0], time_range[1], size=k, endpoint=True).astype(float)
+    user = rng.integers(1, users + 1, size=k)
+    return swf_frame(submit, n, t, t, user, nodes=nodes, note="VO Preferences §4")
