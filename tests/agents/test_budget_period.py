@@ -204,8 +204,8 @@ def test_replenishment_wakes_the_metascheduler():
     assert spent.balance == spent.allowance
     searched = []  # the cycle over every waiting job, not the sleeping request classes
     real = css._cycle_jobs
-    css._cycle_jobs = lambda state, decisions: searched.append(state.refreshed) or real(
-        state, decisions
+    css._cycle_jobs = lambda state, decisions: (
+        searched.append(state.refreshed) or real(state, decisions)
     )
     assert css.classes.total or model.metascheduler.queue_length
     model.metascheduler.cycle()

@@ -11,11 +11,11 @@ def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability)
     seen = []
 
     def checked(self):
-        ms, now = self.metascheduler, self.time
+        run, now = self.metascheduler.execution, self.time
         expected = sum(
-            1 for job in ms.execution.running if job.start <= now for end in job.task_ends if now < end
+            1 for job in run.running if job.start <= now for end in job.task_ends if now < end
         )
-        assert ms.execution.busy_nodes(now) == expected
+        assert run.busy_nodes(now) == expected
         seen.append(expected)
         record(self)
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim import VOModel
-from vosim.policies.request_classes import RequestClasses, tail_starts
 from vosim.allocators.aep import amp
 from vosim.core import ResourceRequest, Slot, SlotList
+from vosim.policies.request_classes import RequestClasses, tail_starts
 
 AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
 
@@ -67,7 +67,8 @@ def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
     model = VOModel(trace="UniLu-Gaia-2014-2", jobs=2000, rng=1, criterion_allocators=AMP)
     model.run()
     assert model.cycle_frame()["queue_length"].max() > 300
-    assert len(model.metascheduler.scheduler.classes) < 2000 / 10  # 2,000 jobs, < 200 distinct requests
+    # 2,000 jobs, < 200 distinct requests
+    assert len(model.metascheduler.scheduler.classes) < 2000 / 10
     assert sum(len(v) for v in failures.values()) > 0
 
 

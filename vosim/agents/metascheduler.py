@@ -219,10 +219,10 @@ class MetaschedulerAgent(mesa.Agent):
         """
         model = self.model
         cancelled = {k: self.execution.cancel(model.jobs[k]) for k in decisions.cancel}
-        scheduled = 0
+        scheduled, accounts = 0, model.budget_period is not None
         for k, window in decisions.reserve:
             job = model.jobs[k]
-            if not self._affordable(job, window):
+            if accounts and not self._affordable(job, window):
                 continue
             choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
             job.alternatives = len(evals)
@@ -242,15 +242,13 @@ class MetaschedulerAgent(mesa.Agent):
         return scheduled
 
     def _affordable(self, job: Job, window: Window) -> bool:
-        """Whether ``job``'s user can still pay for ``window`` from this period's balance.
+        """Whether ``job``'s user can still pay ``window`` from this period's balance (accounts).
 
         A policy decides with ``min(C, balance)`` per job; jobs of one user reserved in one
         cycle may together exceed the balance, and the later ones wait. (VO Preferences §4:
         users' budgets; the per-period account is vosim's extension.)
         """
         model = self.model
-        if model.budget_period is None:
-            return True
         balance = float(model.user_balance[model.job_user_index[job.index]])
         if window.cost <= balance * (1 + 1e-9):
             return True
