@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from vosim.errors import ConfigError, ParameterError, UnknownAllocatorError, VosimError
+from vosim.market.synthetic import SYNTHETIC_TRACES, load_trace
 from vosim.model import VOModel
 from vosim.runs.cli import build_parser, main, run_values
 from vosim.runs.config import _choices, model_parameters, parse_sweep
@@ -24,12 +25,10 @@ from vosim.scenario import (
     GROUPS,
     PARAMETERS,
     PRESETS,
-    SYNTHETIC_TRACES,
     UI_PARAMETERS,
     Flag,
     Scenario,
     check_combination,
-    load_trace,
 )
 
 NASA = "NASA-iPSC-1993-3.1-cln"

@@ -21,9 +21,10 @@ from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.nodes import Node, generate_nodes
 from vosim.market.pricing import DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
+from vosim.market.synthetic import load_trace
 from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
 from vosim.policies import make_policy
-from vosim.scenario import PARAMETERS, check_combination, check_parameters, load_trace
+from vosim.scenario import PARAMETERS, check_combination, check_parameters
 
 __all__ = ["VOModel", "CYCLE_COLUMNS"]
 

@@ -101,7 +101,8 @@ from typing import Any
 import numpy as np
 
 from vosim.errors import ConfigError, VosimError
-from vosim.scenario import PARAMETERS, PRESETS, SYNTHETIC_TRACES, Param
+from vosim.market.synthetic import SYNTHETIC_TRACES
+from vosim.scenario import PARAMETERS, PRESETS, Param
 
 __all__ = ["SweepConfig", "load_sweep", "parse_sweep", "model_parameters", "canonical_json"]
 
@@ -564,7 +565,7 @@ def _check_trace(
 ) -> str:
     """A bundled trace name as is, or an existing file's path resolved against ``base``.
 
-    With ``synthetic`` a name of :data:`vosim.scenario.SYNTHETIC_TRACES` is kept as is too.
+    With ``synthetic`` a name of :data:`vosim.market.synthetic.SYNTHETIC_TRACES` is kept as is too.
     """
     from vosim.data import TRACES
 

@@ -1,0 +1,335 @@
+"""The papers' synthetic job streams as traces: any ``trace`` argument accepts their names.
+
+``synthetic:aep`` (AEP §3.1) and ``synthetic:vo-preferences`` (VO Preferences §4), drawn as
+frames in :func:`~vosim.market.swf.read_swf` format; :func:`load_trace` turns any ``trace``
+argument (a frame, a stream's name, a bundled trace or an SWF path) into jobs. numpy and
+pandas are imported on use, so the parameter declaration (:mod:`vosim.scenario`) can name
+the streams without loading them.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vosim.errors import ParameterError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "SYNTHETIC_TRACES",
+    "aep_trace",
+    "load_trace",
+    "swf_frame",
+    "synthetic_trace",
+    "vo_preferences_trace",
+]
+
+#: Prefix of the synthetic job streams' names.
+_SYNTHETIC = "synthetic:"
+#: Synthetic job streams any ``trace`` argument accepts: name -> description
+#: (:func:`synthetic_trace`).
+SYNTHETIC_TRACES: dict[str, str] = {
+    "synthetic:aep": "AEP §3.1 jobs (5 slots x 150 on the slowest node), Poisson arrivals",
+    "synthetic:vo-preferences": "VO Preferences §4 batches of 40 jobs, one every 600",
+}
+
+
+def synthetic_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd.DataFrame:
+    """The synthetic job stream ``name`` (a key of :data:`SYNTHETIC_TRACES`), ``jobs`` long.
+
+    Parameters
+    ----------
+    name : str
+        ``"synthetic:aep"`` (:func:`aep_trace`) or ``"synthetic:vo-preferences"``
+        (:func:`vo_preferences_trace`, whole batches of 40 cut to ``jobs``).
+    jobs : int or None
+        Number of jobs (>= 1); ``None``: 1,000.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace in :func:`~vosim.market.swf.read_swf` format (10 users, 100 nodes).
+
+    Raises
+    ------
+    ParameterError
+        An unknown name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> len(synthetic_trace("synthetic:vo-preferences", 50, np.random.default_rng(1)))
+    50
+    """
+    k = 1000 if jobs is None else int(jobs)
+    if name == "synthetic:aep":
+        return aep_trace(rng, jobs=k)
+    if name == "synthetic:vo-preferences":
+        frame = vo_preferences_trace(rng, batches=max(1, math.ceil(k / 40)))
+        out = frame.iloc[:k].copy()
+        out.attrs = dict(frame.attrs)
+        return out
+    raise ParameterError(f"unknown synthetic trace {name!r}; known: {', '.join(SYNTHETIC_TRACES)}")
+
+
+def load_trace(
+    trace: str | Path | pd.DataFrame, jobs: int | None, rng: np.random.Generator
+) -> pd.DataFrame:
+    """The jobs of a ``trace`` argument: a frame as is, a synthetic stream, or a read SWF file.
+
+    Parameters
+    ----------
+    trace : str, Path or pandas.DataFrame
+        A :func:`~vosim.market.swf.read_swf` frame, a name of :data:`SYNTHETIC_TRACES`, a
+        bundled trace name or an SWF path.
+    jobs : int or None
+        Read (or generate) at most this many jobs; ``None``: all (1,000 for a stream).
+    rng : numpy.random.Generator
+        The model's generator: a synthetic stream is drawn from ``rng.spawn(1)[0]``, which
+        leaves ``rng``'s own draws (node prices, local load) as with any other trace.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    TraceFormatError
+        Not a bundled trace nor an existing file, or the file is not SWF.
+    """
+    import pandas as pd
+
+    if isinstance(trace, pd.DataFrame):
+        return trace
+    name = str(trace)
+    if name in SYNTHETIC_TRACES:
+        return synthetic_trace(name, jobs, rng.spawn(1)[0])
+    from vosim.data import trace_path
+    from vosim.market.swf import read_swf
+
+    return read_swf(trace_path(name), jobs)
+
+
+def swf_frame(
+    submit: np.ndarray,
+    n: np.ndarray,
+    requested_time: np.ndarray,
+    run_time: np.ndarray,
+    user: np.ndarray,
+    *,
+    nodes: int,
+    note: str,
+) -> pd.DataFrame:
+    """Build a trace in :func:`~vosim.market.swf.read_swf` format from job columns.
+
+    Parameters
+    ----------
+    submit : array of float, shape (k,)
+        Submit times, model time units, non-decreasing.
+    n : array of int, shape (k,)
+        Node count of each job (``MaxProcs = MaxNodes = nodes``, so processors are nodes).
+    requested_time, run_time : arrays of float, shape (k,)
+        Reservation time ``T`` and actual run time on a node of the reference performance.
+    user : array of int, shape (k,)
+        User id of each job (SWF field 12).
+    nodes : int
+        Domain size written to the header.
+    note : str
+        Header ``Note`` (the source of the parameters).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`~vosim.market.swf.SWF_COLUMNS`; unknown fields are ``-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = swf_frame(np.array([0.0]), np.array([5]), np.array([150.0]), np.array([150.0]),
+    ...               np.array([1]), nodes=100, note="AEP")
+    >>> int(f.loc[0, "requested_processors"]), f.attrs["header"]["MaxNodes"]
+    (5, '100')
+    """
+    import numpy as np
+    import pandas as pd
+
+    from vosim.market.swf import SWF_COLUMNS
+
+    k = len(submit)
+    frame = pd.DataFrame({c: np.full(k, -1, dtype=np.int64) for c in SWF_COLUMNS})
+    frame["average_cpu_time"] = -1.0
+    frame["used_memory"] = -1.0
+    frame["job_id"] = np.arange(1, k + 1)
+    frame["submit_time"] = np.rint(submit).astype(np.int64)
+    frame["wait_time"] = 0
+    frame["run_time"] = np.rint(run_time).astype(np.int64)
+    frame["allocated_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_time"] = np.rint(requested_time).astype(np.int64)
+    frame["status"] = 1
+    frame["user_id"] = np.asarray(user, dtype=np.int64)
+    frame.attrs["header"] = {"MaxNodes": str(nodes), "MaxProcs": str(nodes), "Note": note}
+    frame.attrs["path"] = note
+    return frame
+
+
+def _check_positive_int(name: str, value: object) -> None:
+    """Raise ``ParameterError`` unless ``value`` is an integer (not a bool) >= 1."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+def aep_trace(
+    rng: np.random.Generator,
+    *,
+    jobs: int = 1000,
+    users: int = 10,
+    nodes: int = 100,
+    n: int = 5,
+    time: float = 150.0,
+    mean_interarrival: float = 8.0,
+) -> pd.DataFrame:
+    """A stream of the AEP base job: ``n = 5`` slots for ``T = 150`` on the slowest node.
+
+    AEP §3.1 schedules a single job (5 parallel slots for 150 time units at the slowest
+    node's performance 2, budget from the user's rule) in a 100-node domain with local load
+    10–50 % over an interval of 600. A live VO needs a stream, so jobs of that shape arrive
+    as a Poisson process (exponential inter-arrival times of mean ``mean_interarrival``),
+    users drawn uniformly. With performance uniform in [2, 10] a task takes on average
+    ``150 * 2 * mean(1/p) ≈ 64`` time units, so a job needs about 320 node-time units and the
+    default 8 offers about 40 node-time units per time unit, some 60 % of the ~70 nodes the
+    local load leaves free.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    jobs : int
+        Number of jobs (>= 1).
+    users : int
+        Number of users (>= 1); job ``j``'s user is uniform in ``1..users``.
+    nodes : int
+        Domain size ``N`` (AEP §3.1: 100).
+    n : int
+        Slots per job (AEP §3.1: 5).
+    time : float
+        Task time on a node of performance 2, model time units (AEP §3.1: 150).
+    mean_interarrival : float
+        Mean time between submissions, model time units (> 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace (:func:`swf_frame`); run time equals the requested time.
+
+    Raises
+    ------
+    ParameterError
+        ``jobs`` or ``users`` not an integer >= 1, or ``mean_interarrival <= 0``.
+
+    References
+    ----------
+    AEP §3.1 (domain, job of 5 slots for 150 time units, interval [0; 600], load 10–50 %).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = aep_trace(np.random.default_rng(1), jobs=3)
+    >>> f["requested_processors"].tolist(), f["requested_time"].tolist()
+    ([5, 5, 5], [150, 150, 150])
+    """
+    import numpy as np
+
+    _check_positive_int("jobs", jobs)
+    _check_positive_int("users", users)
+    if not mean_interarrival > 0:
+        raise ParameterError(f"mean_interarrival must be > 0, got {mean_interarrival}")
+    submit = np.cumsum(rng.exponential(mean_interarrival, size=jobs)) - 0.0
+    submit -= submit[0]
+    user = rng.integers(1, users + 1, size=jobs)
+    t = np.full(jobs, float(time))
+    return swf_frame(submit, np.full(jobs, n), t, t, user, nodes=nodes, note="AEP §3.1")
+
+
+def vo_preferences_trace(
+    rng: np.random.Generator,
+    *,
+    batches: int = 25,
+    batch_size: int = 40,
+    users: int = 10,
+    nodes: int = 100,
+    node_range: tuple[int, int] = (2, 6),
+    time_range: tuple[int, int] = (100, 500),
+    batch_period: float = 600.0,
+) -> pd.DataFrame:
+    """Batches of VO Preferences §4 jobs arriving every scheduling interval.
+
+    Each batch holds ``batch_size`` jobs submitted together at ``k * batch_period``; per job
+    the node count is uniform in ``node_range`` and the reservation time ``T`` uniform in
+    ``time_range`` on the slowest node (performance 2, shorter on faster nodes), as
+    :func:`vosim.market.domains.vo_preferences_batch` draws them. Budgets (factor uniform in
+    [0.7, 1.6]) and the users' criteria (finish, runtime, cost) come from
+    :class:`~vosim.model.VOModel`'s user rule.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    batches : int
+        Number of batches (>= 1).
+    batch_size : int
+        Jobs per batch (VO Preferences §4: 40).
+    users : int
+        Number of users (>= 1); each job's user is uniform in ``1..users``.
+    nodes : int
+        Domain size ``N`` (§4: 100).
+    node_range : (int, int)
+        Inclusive bounds of ``n`` (§4: [2, 6]).
+    time_range : (int, int)
+        Inclusive bounds of ``T`` on the slowest node, model time units (§4: [100, 500]).
+    batch_period : float
+        Time between batches, model time units (> 0; §4's interval is 600).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trace (:func:`swf_frame`).
+
+    Raises
+    ------
+    ParameterError
+        ``batches``, ``batch_size`` or ``users`` not an integer >= 1, or
+        ``batch_period <= 0``.
+
+    References
+    ----------
+    VO Preferences §4 (a batch of 40 jobs, n in [2, 6], T in [100, 500], 100 nodes,
+    interval 600, local load 5–10 %).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = vo_preferences_trace(np.random.default_rng(2), batches=2, batch_size=3)
+    >>> f["submit_time"].tolist()
+    [0, 0, 0, 600, 600, 600]
+    """
+    import numpy as np
+
+    _check_positive_int("batches", batches)
+    _check_positive_int("batch_size", batch_size)
+    _check_positive_int("users", users)
+    if not batch_period > 0:
+        raise ParameterError(f"batch_period must be > 0, got {batch_period}")
+    k = batches * batch_size
+    submit = np.repeat(np.arange(batches) * float(batch_period), batch_size)
+    n = rng.integers(node_range[0], node_range[1], size=k, endpoint=True)
+    t = rng.integers(time_range[0], time_range[1], size=k, endpoint=True).astype(float)
+    user = rng.integers(1, users + 1, size=k)
+    return swf_frame(submit, n, t, t, user, nodes=nodes, note="VO Preferences §4")
