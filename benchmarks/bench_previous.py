@@ -1,0 +1,140 @@
+"""One vosim run at the working tree beside the same run at another revision, in one run.
+
+Issue 17's target: the whole UniLu-Gaia trace with every user's window search set to AMP is
+no slower than before the one-cycle refactor (ratio >= 0.95 against the previous commit). The
+script checks the revision out into a temporary git worktree, then runs the same model in a
+fresh interpreter per side, alternating sides ``--repeat`` times (the machine's speed drifts;
+pairs measured back to back share it), and prints per pair the seconds of each (model build,
+``run()`` and ``job_frame()``), completed jobs per second, and the ratio
+previous / working tree (> 1: the working tree is faster). The two sides' per-job tables must
+be identical: a refactor that changes a result is not a speed-up.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous 807ebb8
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~3 \\
+        --jobs 5000 --policy easy --allocator min_cost --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = 0.95
+
+#: Runs in the child: the model with the given options, timed; prints one JSON line.
+CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+opts = json.loads(sys.argv[2])
+import vosim
+from vosim import VOModel
+t0 = time.perf_counter()
+model = VOModel(**opts)
+model.run()
+frame = model.job_frame()
+seconds = time.perf_counter() - t0
+frame.to_parquet(sys.argv[3])
+completed = int((frame["state"].astype(str) == "completed").sum())
+print("RESULT " + json.dumps({"s": seconds, "completed": completed, "vosim": vosim.__file__}))
+"""
+
+
+def run_side(tree: Path, options: dict, parquet: Path) -> dict:
+    """Run the model with ``options`` in a fresh interpreter importing vosim from ``tree``.
+
+    Returns ``{"s": seconds, "completed": jobs}``. Raises ``RuntimeError`` when the child
+    fails or imported vosim from elsewhere.
+    """
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tree), json.dumps(options), str(parquet)],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode or not lines:
+        raise RuntimeError(f"run in {tree} failed: {proc.stderr[-1500:]}")
+    result = json.loads(lines[-1][len("RESULT ") :])
+    if not Path(result["vosim"]).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"imported {result['vosim']}, not the vosim in {tree}")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=(
+            "One VOModel run at the working tree beside the same run at --previous REV, "
+            "alternating, each in a fresh interpreter; prints seconds, completed jobs/s, the "
+            f"ratio previous/working tree per pair (target >= {TARGET:g}) and whether the "
+            "per-job tables are identical."
+        )
+    )
+    parser.add_argument("--previous", required=True, help="git revision to compare against")
+    parser.add_argument("--trace", default="UniLu-Gaia-2014-2", help="trace (default Gaia)")
+    parser.add_argument("--jobs", default="all", help="first N jobs, or 'all' (default)")
+    parser.add_argument("--policy", default="css", help="scheduling policy (default css)")
+    parser.add_argument(
+        "--allocator", default="amp", help="window search of every user (default amp)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
+    parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
+    args = parser.parse_args(argv)
+    options = {
+        "trace": args.trace,
+        "jobs": None if args.jobs == "all" else int(args.jobs),
+        "policy": args.policy,
+        "rng": args.seed,
+    }
+    if args.policy in ("css", "availability") and args.allocator:
+        options["criterion_allocators"] = dict.fromkeys(
+            ("finish", "runtime", "cost"), args.allocator
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        old = work / "previous"
+        try:
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", "-q", str(old), args.previous],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+        except subprocess.CalledProcessError as exc:
+            parser.error(f"--previous {args.previous}: {exc.stderr.strip()}")
+        try:
+            ratios = []
+            for k in range(args.repeat):
+                pair = {}
+                for name, tree in (("previous", old), ("working tree", ROOT)):
+                    pair[name] = run_side(tree, options, work / f"{name.split()[0]}.parquet")
+                    r = pair[name]
+                    print(
+                        f"pair {k + 1} {name:>12}: {r['s']:7.2f} s, {r['completed']:,} "
+                        f"completed, {r['completed'] / r['s']:,.0f} completed jobs/s",
+                        flush=True,
+                    )
+                ratios.append(pair["previous"]["s"] / pair["working tree"]["s"])
+                print(f"pair {k + 1} ratio previous/working tree: {ratios[-1]:.3f}", flush=True)
+            same = pd.read_parquet(work / "previous.parquet").equals(
+                pd.read_parquet(work / "working.parquet")
+            )
+            print(
+                f"median ratio {statistics.median(ratios):.3f} (target >= {TARGET:g}); "
+                f"per-job tables identical: {'yes' if same else 'NO'}"
+            )
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
