@@ -17,7 +17,9 @@ What is measured, side by side in one command (machines drift: compare within a 
 3. with ``--previous REV``, the same vosim measurement at another git revision: a
    ``git worktree add --detach`` of REV in a temporary folder (removed afterwards), run with
    ``PYTHONPATH`` set to it alone (the worker reports which ``vosim`` it imported, and the
-   script checks it). The job records of both vosim runs are compared (identical or not);
+   script checks it). The job records of both vosim runs are compared (identical or not).
+   ``--previous-dir DIR`` does the same with a folder that already holds another ``vosim/``
+   (e.g. ``git archive HEAD vosim | tar -x -C DIR``), touching no git state;
 4. the peak resident memory of every run: the measured process's own ``ru_maxrss``, from
    ``os.wait4`` in a small launcher (``_common.run_child``): a process started straight from
    this one would report at least this one's size (Linux keeps the high-water mark across
@@ -29,6 +31,11 @@ What is measured, side by side in one command (machines drift: compare within a 
 
 ``--repeat k`` runs each side k times, interleaved (AccaSim, vosim, previous vosim, then
 again), and keeps each side's fastest run; peak memory is the largest over the runs.
+
+``--profile`` adds, after the timed runs, one more vosim run under ``cProfile`` (not timed)
+and prints where its time went: the functions of most own time, and vosim's phases (the
+scheduling pass, its slot list and policy, reservations, completions, arrivals, per-pass
+records), as seconds and calls.
 
 Why the two do comparable work: both replay the same jobs (the same prefix) in submission
 order on the machine the trace was recorded on, with EASY backfilling on the requested
@@ -47,6 +54,8 @@ Examples::
     PYTHONPATH=. .venv/bin/python benchmarks/bench_easy.py                  # whole trace
     PYTHONPATH=. .venv/bin/python benchmarks/bench_easy.py --jobs 5000 --repeat 3
     PYTHONPATH=. .venv/bin/python benchmarks/bench_easy.py --previous HEAD  # working tree vs HEAD
+    git archive HEAD vosim | tar -x -C /tmp/head                     # the same, no worktree
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_easy.py --previous-dir /tmp/head --profile
 """
 
 from __future__ import annotations
@@ -107,6 +116,73 @@ print("VOSIM " + json.dumps(dict(
     build_s=t1 - t0, run_s=t2 - t1, output_s=t3 - t2, total_s=t3 - t0, cpu_s=c3 - c0,
     passes=getattr(model.metascheduler, "cycles", None), vosim=vosim.__file__)), flush=True)
 """
+
+
+_PROFILE_WORKER = r"""
+import cProfile, io, pstats, sys
+from vosim.model import VOModel
+
+jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
+model = VOModel(
+    trace="UniLu-Gaia-2014-2", jobs=jobs, machine=True, cycle_period=0, policy="easy",
+    rng=int(sys.argv[2]),
+)
+profile = cProfile.Profile()
+profile.enable()
+model.run()
+model.job_frame().to_parquet(sys.argv[3])
+profile.disable()
+stats = pstats.Stats(profile)
+print("PHASES")
+for name in sys.argv[4].split(","):
+    rows = [(k, v) for k, v in stats.stats.items() if k[2] == name.split(".")[-1]
+            and name.split(".")[0] in k[0]]
+    calls = sum(v[1] for _, v in rows)
+    cum = sum(v[3] for _, v in rows)
+    if rows:
+        per = cum / max(calls, 1) * 1e6
+        print(f"  {name:<36} {cum:9.2f} s {calls:9d} calls {per:9.1f} us/call")
+out = io.StringIO()
+pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(25)
+print("TOP")
+print(out.getvalue())
+"""
+
+#: (file stem, function) pairs whose cumulative time ``--profile`` reports, in this order.
+PHASES = (
+    "metascheduler.cycle",
+    "metascheduler.slot_list",
+    "slot_cache.slots",
+    "easy.decide",
+    "easy.decide_by_counts",
+    "windows.take_now",
+    "windows.hold_head",
+    "metascheduler._queue",
+    "metascheduler._apply",
+    "execution.reserve",
+    "execution.complete_due",
+    "execution._release",
+    "schedule.shorten",
+    "user.submit_due",
+    "model.record_cycle",
+    "model.schedule_event",
+)
+
+
+def profile_vosim(tree: Path, jobs: int | None, seed: int, out: Path) -> str:
+    """One vosim EASY run of the vosim in ``tree`` under cProfile; its report as text.
+
+    The phases of :data:`PHASES` (cumulative seconds, calls, microseconds per call) and the
+    25 functions of most own time. Profiling slows the run: its times are shares, not speed.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    cmd = [sys.executable, "-c", _PROFILE_WORKER, "all" if jobs is None else str(jobs)]
+    cmd += [str(seed), str(out / "jobs.parquet"), ",".join(PHASES)]
+    proc = subprocess.run(cmd, env=env, cwd=str(out), capture_output=True, text=True)
+    if proc.returncode != 0:
+        return f"profile failed (exit {proc.returncode}): {proc.stderr[-1500:]}"
+    return proc.stdout
 
 
 @dataclass
@@ -278,8 +354,25 @@ def main(argv: list[str] | None = None) -> int:
         "from a temporary git worktree, to compare before/after a change in the same run; "
         "'HEAD' compares the working tree's uncommitted vosim/ with the last commit",
     )
+    parser.add_argument(
+        "--previous-dir",
+        metavar="DIR",
+        type=Path,
+        help="also measure the vosim package in DIR/vosim (e.g. made with 'git archive HEAD "
+        "vosim | tar -x -C DIR'), like --previous but with no git worktree",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="after the timed runs, run vosim once more under cProfile (not timed) and print "
+        "its phases and the functions of most own time",
+    )
     side.add_shared_options(parser)
     args = parser.parse_args(argv)
+    if args.previous and args.previous_dir:
+        parser.error("give --previous or --previous-dir, not both")
+    if args.previous_dir is not None and not (args.previous_dir / "vosim").is_dir():
+        parser.error(f"--previous-dir {args.previous_dir}: no vosim/ folder in it")
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
     if args.timeout is not None and not args.timeout > 0:
@@ -295,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--previous {args.previous}: {exc}")
         named = "" if sha.startswith(args.previous.lower()) else f" {args.previous}"
         previous = Side(f"vosim EASY {sha[:7]} (--previous{named})")
+    elif args.previous_dir is not None:
+        previous = Side(f"vosim EASY in {args.previous_dir} (--previous-dir)")
 
     print(
         f"# {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.node()}, {os.cpu_count()} CPUs, "
@@ -320,9 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     current = Side(f"vosim EASY {commit('vosim')}")
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-easy-"))
-    tree = tmp / "previous"
+    tree = tmp / "previous" if args.previous_dir is None else args.previous_dir.resolve()
     try:
-        if previous is not None:
+        if previous is not None and args.previous:
             try:
                 _git("worktree", "add", "--detach", "--quiet", str(tree), sha)
             except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
@@ -354,8 +449,11 @@ def main(argv: list[str] | None = None) -> int:
                 except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
                     who.error = str(exc) if isinstance(exc, side.RunTimeout) else f"failed: {exc}"
                     print(f"[vosim]   run {k}: {who.label}: {who.error}", flush=True)
+        if args.profile:
+            print(f"[vosim]   profiling {current.label} on {n} jobs (not timed) ...", flush=True)
+            report = profile_vosim(ROOT, jobs, args.seed, outputs / "vosim-profile")
     finally:
-        if previous is not None and tree.exists():
+        if previous is not None and args.previous and tree.exists():
             try:
                 _git("worktree", "remove", "--force", str(tree))
             except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
@@ -419,6 +517,10 @@ def main(argv: list[str] | None = None) -> int:
             "reservation: not a reference)"
         )
     print(f"per-job output of each side's latest run: {outputs}")
+    if args.profile:
+        print()
+        print(f"profile of {current.label} (cProfile, one untimed run):")
+        print(report)
     return 0
 
 

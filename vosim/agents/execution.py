@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import Counter
 from collections.abc import Callable
 
 import mesa
@@ -66,6 +67,10 @@ class Execution:
         self._busy = 0
         self._busy_at = -math.inf
         self._completions: list[tuple[float, int, int, Job]] = []
+        self._due: set[float] = set()  # times with a complete_due event scheduled
+        #: Each node's reserved end of its VO task (``-inf``: never reserved), by node id.
+        self.reserved_until = np.full(model.node_count, -math.inf)
+        self._ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
 
     def cancel(self, job: Job) -> None:
@@ -129,25 +134,46 @@ class Execution:
         # The job runs run_time on a reference-performance node; on node i it takes
         # run_time * p_ref / p_i, and the job ends with its slowest task.
         work = job.run_time * model.reference_performance
-        job.task_ends = tuple(window.start + work / s.performance for s in window.slots)
-        job.finish = max(job.task_ends)
-        for s in window.slots:
-            owner = model.owner_of_node[s.node]
-            owner.reserve(s.node, s.start, s.end, job.job_id, s.price * (s.end - s.start))
+        start, slots = window.start, window.slots
+        ends = [start + work / s.performance for s in slots]
+        job.task_ends = tuple(ends)
+        job.finish = max(ends)
+        nodes = [s.node for s in slots]
+        self.reserved_until[nodes] = [s.end for s in slots]
+        self._ahead = self._ahead or start > model.time
+        owner_of = model.owner_of_node
+        owner = owner_of[nodes[0]]
+        if len(model.owners) == 1 or all(owner_of[k] is owner for k in nodes):
+            costs = [s.price * (s.end - s.start) for s in slots]
+            owner.reserve_many(nodes, start, [s.end for s in slots], job.job_id, costs)
+        else:
+            for s in slots:
+                cost = s.price * (s.end - s.start)
+                owner_of[s.node].reserve(s.node, s.start, s.end, job.job_id, cost)
         self.running.append(job)
         job.attempt += 1
-        for end in job.task_ends:  # a task keeps its node busy over [start, end)
-            heapq.heappush(self._busy_events, (job.start, 1, job.job_id, job.attempt))
-            heapq.heappush(self._busy_events, (end, -1, job.job_id, job.attempt))
+        # tasks keep their nodes busy over [start, end): one event per job start and per
+        # distinct task end, carrying the count
+        events, key = self._busy_events, (job.job_id, job.attempt)
+        heapq.heappush(events, (start, len(ends), *key))
+        for end, count in (
+            [(ends[0], len(ends))] if ends.count(ends[0]) == len(ends) else Counter(ends).items()
+        ):
+            heapq.heappush(events, (end, -count, *key))
         fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
         if fail < job.finish:
             heapq.heappush(self._failures, (fail, job.job_id, job.attempt, job))
             model.schedule_event(self.fail_due, at=fail)
         else:
             heapq.heappush(self._completions, (job.finish, job.job_id, job.attempt, job))
-            # event driven: every end at a time comes before that time's arrivals and pass
-            priority = mesa.time.Priority.HIGH if self.event_driven else mesa.time.Priority.DEFAULT
-            model.schedule_event(self.complete_due, at=job.finish, priority=priority)
+            # event driven: every end at a time comes before that time's arrivals and pass;
+            # one event per distinct end time (complete_due ends every job due by then)
+            if job.finish not in self._due:
+                self._due.add(job.finish)
+                priority = (
+                    mesa.time.Priority.HIGH if self.event_driven else mesa.time.Priority.DEFAULT
+                )
+                model.schedule_event(self.complete_due, at=job.finish, priority=priority)
 
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.
@@ -186,6 +212,7 @@ class Execution:
     def complete_due(self) -> None:
         """Complete every job whose finish time has come and release the rest of its window."""
         now = self.model.time
+        self._due.discard(now)
         while self._completions and self._completions[0][0] <= now:
             _, _, attempt, job = heapq.heappop(self._completions)
             if job.attempt != attempt or job.state != "scheduled":
@@ -194,15 +221,20 @@ class Execution:
             self.completed += 1
             self.running.remove(job)
             # Task on node i ends after run_time * p_ref / p_i, never past its slot.
-            ends = [min(s.end, end) for s, end in zip(job.window.slots, job.task_ends, strict=True)]
+            slots = job.window.slots
+            ends = [min(s.end, end) for s, end in zip(slots, job.task_ends, strict=True)]
             self._release(job, ends)
-            for s in job.window.slots:
-                if s.end > now:  # [now, s.end) is free again: waiting jobs may fit
-                    self.freed.add(s.node)
+            # [now, s.end) is free again: waiting jobs may fit
+            self.freed.update([s.node for s in slots if s.end > now])
             self.request_pass()
 
     def _release(self, job: Job, ends: list[float]) -> None:
         """End ``job``'s reserved spans at ``ends`` (one per window slot), owner by owner."""
+        self.reserved_until[[s.node for s in job.window.slots]] = ends
+        owners = self.model.owners
+        if len(owners) == 1:  # one owner (the traced machine): one call, no grouping
+            owners[0].release([s.node for s in job.window.slots], job.job_id, ends)
+            return
         by_owner: dict[int, tuple[list[int], list[float]]] = {}
         for s, end in zip(job.window.slots, ends, strict=True):
             nodes, at = by_owner.setdefault(self.model.owner_of_node[s.node].owner_id, ([], []))
@@ -210,6 +242,28 @@ class Execution:
             at.append(end)
         for k, (nodes, at) in by_owner.items():
             self.model.owners[k].release(nodes, job.job_id, at)
+
+    def processors(
+        self, now: float, until: float, price: float, performance: float
+    ) -> tuple | None:
+        """The free slots of ``[now, until)`` in count form, from the VO's reservations alone.
+
+        Valid when every node is identical (one ``price``, one ``performance``) and holds no
+        busy time but VO tasks, as on the traced machine; the caller checks that. Returns
+        ``(until, price, performance, free, (later_start, later_node))`` as
+        :attr:`~vosim.policies.base.CycleState.processors` describes it (``O(m)`` numpy work
+        for ``m`` nodes), or ``None`` once a window was ever reserved to start after its pass
+        (a node may then hold two reservations, which one end per node does not describe) or
+        for an infinite ``until``.
+        """
+        if self._ahead or not math.isfinite(until):
+            return None
+        ends = self.reserved_until
+        free = np.flatnonzero(ends <= now)
+        later = np.flatnonzero((ends > now) & (ends < until))
+        order = np.argsort(ends[later], kind="stable")  # by release time, ties by id
+        later = later[order]
+        return until, price, performance, free, (ends[later], later)
 
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier).

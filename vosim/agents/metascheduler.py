@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from functools import partial
 
@@ -76,6 +77,8 @@ class MetaschedulerAgent(mesa.Agent):
         self._arrived: list[int] = []  # submitted or back in the queue since the last cycle
         self._waiting = np.zeros(len(model.jobs), dtype=bool)  # in the queue, by job index
         self._waiting_count = 0
+        self._order: list[int] = []  # waiting jobs ascending (and some that left: filtered)
+        self._queued_jobs: dict[int, QueuedJob] = {}  # without accounts a job's view is fixed
         self._freed: set[int] = set()  # nodes with reserved time released since the last cycle
         self._refreshed = False  # users' balances replenished since the last cycle
         self._reasons: dict[int, str] = {}  # why a job got no window (policy without a record)
@@ -84,6 +87,16 @@ class MetaschedulerAgent(mesa.Agent):
             SlotListCache(model.node_price, model.node_performance)
             if model.pricing_policy == "fixed" and model.owner_exit_revenue is None
             else None
+        )
+        # Identical nodes holding only VO tasks (the traced machine): the slot list's count form
+        # comes from the reservations alone (CycleState.processors).
+        price, perf = model.node_price, model.node_performance
+        self._counted = (
+            model.pricing_policy == "fixed"
+            and model.owner_exit_revenue is None
+            and model.local_flow is None
+            and not model.availability
+            and bool((price == price[0]).all() and (perf == perf[0]).all())
         )
         # Fixed prices: the cheapest window's cost per unit of work for n tasks, O(1) per job.
         self._least_per_work = (
@@ -161,6 +174,14 @@ class MetaschedulerAgent(mesa.Agent):
             self._arrived.clear()
             self._waiting[arrived] = True
             self._waiting_count += len(arrived)
+            order = self._order
+            for j in arrived:  # trace order; arrivals are nearly always the latest jobs
+                if not order or j > order[-1]:
+                    order.append(j)
+                else:
+                    at = bisect.bisect_left(order, j)
+                    if at == len(order) or order[at] != j:
+                        order.insert(at, j)
         self.last_batch = self._waiting_count
         accounts = model.budget_period is not None
         state = CycleState(
@@ -179,6 +200,17 @@ class MetaschedulerAgent(mesa.Agent):
             availability=(
                 partial(self.execution.utilization_schedule, now) if model.availability else None
             ),
+            processors=(
+                partial(
+                    self.execution.processors,
+                    now,
+                    now + self.scheduling_interval,
+                    float(model.node_price[0]),
+                    float(model.node_performance[0]),
+                )
+                if self._counted
+                else None
+            ),
         )
         self._freed.clear()
         self._refreshed = False
@@ -193,6 +225,17 @@ class MetaschedulerAgent(mesa.Agent):
     def _queue(self) -> list[QueuedJob]:
         """The waiting jobs in queue (trace) order, with what each may spend now."""
         model = self.model
+        if model.budget_period is None:  # budgets are fixed: one QueuedJob per job
+            order, waiting, known = self._order, self._waiting, self._queued_jobs
+            if len(order) != self._waiting_count:  # jobs that left the queue
+                order[:] = [j for j in order if waiting[j]]
+            out = []
+            for j in order:
+                q = known.get(j)
+                if q is None:
+                    q = known[j] = self._queued(j, float(model.job_budget[j]))
+                out.append(q)
+            return out
         index = np.flatnonzero(self._waiting)
         budget = model.job_budget[index]
         if model.budget_period is not None:

@@ -15,6 +15,10 @@ from vosim.market.workload import LocalJobFlow
 
 __all__ = ["ResourceOwnerAgent"]
 
+#: A release prunes the schedule once it holds this many rows and twice those the last prune
+#: left: with no slot list asked for (the count form of the traced machine) nothing else would.
+_MIN_PRUNE_ROWS = 4096
+
 
 class ResourceOwnerAgent(mesa.Agent):
     """A resource owner: its nodes' schedules (local jobs and VO reservations) and revenue.
@@ -69,6 +73,7 @@ class ResourceOwnerAgent(mesa.Agent):
         self.revenue = 0.0
         self._load_until = 0.0
         self._pruned_at = -math.inf
+        self._prune_rows = _MIN_PRUNE_ROWS  # rows at which a release prunes the schedule
         self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
 
     @property
@@ -97,8 +102,7 @@ class ResourceOwnerAgent(mesa.Agent):
         clash).
         """
         if now >= self._pruned_at + (until - now) / 16:  # dropping ended rows is bookkeeping
-            self.schedule.prune(now, min_share=0.25)
-            self._pruned_at = now
+            self._prune(now)
         if self.local_load is not None:
             rng = self.model.rng
             while self._load_until < until:
@@ -173,6 +177,24 @@ class ResourceOwnerAgent(mesa.Agent):
         self.schedule.add(node_id, start, end, job_id)
         self.revenue += cost
 
+    def reserve_many(self, node_ids, start: float, ends, job_id: int, costs) -> None:
+        """:meth:`reserve` ``[start, ends[i])`` on each of ``node_ids`` in one call.
+
+        ``node_ids`` (this owner's node ids), ``ends`` (model time units) and ``costs`` (cost
+        units) are sequences of one length: a window's spans on this owner's nodes, which all
+        start together, and what each costs. The costs are added to the revenue one by one,
+        in order (the same float sum as one :meth:`reserve` per span).
+
+        References
+        ----------
+        VO Preferences §2: the chosen windows are reserved in the owners' schedules.
+        """
+        self.schedule.add_many(node_ids, start, ends, job_id)
+        revenue = self.revenue
+        for cost in costs:
+            revenue += cost
+        self.revenue = revenue
+
     def release(self, node_ids, job_id: int, actual_ends) -> None:
         """Shorten the reservation of ``job_id`` on ``node_ids`` to end at ``actual_ends``.
 
@@ -180,3 +202,11 @@ class ResourceOwnerAgent(mesa.Agent):
         scalars or sequences of one length; an end at the reservation's start removes it.
         """
         self.schedule.shorten(job_id, node_ids, actual_ends)
+        if self.schedule.rows >= self._prune_rows:  # no slot list asked for lately (counts)
+            self._prune(self.model.time)
+
+    def _prune(self, now: float) -> None:
+        """Forget the schedule's intervals that ended by ``now`` (in batches)."""
+        self.schedule.prune(now, min_share=0.25)
+        self._pruned_at = now
+        self._prune_rows = max(2 * self.schedule.rows, _MIN_PRUNE_ROWS)

@@ -74,6 +74,16 @@ class NodeSchedule:
             self._pending.append((node, a, b, tag))
             self.dirty.add(node)
 
+    def add_many(self, nodes: Sequence[int], a: float, b: Sequence[float], tag: int) -> None:
+        """:meth:`add` ``[a, b_i)`` on each of ``nodes`` (sequences of one length), one ``tag``.
+
+        One call per window instead of one per task (a job's tasks start together); empty
+        spans (``b_i <= a``) are skipped as :meth:`add` skips them.
+        """
+        rows = [(k, a, e, tag) for k, e in zip(nodes, b, strict=True) if e > a]
+        self._pending += rows
+        self.dirty.update([r[0] for r in rows])
+
     def shorten(self, tag: int, nodes, new_ends) -> None:
         """End the intervals of ``tag`` on ``nodes`` at ``new_ends`` (dropped if empty).
 
@@ -125,6 +135,11 @@ class NodeSchedule:
         ended = int(np.count_nonzero(old))
         if ended and ended >= min_share * self.b.size:
             self._drop(np.flatnonzero(old))
+
+    @property
+    def rows(self) -> int:
+        """Busy intervals held, buffered ones included (ended ones until :meth:`prune`)."""
+        return self.a.size + len(self._pending)
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """All busy intervals as arrays ``(node, a, b, tag)``, shape ``(r,)`` each."""

@@ -140,6 +140,15 @@ class CycleState:
     availability : UtilizationSchedule, or callable () -> UtilizationSchedule, optional
         Owners' local jobs as uncertain event chains (ICCS 2023 §2.2) when windows can fail;
         ``None``: every node is available (``P_a = 1``).
+    processors : tuple, or callable () -> tuple or None, optional
+        The slot list in count form when the domain is identical processors whose only busy
+        time is VO tasks started by ``t`` (the traced machine): ``(E, price, performance,
+        free, (later_start, later_node))`` with ``E`` = ``until``, ``free`` the ids of the
+        processors free at ``t`` (ascending, shape (f,)) and, for the processors busy at
+        ``t`` that free up before ``E``, their release times (ascending) and ids, ties by id,
+        shape (m - f,) each: the same slots as ``slots``, as
+        :class:`~vosim.policies.windows.IdenticalSlots` reads them. ``None`` (default): not
+        known in this form (read ``slots``).
 
     References
     ----------
@@ -158,6 +167,7 @@ class CycleState:
     refreshed: bool = False
     balance: np.ndarray | None = field(default=None, compare=False)
     availability: UtilizationSchedule | None = _Lazy(None)  # type: ignore[assignment]
+    processors: tuple | None = _Lazy(None)  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -172,6 +182,7 @@ class CycleState:
         refreshed: bool = False,
         balance: np.ndarray | None = None,
         availability: UtilizationSchedule | Callable[[], UtilizationSchedule] | None = None,
+        processors: tuple | Callable[[], tuple | None] | None = None,
     ) -> None:
         # written straight into __dict__: a cycle builds one per pass, tens of thousands a run
         d = self.__dict__
@@ -182,6 +193,7 @@ class CycleState:
             ("queue", queue),
             ("reserved", reserved),
             ("availability", availability),
+            ("processors", processors),
         ):
             d[f"_{name}_source"] = value
             if not callable(value):

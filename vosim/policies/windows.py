@@ -14,17 +14,27 @@ reduce to the traced machine's on identical processors:
   identical processors only the tie rules act, and they make the node-level rules equal to the
   count-based ones of EASY (a backfilled job that ends before the shadow time takes the head's
   processors first; the head's reservation takes processors that are busy now first).
+
+:func:`window_at` and :func:`earliest_window` are the node form: ``O(m)`` numpy work per
+call on ``m`` slots, plus a cut of the slot list per window taken. :class:`IdenticalSlots` is
+the count form of the same two calls on identical processors (the traced machine): free
+processors and release times as counts, the tie rules as "lowest ids of a group", ``O(n)``
+per window; the policies use it whenever a pass's slot list has that form, and the node form
+is its oracle in the tests (equal windows, spans in the same order, equal costs).
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Callable
 
 import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.market.slots import Slot, SlotList
-from vosim.policies.base import QueuedJob
+from vosim.policies.base import CycleState, QueuedJob
 
-__all__ = ["window_at", "earliest_window"]
+__all__ = ["window_at", "earliest_window", "IdenticalSlots", "NotIdentical"]
 
 #: Relative tolerance on budgets and task lengths (float noise of volume / performance).
 _EPS = 1e-9
@@ -143,14 +153,299 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
         if window is not None:
             return window
     return None
-    starts = np.maximum(slots.start, not_before)
-    first = float(np.partition(starts, job.n - 1)[job.n - 1])
-    candidates = np.unique(starts[starts >= first])
-    long_enough = slots.end - job.volume / slots.performance * (1 - _EPS)
-    for t in candidates.tolist():
-        if np.count_nonzero((slots.start <= t) & (long_enough >= t)) < job.n:
-            continue
-        window = window_at(slots, t, job)
-        if window is not None:
-            return window
-    return None
+
+
+_SLOT_FIELDS = ("node", "start", "end", "price", "performance")
+#: Setters of Slot's fields (a frozen dataclass with slots): its __init__ sets each field
+#: through object.__setattr__, ~3x slower than these when a window has hundreds of spans.
+_SLOT_SETTERS = (
+    tuple(Slot.__dict__[f].__set__ for f in _SLOT_FIELDS)
+    if all(type(Slot.__dict__.get(f)).__name__ == "member_descriptor" for f in _SLOT_FIELDS)
+    else None
+)
+
+
+def _equal_slots(
+    nodes: list[int], start: float, end: float, price: float, performance: float
+) -> tuple[Slot, ...]:
+    """``Slot(k, start, end, price, performance)`` for each ``k`` in ``nodes``, as a tuple.
+
+    The same objects as the constructor makes (equal, frozen), built field by field.
+    """
+    if _SLOT_SETTERS is None:
+        return tuple(Slot(k, start, end, price, performance) for k in nodes)
+    set_node, set_start, set_end, set_price, set_perf = _SLOT_SETTERS
+    new = object.__new__
+    out = []
+    for k in nodes:
+        s = new(Slot)
+        set_node(s, k)
+        set_start(s, start)
+        set_end(s, end)
+        set_price(s, price)
+        set_perf(s, performance)
+        out.append(s)
+    return tuple(out)
+
+
+class NotIdentical(Exception):
+    """A pass the count form of :class:`IdenticalSlots` does not cover (use the node form)."""
+
+
+class _Group:
+    """Processors free now whose slots end at one time ``end``; ``nodes[off:]`` are left."""
+
+    __slots__ = ("end", "nodes", "off")
+
+    def __init__(self, end: float, nodes: np.ndarray) -> None:
+        self.end = end
+        self.nodes = nodes  # ascending ids
+        self.off = 0
+
+    @property
+    def free(self) -> int:
+        """Processors of the group not taken yet."""
+        return self.nodes.size - self.off
+
+    def take(self, k: int) -> np.ndarray:
+        """The ``k`` lowest ids left (they leave the group)."""
+        taken = self.nodes[self.off : self.off + k]
+        self.off += k
+        return taken
+
+
+class IdenticalSlots:
+    """A slot list of identical processors held as counts: the batch rules without node scans.
+
+    On the traced machine, with VO reservations that all start at the pass time (FCFS,
+    EASY), every processor's free time in ``[t, t + L)`` is one slot ``[s_k, E)`` to one
+    common end ``E``: ``s_k = t`` for the processors free now, the reserved end of its
+    running task for the others. On such a slot list :func:`window_at` at ``t`` and
+    :func:`earliest_window` reduce to counting (``n`` processors free now; EASY's shadow time
+    is the ``n``-th smallest release time), and their tie rules to taking the lowest
+    processor ids of at most two groups of equal slots: the processors free now, and among
+    them those the head's reservation holds (their slots end at the shadow time). This class
+    answers both in ``O(n)`` per job started and ``O(m)`` once for the head, with results
+    equal, window for window, to the node form on the same :class:`SlotList` (a property test
+    compares them on random slot lists with ties).
+
+    Build it with :meth:`of`, which returns ``None`` for a slot list not of that form.
+
+    Parameters
+    ----------
+    time : float
+        The pass time ``t``, model time units.
+    end : float
+        ``E``, where every slot ends (model time units).
+    price, performance : float
+        Every processor's price per time unit and performance.
+    free : numpy.ndarray of int, shape (f,)
+        Ids of the processors free at ``t`` (slots ``[t, E)``), ascending.
+    later : (numpy.ndarray, numpy.ndarray) or callable returning them
+        The other slots' starts (ascending, all > ``t``) and processor ids, shape
+        ``(m - f,)`` each, ordered as in the slot list (by start, then id); a callable is
+        called only if :meth:`hold_head` needs them.
+
+    Raises
+    ------
+    NotIdentical
+        From :meth:`take_now` or :meth:`hold_head`: a job outside what the count form
+        covers (``n < 1``, or a task time that is not finite and long enough to move ``t``);
+        the caller then decides the pass with the node form.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2: EASY on identical processors counts the
+    processors free now and at the shadow time; Lifka (1995).
+    """
+
+    def __init__(
+        self,
+        time: float,
+        end: float,
+        price: float,
+        performance: float,
+        free: np.ndarray,
+        later: Callable[[], tuple[np.ndarray, np.ndarray]] | tuple[np.ndarray, np.ndarray],
+    ) -> None:
+        self.time = time
+        self.end = end
+        self.price = price
+        self.performance = performance
+        #: Processors free now, by the end of their slot: ``[E]``, then ``[T, E]`` once
+        #: :meth:`hold_head` set a reservation at ``T`` aside.
+        self.groups = [_Group(end, free)]
+        self._later = later
+        self._taken: list[tuple[float, np.ndarray]] = []  # (t + d, ids): slots [t + d, E)
+        self._held = False
+
+    def later(self) -> tuple[np.ndarray, np.ndarray]:
+        """The slots not free now: their starts (ascending, > ``t``) and processor ids.
+
+        Shape ``(m - f,)`` each, in the slot list's order (by start, then id).
+        """
+        if callable(self._later):
+            self._later = self._later()
+        return self._later
+
+    @classmethod
+    def of_state(cls, state: CycleState) -> IdenticalSlots | None:
+        """The count form of a pass's slots: ``state.processors`` if known, else :meth:`of`.
+
+        ``state.processors`` (the metascheduler's own count of the traced machine's
+        processors, ``O(m)`` numpy work) describes the same slots as ``state.slots`` (a test
+        compares them at every pass of a run); reading it skips building the slot list.
+        """
+        parts = state.processors
+        if parts is not None:
+            return cls(state.time, *parts)
+        return cls.of(state.slots, state.time)
+
+    @classmethod
+    def of(cls, slots: SlotList, time: float) -> IdenticalSlots | None:
+        """The count form of ``slots`` at ``time``, or ``None`` if the slot list is not one.
+
+        The form: at least one slot; all slots end at one finite time ``E`` and have one
+        price and one performance; none starts before ``time`` (a slot list of ``[t, t + L)``
+        clips its slots to ``t``). ``O(m)`` vectorised checks for ``m`` slots.
+        """
+        if len(slots) == 0:
+            return None
+        end, price, perf, start = slots.end, slots.price, slots.performance, slots.start
+        if not (start[0] >= time and math.isfinite(end[0]) and perf[0] > 0):
+            return None
+        if not ((end == end[0]).all() and (perf == perf[0]).all() and (price == price[0]).all()):
+            return None
+        free = int(start.searchsorted(time, side="right"))
+        return cls(
+            time,
+            float(end[0]),
+            float(price[0]),
+            float(perf[0]),
+            slots.node[:free],
+            (start[free:], slots.node[free:]),
+        )
+
+    @property
+    def free_now(self) -> int:
+        """Processors free at ``t`` not taken yet (for a task of any length)."""
+        return sum(g.free for g in self.groups)
+
+    def _task(self, job: QueuedJob) -> float:
+        """The task time ``volume / performance``; raises :class:`NotIdentical` if unusable."""
+        d = job.volume / self.performance
+        if not (job.n >= 1 and d < math.inf and self.time + d > self.time):
+            raise NotIdentical(f"job {job.index}: n={job.n}, task time {d!r}")
+        return d
+
+    def _cost(self, n: int, d: float) -> float:
+        """The window cost as :func:`window_at` sums it (``n`` equal terms, numpy's sum)."""
+        return float(np.full(n, self.price * d).sum())
+
+    def _window(self, nodes: list[int], start: float, d: float, cost: float) -> Window:
+        spans = _equal_slots(nodes, start, start + d, self.price, self.performance)
+        return Window(slots=spans, start=start, runtime=d, cost=cost)
+
+    def take_now(self, job: QueuedJob) -> Window | None:
+        """:func:`window_at` ``(slots, t, job)`` on the slots left; its processors are taken.
+
+        Returns the same window as the node form (processors, spans in order, cost), or
+        ``None`` when that finds none. ``O(n)``.
+
+        Raises
+        ------
+        NotIdentical
+            ``n < 1``, or a task time that is not finite and long enough to move ``t``.
+
+        References
+        ----------
+        Mu'alem & Feitelson (2001), §2: a job starts when ``p_j`` processors are free for
+        its estimated run time.
+        """
+        if job.n > self.free_now:
+            return None
+        d = self._task(job)
+        t, n = self.time, job.n
+        need = d * (1 - _EPS)
+        usable = [g for g in self.groups if g.free and g.end - t >= need]
+        if sum(g.free for g in usable) < n:
+            return None
+        cost = self._cost(n, d)
+        if cost > job.budget * (1 + _EPS):
+            return None
+        if len(usable) == 1:
+            taken = usable[0].take(n)
+        else:  # the head's processors (end T < E) first: the least end slack
+            first, second = usable
+            if not first.end - (t + d) < second.end - (t + d):
+                raise NotIdentical(f"job {job.index}: end slacks equal in floats")
+            a = min(n, first.free)
+            taken = np.concatenate([first.take(a), second.take(n - a)])
+        if not self._held and self.end > t + d:  # its slots go on as [t + d, E)
+            self._taken.append((t + d, taken))
+        return self._window(taken.tolist(), t, d, cost)
+
+    def hold_head(self, job: QueuedJob) -> float | None:
+        """EASY's shadow time: :func:`earliest_window` ``(slots, job, t)``, set aside.
+
+        Returns the start ``T`` of that window (``None`` when it finds none). Its processors
+        that are free now then form their own group, free until ``T``: the later jobs of
+        :meth:`take_now` see the slots as the node form does after cutting the window out.
+        Call at most once, after the heads were taken.
+
+        Raises
+        ------
+        NotIdentical
+            As :meth:`take_now`, for the head.
+        RuntimeError
+            A second call.
+
+        References
+        ----------
+        Mu'alem & Feitelson (2001), §2: the shadow time is when enough processors are free
+        for the head; the extra processors are those free then beyond its ``p_h``.
+        """
+        if self._held:
+            raise RuntimeError("hold_head: a reservation is already set aside")
+        self._held = True
+        d = self._task(job)
+        t, n, big_e = self.time, job.n, self.end
+        need = d * (1 - _EPS)
+        hi = big_e - need  # latest start of a task on any slot
+        group = self.groups[0]
+        if not t <= hi:
+            return None
+        later_start, later_node = self.later()
+        extra_start = np.array([s for s, ids in self._taken for _ in range(ids.size)])
+        extra_node = (
+            np.concatenate([ids for _, ids in self._taken]) if self._taken else extra_start
+        ).astype(np.int64)
+        if n <= group.free:
+            shadow = float(t)
+        else:
+            k = n - group.free
+            later = np.concatenate([later_start[:k], extra_start])
+            if later.size < k:
+                return None
+            shadow = float(np.partition(later, k - 1)[k - 1])
+            if not shadow <= hi:
+                return None
+        if not big_e - shadow >= need or self._cost(n, d) > job.budget * (1 + _EPS):
+            return None
+        # window_at(shadow): slots starting by then, least idle (shadow - start) first
+        stop = int(later_start.searchsorted(shadow, side="right"))
+        starts = np.concatenate([later_start[:stop], extra_start])
+        nodes = np.concatenate([later_node[:stop], extra_node])
+        within = starts <= shadow
+        idle = shadow - starts[within]
+        idle_now = shadow - t
+        before = int(np.count_nonzero(idle < idle_now))
+        if n > before:
+            tie = nodes[within][idle == idle_now]
+            x = n - before
+            if tie.size:  # slots released with the same idle as the free ones: by id
+                mine = group.nodes[group.off :]
+                lowest = np.sort(np.concatenate([mine[:x], tie]))[:x]
+                x = int(np.count_nonzero(mine[:x] <= lowest[-1]))
+            self.groups.insert(0, _Group(shadow, group.take(x)))
+        return shadow
