@@ -361,3 +361,16 @@ def test_churn_parameters_are_checked():
         VOModel(trace=NASA, jobs=5, owner_exit_revenue=-1.0)
     with pytest.raises(ParameterError, match="user_exit_satisfaction"):
         VOModel(trace=NASA, jobs=5, user_exit_satisfaction=1.5)
+
+
+def test_availability_policy_is_named_and_equals_the_css_with_the_vo_criterion():
+    """``policy="availability"`` is recorded as such and schedules as the CSS whose VO criterion
+    is availability (every job searched for its maximum-``P_a^w`` window)."""
+    common = dict(trace="UniLu-Gaia-2014-2", jobs=120, availability=True, rng=4)
+    named = VOModel(policy="availability", **common)
+    plain = VOModel(policy="css", vo_criterion="availability", **common)
+    assert named.policy_name == "availability"
+    assert set(named.metascheduler.scheduler.criterion_allocators.values()) == {"max_availability"}
+    named.run()
+    plain.run()
+    pd.testing.assert_frame_equal(named.job_frame(), plain.job_frame())

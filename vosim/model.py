@@ -260,7 +260,7 @@ class VOModel(mesa.Model):
         # stop it as Mesa's own event-driven simulator (mesa.experimental.devs) does.
         self._default_schedule.stop()
         if policy == "availability":  # the CSS with the VO's availability criterion
-            vo_criterion, policy = "availability", "css"
+            vo_criterion = "availability"
         lo, hi = budget_range
         self.fallback_after = FallbackBudget.coerce(fallback_after)
         if user_criteria is None:
