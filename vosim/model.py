@@ -304,6 +304,8 @@ class VOModel(mesa.Model):
         self.pricing = ExponentialPricing()
         self.pricing_policy = pricing_policy
         self.budget_period = None if budget_period is None else float(budget_period)
+        #: Budget periods begun (balances replenished) so far.
+        self.budget_periods = 0
         self.budget_allowance = float(budget_allowance)
         self.owner_exit_revenue = owner_exit_revenue
         self.user_exit_satisfaction = user_exit_satisfaction
@@ -487,6 +489,7 @@ class VOModel(mesa.Model):
         ----------
         VO Preferences §4: users' budgets; the per-period account is vosim's extension.
         """
+        self.budget_periods += 1
         for user in self.users:
             if user.active:
                 user.replenish()
@@ -703,6 +706,14 @@ class VOModel(mesa.Model):
         from vosim.analysis.metrics import job_table
 
         return job_table(self.jobs, self.owner_of_node)
+
+    def task_frame(self) -> pd.DataFrame:
+        """One row per VO task that ran; see :meth:`~vosim.agents.execution.Execution.task_frame`.
+
+        The owners' revenue equals the sum of its ``cost`` column and of the jobs' ``cost``
+        (tested).
+        """
+        return self.metascheduler.execution.task_frame()
 
     def attempt_frame(self) -> pd.DataFrame:
         """One row per reserved window: predicted ``P_a^w`` and whether it ran through.

@@ -2,6 +2,12 @@
 
 The oracle files were written by ``make_css_oracle.py`` before the scheduling cycle became a
 pluggable policy (issue 17), so any change of CSS's decisions shows here.
+
+Issue 18 changed what a job costs: the user pays for what ran (column ``cost``), and the
+reserved window's cost the oracle holds under ``cost`` is now ``window_cost``. The decisions
+(every other column) must not change: paying later moves no window. An interrupted task
+that had ended before the interruption (on a faster node) now pays to its own end, not to
+the interruption, so ``paid_for_failures`` may only fall.
 """
 
 from __future__ import annotations
@@ -13,6 +19,13 @@ from make_css_oracle import CASES, HERE, records
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_css_records_unchanged(name):
-    expected = pd.read_parquet(HERE / f"{name}.parquet")
+    expected = pd.read_parquet(HERE / f"{name}.parquet").rename(columns={"cost": "window_cost"})
     got = records(CASES[name])
+    failures = expected.pop("paid_for_failures")
     pd.testing.assert_frame_equal(got[expected.columns], expected, check_exact=True)
+    assert (got["paid_for_failures"] <= failures * (1 + 1e-12)).all()
+    ran = got["window_cost"].notna()
+    # a task run to its slot's end pays the slot: equal but for float rounding of end - start
+    last = got["cost"] - got["paid_for_failures"]  # the attempt that holds the window
+    assert (last[ran] <= got["window_cost"][ran] * (1 + 1e-9)).all()
+    assert (got["cost"][~ran] == 0).all()

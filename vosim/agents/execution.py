@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import mesa
 import numpy as np
+import pandas as pd
 
 from vosim.allocators.base import Window
 from vosim.market.availability import UtilizationSchedule
@@ -72,18 +73,20 @@ class Execution:
         self.reserved_until = np.full(model.node_count, -math.inf)
         self._ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
+        # tasks that ended: (job id, attempt, nodes, start, ends, prices, costs) per window
+        self._tasks: list[tuple] = []
 
     def cancel(self, job: Job) -> None:
-        """Cancel ``job``'s unstarted reservation: nodes released, payment refunded."""
+        """Cancel ``job``'s unstarted reservation: nodes released, nothing paid.
+
+        Under per-period accounts the window's cost held on the user's balance is returned.
+        """
         model = self.model
         self.running.remove(job)
         self._stopped[job.job_id, job.attempt] = model.time  # its busy events lapse
         self._release(job, [s.start for s in job.window.slots])
-        for s in job.window.slots:
-            model.owner_of_node[s.node].refund(s.price * (s.end - s.start))
-            self.freed.add(s.node)
-        if model.budget_period is not None:
-            model.users[model.job_user_index[job.index]].charge(-job.window.cost)
+        self.freed.update([s.node for s in job.window.slots])
+        self._return_hold(job, job.window.cost)
         job.attempt += 1  # its completion event lapses
         job.state = "waiting"
         job.window = None
@@ -119,15 +122,18 @@ class Execution:
     ) -> None:
         """Reserve ``window`` for ``job`` at the owners and schedule its end or interruption.
 
-        Under per-period accounts the user pays the window now (a failure refunds the unused
-        part). A task on node ``i`` takes ``run_time * p_ref / p_i``; the job ends with its
-        slowest task. With ``uncertain`` (owners' local jobs as event chains) the window's
+        Nothing is paid yet: the user pays for what runs when the job ends
+        (:meth:`_settle`). Under per-period accounts the window's cost is held on the user's
+        balance now (so that one balance is not promised twice) and the unused part returned
+        at the end. A task on node ``i`` takes ``run_time * p_ref / p_i``; the job ends with
+        its slowest task. With ``uncertain`` (owners' local jobs as event chains) the window's
         ``P_a^w`` is predicted and when one of its nodes is taken is drawn from the model's
         ``rng``.
         """
         model = self.model
         if model.budget_period is not None:  # per-period account (vosim's extension)
             model.users[model.job_user_index[job.index]].charge(window.cost)
+            job.held_in = model.budget_periods
         job.window = window
         job.state = "scheduled"
         job.start = window.start
@@ -141,15 +147,8 @@ class Execution:
         nodes = [s.node for s in slots]
         self.reserved_until[nodes] = [s.end for s in slots]
         self._ahead = self._ahead or start > model.time
-        owner_of = model.owner_of_node
-        owner = owner_of[nodes[0]]
-        if len(model.owners) == 1 or all(owner_of[k] is owner for k in nodes):
-            costs = [s.price * (s.end - s.start) for s in slots]
-            owner.reserve_many(nodes, start, [s.end for s in slots], job.job_id, costs)
-        else:
-            for s in slots:
-                cost = s.price * (s.end - s.start)
-                owner_of[s.node].reserve(s.node, s.start, s.end, job.job_id, cost)
+        for owner, at, _ in self._by_owner(nodes):
+            owner.reserve([nodes[i] for i in at], start, [slots[i].end for i in at], job.job_id)
         self.running.append(job)
         job.attempt += 1
         # tasks keep their nodes busy over [start, end): one event per job start and per
@@ -178,8 +177,9 @@ class Execution:
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.
 
-        The user pays only for what ran: each node's price times the time from the window
-        start to the interruption; the rest of the reservation is refunded and released.
+        The user pays only for what ran (:meth:`_settle`): each task's price times its time
+        from the window start to the interruption, or to its own end if it ended before; the
+        rest of the reservation is released.
         """
         now = self.model.time
         while self._failures and self._failures[0][0] <= now:
@@ -187,20 +187,18 @@ class Execution:
             if job.attempt != attempt or job.state != "scheduled":
                 continue
             self.running.remove(job)
-            ran = max(0.0, now - job.start)
             self._stopped[job.job_id, job.attempt] = now  # its later busy events lapse
             for end in job.task_ends:
                 if job.start <= now < end:
                     heapq.heappush(self._busy_events, (now, -1, job.job_id, job.attempt))
-            accounts = self.model.budget_period is not None
-            for s in job.window.slots:
-                owner = self.model.owner_of_node[s.node]
-                unused = s.price * max(0.0, s.end - s.start - ran)
-                owner.refund(unused)
-                if accounts:  # the user gets the unused part back on this period's balance
-                    self.model.users[self.model.job_user_index[job.index]].charge(-unused)
-                job.paid_for_failures += s.price * min(ran, s.end - s.start)
-            self._release(job, [min(s.end, s.start + ran) for s in job.window.slots])
+            ran = max(now, job.start)
+            job.paid_for_failures += self._settle(
+                job,
+                [
+                    min(s.end, end, ran)
+                    for s, end in zip(job.window.slots, job.task_ends, strict=True)
+                ],
+            )
             job.failures += 1
             job.state = "waiting"
             job.window = None
@@ -210,7 +208,7 @@ class Execution:
             self.request_pass()
 
     def complete_due(self) -> None:
-        """Complete every job whose finish time has come and release the rest of its window."""
+        """Complete every job whose finish time has come; it pays for what its tasks used."""
         now = self.model.time
         self._due.discard(now)
         while self._completions and self._completions[0][0] <= now:
@@ -222,26 +220,111 @@ class Execution:
             self.running.remove(job)
             # Task on node i ends after run_time * p_ref / p_i, never past its slot.
             slots = job.window.slots
-            ends = [min(s.end, end) for s, end in zip(slots, job.task_ends, strict=True)]
-            self._release(job, ends)
+            job.paid = self._settle(
+                job, [min(s.end, end) for s, end in zip(slots, job.task_ends, strict=True)]
+            )
             # [now, s.end) is free again: waiting jobs may fit
             self.freed.update([s.node for s in slots if s.end > now])
             self.request_pass()
 
+    def _settle(self, job: Job, ends: list[float]) -> float:
+        """End ``job``'s tasks at ``ends`` (one per window slot): pay, log, release.
+
+        Each task occupied its node over ``[window start, end)``; its cost is the node's price
+        times that time, paid to the node's owner. Under per-period accounts the user gets
+        back what was held beyond the sum (within the hold's budget period). The tasks are
+        logged (:meth:`task_frame`) and the rest of each reserved span is released. Returns
+        the sum paid, cost units.
+
+        References
+        ----------
+        Issue 18 of vosim (a user pays for what ran; no slot time is sold twice); VO
+        Preferences §2 (a window's cost is the sum of its slots' price times time).
+        """
+        window = job.window
+        slots, start = window.slots, window.start
+        prices = [s.price for s in slots]
+        costs = [p * (end - start) for p, end in zip(prices, ends, strict=True)]
+        nodes = [s.node for s in slots]
+        for owner, _, paid in self._by_owner(nodes, costs):
+            owner.earn(paid)
+        paid = math.fsum(costs)
+        self._return_hold(job, window.cost - paid)
+        self._tasks.append((job.job_id, job.attempt, nodes, start, ends, prices, costs))
+        self._release(job, ends)
+        return paid
+
+    def _return_hold(self, job: Job, amount: float) -> None:
+        """Give ``amount`` (cost units) of ``job``'s held window cost back to its user.
+
+        Under per-period accounts only, and only within the budget period the hold was
+        taken in: a period's unused allowance does not carry over, so neither does a hold
+        returned after the balance was reset.
+        """
+        model = self.model
+        if model.budget_period is not None and job.held_in == model.budget_periods:
+            model.users[model.job_user_index[job.index]].charge(-amount)
+
+    def _by_owner(self, nodes: list[int], costs: list[float] | None = None):
+        """Group a window's slots by owner: ``(owner, positions, sum of costs)`` per owner.
+
+        ``nodes`` are the slots' node ids in window order; ``costs`` (optional) one amount
+        per slot, summed per owner in that order.
+        """
+        owner_of = self.model.owner_of_node
+        first = owner_of[nodes[0]]
+        if len(self.model.owners) == 1 or all(owner_of[k] is first for k in nodes):
+            return [(first, range(len(nodes)), math.fsum(costs) if costs else 0.0)]
+        groups: dict[int, list[int]] = {}
+        for i, k in enumerate(nodes):
+            groups.setdefault(owner_of[k].owner_id, []).append(i)
+        return [
+            (
+                self.model.owners[o],
+                at,
+                math.fsum(costs[i] for i in at) if costs else 0.0,
+            )
+            for o, at in groups.items()
+        ]
+
     def _release(self, job: Job, ends: list[float]) -> None:
         """End ``job``'s reserved spans at ``ends`` (one per window slot), owner by owner."""
-        self.reserved_until[[s.node for s in job.window.slots]] = ends
-        owners = self.model.owners
-        if len(owners) == 1:  # one owner (the traced machine): one call, no grouping
-            owners[0].release([s.node for s in job.window.slots], job.job_id, ends)
-            return
-        by_owner: dict[int, tuple[list[int], list[float]]] = {}
-        for s, end in zip(job.window.slots, ends, strict=True):
-            nodes, at = by_owner.setdefault(self.model.owner_of_node[s.node].owner_id, ([], []))
-            nodes.append(s.node)
-            at.append(end)
-        for k, (nodes, at) in by_owner.items():
-            self.model.owners[k].release(nodes, job.job_id, at)
+        nodes = [s.node for s in job.window.slots]
+        self.reserved_until[nodes] = ends
+        for owner, at, _ in self._by_owner(nodes):
+            owner.release([nodes[i] for i in at], job.job_id, [ends[i] for i in at])
+
+    def task_frame(self) -> pd.DataFrame:
+        """One row per task that ran (completed or interrupted), in the order they ended.
+
+        Columns: ``job_id``, ``attempt`` (1 for a job's first window), ``resource`` and
+        ``node`` (the slot's node id; one resource per node while resources are whole
+        nodes), ``owner``, ``start`` and ``end`` (model time units: when the task occupied
+        its resource; ``end`` is its own end, never past its reserved slot, or the
+        interruption), ``price`` (cost units per time unit) and ``cost`` = ``price * (end -
+        start)``, cost units. Owners' revenue is the sum of ``cost`` (tested).
+        """
+        columns = ("job_id", "attempt", "resource", "start", "end", "price", "cost")
+        if not self._tasks:
+            frame = pd.DataFrame({c: np.empty(0) for c in columns})
+        else:
+            counts = [len(t[2]) for t in self._tasks]
+            frame = pd.DataFrame(
+                {
+                    "job_id": np.repeat([t[0] for t in self._tasks], counts),
+                    "attempt": np.repeat([t[1] for t in self._tasks], counts),
+                    "resource": np.concatenate([t[2] for t in self._tasks]),
+                    "start": np.repeat([t[3] for t in self._tasks], counts),
+                    "end": np.concatenate([t[4] for t in self._tasks]),
+                    "price": np.concatenate([t[5] for t in self._tasks]),
+                    "cost": np.concatenate([t[6] for t in self._tasks]),
+                }
+            )
+        frame = frame.astype({"job_id": np.int64, "attempt": np.int64, "resource": np.int64})
+        owner = np.array([o.owner_id for o in self.model.owner_of_node], dtype=np.int64)
+        frame.insert(3, "node", frame["resource"].to_numpy())
+        frame.insert(4, "owner", owner[frame["resource"].to_numpy()])
+        return frame
 
     def processors(
         self, now: float, until: float, price: float, performance: float

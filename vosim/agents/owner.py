@@ -164,36 +164,26 @@ class ResourceOwnerAgent(mesa.Agent):
         node, a, b = zip(*self.local_jobs, strict=True)
         return np.asarray(node, dtype=np.int64), np.asarray(a), np.asarray(b)
 
-    def refund(self, amount: float) -> None:
-        """Return ``amount`` (cost units) of a failed job's payment for time it did not run."""
-        self.revenue -= amount
+    def earn(self, amount: float) -> None:
+        """Add a payment for VO tasks that ran on this owner's nodes (cost units, >= 0).
 
-    def reserve(self, node_id: int, start: float, end: float, job_id: int, cost: float) -> None:
-        """Reserve ``[start, end)`` on one of this owner's nodes for VO job ``job_id``.
-
-        ``cost`` (cost units) is added to the owner's revenue: users pay the agreed window
-        cost at reservation.
+        Users pay for what their tasks used when they end (nothing at reservation), so the
+        revenue is the sum of the payments exactly and no reserved time is sold twice.
         """
-        self.schedule.add(node_id, start, end, job_id)
-        self.revenue += cost
+        self.revenue += amount
 
-    def reserve_many(self, node_ids, start: float, ends, job_id: int, costs) -> None:
-        """:meth:`reserve` ``[start, ends[i])`` on each of ``node_ids`` in one call.
+    def reserve(self, node_ids, start: float, ends, job_id: int) -> None:
+        """Reserve ``[start, ends[i])`` on each of ``node_ids`` for VO job ``job_id``.
 
-        ``node_ids`` (this owner's node ids), ``ends`` (model time units) and ``costs`` (cost
-        units) are sequences of one length: a window's spans on this owner's nodes, which all
-        start together, and what each costs. The costs are added to the revenue one by one,
-        in order (the same float sum as one :meth:`reserve` per span).
+        ``node_ids`` (this owner's node ids) and ``ends`` (model time units) are sequences of
+        one length: a window's spans on this owner's nodes, which all start together. Nothing
+        is paid now (:meth:`earn`, when the tasks end).
 
         References
         ----------
         VO Preferences §2: the chosen windows are reserved in the owners' schedules.
         """
         self.schedule.add_many(node_ids, start, ends, job_id)
-        revenue = self.revenue
-        for cost in costs:
-            revenue += cost
-        self.revenue = revenue
 
     def release(self, node_ids, job_id: int, actual_ends) -> None:
         """Shorten the reservation of ``job_id`` on ``node_ids`` to end at ``actual_ends``.

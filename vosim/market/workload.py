@@ -56,6 +56,14 @@ class Job:
         Alternatives found for the job in the cycle that scheduled it (VO Preferences §2).
     user_evaluation : float
         User evaluation ``U`` of the alternative chosen for it (rank or %; NaN until chosen).
+    paid : float
+        What the user paid for the attempt that completed: each task's price times the time
+        it ran (cost units; 0 until completed).
+    paid_for_failures : float
+        What the user paid for interrupted attempts, the same way (cost units).
+    held_in : int
+        Under per-period accounts, the budget period (``VOModel.budget_periods``) in which
+        the current window's cost was held on the user's balance (-1: none).
 
     Notes
     -----
@@ -83,7 +91,9 @@ class Job:
     task_ends: tuple[float, ...] = ()
     attempt: int = 0
     failures: int = 0
+    paid: float = 0.0
     paid_for_failures: float = 0.0
+    held_in: int = -1
     predicted_availability: float = math.nan
     alternatives: int = 0
     user_evaluation: float = math.nan

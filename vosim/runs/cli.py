@@ -448,6 +448,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     write_table(jobs, out / "jobs.parquet")
     write_table(cycles, out / "cycles.parquet")
+    write_table(model.task_frame(), out / "tasks.parquet")
     write_json(summary, out / "summary.json")
     charts = save_chart(
         utilization_queue_chart(cycles, title=f"vosim on {Path(str(values['trace'])).name}"),
@@ -462,7 +463,14 @@ def _run(args: argparse.Namespace) -> int:
             charts += save_chart(calibration_chart(attempts), out / "calibration")
     for line in _summary_lines(summary):
         print(line)
-    written = ["jobs.parquet", "cycles.parquet", "summary.json", *extra, *(p.name for p in charts)]
+    written = [
+        "jobs.parquet",
+        "cycles.parquet",
+        "tasks.parquet",
+        "summary.json",
+        *extra,
+        *(p.name for p in charts),
+    ]
     print(f"wrote {', '.join(written)} to {out}/")
     if interrupted:
         print("interrupted: jobs not yet done are recorded as unfinished", file=sys.stderr)
