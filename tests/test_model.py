@@ -346,12 +346,12 @@ def test_unhappy_users_leave_and_withdraw_their_future_jobs():
     gone = [u for u in model.users if not u.active]
     assert gone  # a satisfaction of 0.99 cannot be kept with any waiting
     withdrawn = jobs[jobs["reason"].str.contains("user left the VO", regex=False)]
-    assert len(withdrawn) > 0 and (withdrawn["state"] == "rejected").all()
+    assert len(withdrawn) > 0 and (withdrawn["state"] == "withdrawn").all()
     assert set(withdrawn["user"]) <= {u.user_id for u in gone}
     for user in gone:
         assert user.evaluated >= 3 and user.satisfaction < 0.99
         late = [j for j in user.jobs if j.submit_time > user.left_at]
-        assert all(j.state == "rejected" for j in late)
+        assert all(j.state == "withdrawn" for j in late)
     cycles = model.cycle_frame()
     assert cycles["users_active"].iloc[-1] == len(model.users) - len(gone)
     assert cycles["users_active"].is_monotonic_decreasing

@@ -47,6 +47,7 @@ BAD = {
     "local_load": ((0.5, 1.0), ParameterError),
     "criterion_allocators": ({"cost": "nope"}, UnknownAllocatorError),
     "horizon": (-1.0, ParameterError),
+    "patience": (0.0, ParameterError),
     "availability": ("yes", ParameterError),
     "global_load": (1.5, ParameterError),
     "availability_method": ("nope", UnknownAllocatorError),

@@ -97,6 +97,10 @@ class VOModel(mesa.Model):
     horizon : float or None
         End of the run, model time units; ``None`` is the last submission plus ``L``.
         Jobs not completed by then end ``unfinished``.
+    patience : float or None
+        A job not started this long after its submission (model time units) is withdrawn by
+        its user (default 30 days); ``None``: jobs wait for ever (a drained run then stops
+        when nothing can change, and the jobs still waiting end ``unfinished``).
     availability : bool
         Utilization uncertainty (ICCS 2021/2023): owners' local jobs become uncertain event
         chains and every node gets a global event; each reserved window's ``P_a^w`` is
@@ -226,6 +230,7 @@ class VOModel(mesa.Model):
         local_load: tuple[float, float] | None = (0.10, 0.50),
         criterion_allocators: dict[str, str] | None = None,
         horizon: float | None = None,
+        patience: float | None = 30 * 86400.0,
         availability: bool = False,
         global_load: float = 0.05,
         availability_method: str = "knapsack_p",
@@ -306,6 +311,8 @@ class VOModel(mesa.Model):
         self.budget_period = None if budget_period is None else float(budget_period)
         #: Budget periods begun (balances replenished) so far.
         self.budget_periods = 0
+        #: Longest wait for a first start before a job is withdrawn (None: for ever).
+        self.patience = None if patience is None else float(patience)
         self.budget_allowance = float(budget_allowance)
         self.owner_exit_revenue = owner_exit_revenue
         self.user_exit_satisfaction = user_exit_satisfaction
@@ -612,9 +619,9 @@ class VOModel(mesa.Model):
 
     @property
     def done(self) -> bool:
-        """``True`` when every job is completed or rejected."""
+        """``True`` when every job has completed or left (rejected or withdrawn)."""
         ms = self.metascheduler
-        return ms.execution.completed + ms.rejected == len(self.jobs)
+        return ms.execution.completed + ms.rejected + ms.withdrawn == len(self.jobs)
 
     def record_cycle(self) -> None:
         """Append one row of per-cycle data (called by the metascheduler)."""
@@ -656,18 +663,20 @@ class VOModel(mesa.Model):
         while self.time < self.horizon and not self.done and not self._stalled():
             self.run_until(min(self.horizon, self.time + step))
             if progress is not None:
-                progress(ms.execution.completed + ms.rejected, len(self.jobs))
+                progress(ms.execution.completed + ms.rejected + ms.withdrawn, len(self.jobs))
         self.finish()
 
     def _stalled(self) -> bool:
-        """Whether a draining run can change nothing more.
+        """Whether a draining run with no patience can change nothing more.
 
         No job running or reserved, every job submitted, and a pass since the last submission
-        started none.
+        started none. With a patience the run goes on instead: the jobs still waiting are
+        withdrawn at their deadlines (or find windows as owners' local load moves).
         """
         ms = self.metascheduler
         return (
-            not math.isfinite(self.horizon)
+            self.patience is None
+            and not math.isfinite(self.horizon)
             and not ms.execution.running
             and self.time > self._last_submit
             and ms.cycles > 0
@@ -676,9 +685,17 @@ class VOModel(mesa.Model):
         )
 
     def finish(self) -> None:
-        """Mark every job not completed or rejected as ``unfinished`` (end of the run)."""
+        """Mark every job not completed, rejected or withdrawn ``unfinished`` (end of the run).
+
+        A submitted job's ``left_time`` is the end of the run (the horizon, or when a drain
+        without patience stalled); one not yet submitted never entered the queue.
+        """
         for job in self.jobs:
-            if job.state not in ("completed", "rejected"):
+            if job.state not in ("completed", "rejected", "withdrawn"):
+                if job.state != "pending":  # submitted: it leaves the queue now
+                    job.left_time = float(self.time)
+                elif not job.reason:
+                    job.reason = "not submitted before the horizon"
                 if not job.reason:
                     job.reason = (
                         self._balance_reason(job)
@@ -706,6 +723,29 @@ class VOModel(mesa.Model):
         from vosim.analysis.metrics import job_table
 
         return job_table(self.jobs, self.owner_of_node)
+
+    def summary(self, jobs: pd.DataFrame | None = None, cycles: pd.DataFrame | None = None) -> dict:
+        """The run's metrics (``summary.json``, sweep rows), from its job and cycle tables.
+
+        :func:`~vosim.analysis.metrics.run_summary` with the owners' revenue and local load,
+        and :func:`~vosim.analysis.metrics.vo_evaluation_summary`. ``jobs`` and ``cycles``
+        are :meth:`job_frame` and :meth:`cycle_frame` if already built. The period measured
+        runs from the first submission to the end of the run.
+        """
+        from vosim.analysis.metrics import run_summary, vo_evaluation_summary
+
+        jobs = self.job_frame() if jobs is None else jobs
+        cycles = self.cycle_frame() if cycles is None else cycles
+        first = float(jobs["submission_time"].min()) if len(jobs) else 0.0
+        end = float(self.time)
+        summary = run_summary(
+            jobs,
+            self.node_count,
+            [o.revenue for o in self.owners],
+            local_busy=sum(o.local_busy(first, end) for o in self.owners),
+            end=end,
+        )
+        return {**summary, **vo_evaluation_summary(cycles)}
 
     def task_frame(self) -> pd.DataFrame:
         """One row per VO task that ran; see :meth:`~vosim.agents.execution.Execution.task_frame`.

@@ -599,6 +599,14 @@ class Scenario:
         check=Real(low=0, low_open=True),
         none="the last submission plus L; on the traced machine, until every job is done",
     )
+    patience: float | None = _p(
+        30 * 86400.0,
+        "a job not started this long after its submission is withdrawn by its user",
+        group="workload",
+        unit="s",
+        check=Real(low=0, low_open=True),
+        none="jobs wait for ever",
+    )
     availability: bool = _p(
         False,
         "utilization uncertainty: each reserved window's P_a^w is predicted and its "

@@ -67,7 +67,8 @@ def test_every_policy_conserves_money_and_time(policy):
 @pytest.mark.parametrize(
     "options",
     [
-        {"availability": True, "global_load": 0.3},  # interrupted windows pay what ran
+        # interrupted windows pay what ran (a horizon: with failures, draining takes long)
+        {"availability": True, "global_load": 0.3, "horizon": 10 * 86400.0},
         {"budget_period": 86400.0, "budget_allowance": 0.5},  # per-period accounts
         {"pricing_policy": "demand"},  # prices change between reservation and end
         {"machine": True, "policy": "easy", "cycle_period": 0},

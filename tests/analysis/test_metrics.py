@@ -3,7 +3,14 @@ import pandas as pd
 import pytest
 
 from vosim.analysis.charts import utilization_queue_chart
-from vosim.analysis.metrics import _interval_set, bounded_slowdown, gini, jain_index, run_summary
+from vosim.analysis.metrics import (
+    _interval_set,
+    bounded_slowdown,
+    gini,
+    jain_index,
+    run_summary,
+    vo_evaluation_summary,
+)
 
 
 def test_bounded_slowdown_threshold():
@@ -18,22 +25,57 @@ def test_interval_set_matches_batsim_style():
     assert _interval_set([5]) == "5"
 
 
-def test_run_summary_counts_and_utilization():
+def test_run_summary_counts_every_job_that_entered_the_queue():
+    """Three jobs entered the queue; one never ran and left after 1,000 s (a lower bound).
+
+    By hand: waits 0, 10 and 1000 (mean 336.67, a lower bound); completed only 5. Bounded
+    slowdowns (tau = 10): job 0 (0 + 100) / 100 = 1; job 1 (10 + 50) / 50 = 1.2; job 3
+    (1000 + 20) / 20 = 51 (its run time from the trace). A rejected job and one withdrawn
+    before submission (no ``left_time``) never entered. Utilization over 4 nodes from t = 0
+    to t = 1002: VO 250, local 150 node-seconds.
+    """
     jobs = pd.DataFrame(
         {
-            "state": ["completed", "completed", "rejected", "unfinished"],
-            "submission_time": [0.0, 0.0, 1.0, 2.0],
-            "waiting_time": [0.0, 10.0, np.nan, np.nan],
-            "execution_time": [100.0, 50.0, np.nan, np.nan],
-            "finish_time": [100.0, 60.0, np.nan, np.nan],
-            "node_time": [200.0, 50.0, np.nan, np.nan],
+            "state": ["completed", "completed", "rejected", "withdrawn", "withdrawn"],
+            "user": [1, 2, 1, 2, 1],
+            "submission_time": [0.0, 0.0, 1.0, 2.0, 3.0],
+            "starting_time": [0.0, 10.0, np.nan, np.nan, np.nan],
+            "execution_time": [100.0, 50.0, np.nan, np.nan, np.nan],
+            "finish_time": [100.0, 60.0, np.nan, np.nan, np.nan],
+            "run_time": [100.0, 50.0, 5.0, 20.0, 7.0],
+            "left_time": [np.nan, np.nan, np.nan, 1002.0, np.nan],
+            "node_time": [200.0, 50.0, np.nan, np.nan, np.nan],
+            "user_evaluation": [0.0, 1.0, np.nan, np.nan, np.nan],
         }
     )
-    s = run_summary(jobs, node_count=4, revenue=[1.0, 2.0])
-    assert (s["completed"], s["rejected"], s["unfinished"]) == (2, 1, 1)
-    assert s["utilization"] == 250.0 / 400.0
-    assert s["mean_wait"] == 5.0
+    s = run_summary(jobs, node_count=4, revenue=[1.0, 2.0], local_busy=150.0)
+    assert (s["completed"], s["rejected"], s["withdrawn"], s["unfinished"]) == (2, 1, 2, 0)
+    assert s["jobs_entered"] == 3
+    assert s["mean_wait"] == pytest.approx((0 + 10 + 1000) / 3)
+    assert s["mean_wait_lower_bound"] is True
+    assert s["mean_wait_completed"] == 5.0
+    assert s["mean_bounded_slowdown"] == pytest.approx((1 + 1.2 + 51) / 3)
+    assert s["mean_bounded_slowdown_completed"] == pytest.approx(1.1)
+    span = 4 * 1002.0
+    assert s["utilization"] == pytest.approx(250.0 / span)
+    assert s["utilization_local"] == pytest.approx(150.0 / span)
+    assert s["utilization_total"] == pytest.approx(400.0 / span)
+    # users' mean BSLD: user 1 -> 1, user 2 -> (1.2 + 51) / 2; Jain over those two
+    assert s["users_jain_slowdown"] == pytest.approx(jain_index([1.0, 26.1]))
+    assert s["users_jain_slowdown_completed"] == pytest.approx(jain_index([1.0, 1.2]))
     assert s["owners_revenue"] == 3.0
+
+
+def test_vo_evaluation_summary_skips_cycles_without_a_choice():
+    cycles = pd.DataFrame(
+        {
+            "user_evaluation": [np.nan, 0.5, 0.2, 0.0],  # three cycles compared alternatives
+            "vo_evaluation": [np.nan, 40.0, 80.0, np.nan],  # the last had no choice
+        }
+    )
+    s = vo_evaluation_summary(cycles)
+    assert s["mean_vo_evaluation"] == 60.0
+    assert s["vo_choice_share"] == pytest.approx(2 / 3)
 
 
 def test_chart_thins_long_runs():

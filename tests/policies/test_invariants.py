@@ -99,8 +99,9 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
         {"pricing_policy": "demand"},
         {"budget_period": 3 * 86400.0, "budget_allowance": 0.3},
         {"availability": True, "policy": "availability"},
+        {"patience": 86400.0},  # jobs withdrawn from the queue after a day
     ],
-    ids=["first-fit", "alternatives", "demand", "accounts", "availability"],
+    ids=["first-fit", "alternatives", "demand", "accounts", "availability", "patience"],
 )
 def test_the_cyclic_schemes_queue_is_the_metaschedulers(options):
     """The CSS keeps its own queue (request classes or an index array) between cycles, fed by
@@ -118,3 +119,5 @@ def test_the_cyclic_schemes_queue_is_the_metaschedulers(options):
     model.record_cycle = record_and_check
     model.run()
     assert len(checked) == ms.cycles and max(checked) > 0
+    if "patience" in options:
+        assert ms.withdrawn > 0  # the case is exercised

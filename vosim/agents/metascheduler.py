@@ -10,6 +10,7 @@ import mesa
 import numpy as np
 
 from vosim.agents.execution import Execution
+from vosim.agents.patience import Patience
 from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
 from vosim.allocators.screen import (
@@ -108,7 +109,12 @@ class MetaschedulerAgent(mesa.Agent):
         self.execution = Execution(
             model, event_driven, self._arrived, self._freed, self.request_pass
         )
-        self.rejected = self.cycles = 0
+        self._left: list[int] = []  # withdrawn from the queue since the last cycle
+        #: Withdraws jobs not started ``model.patience`` after submission (None: never).
+        self.patience = (
+            Patience(model, model.patience, self.withdraw) if model.patience is not None else None
+        )
+        self.rejected = self.withdrawn = self.cycles = 0
         self.last_batch = self.last_scheduled = self.last_alternatives = 0
         self.last_ua = self.last_vo_evaluation = self.last_vo_total = math.nan
 
@@ -137,7 +143,31 @@ class MetaschedulerAgent(mesa.Agent):
         job.state = "waiting"
         self.model.job_budget[job.index] = job.budget
         self._arrived.append(job.index)
+        if self.patience is not None:
+            self.patience.watch(job)
         self.request_pass()
+
+    def withdraw(self, job: Job, at: float, reason: str) -> None:
+        """Take the waiting ``job`` out of the queue: ``withdrawn`` at time ``at``, ``reason``.
+
+        The policy learns it at the next cycle (``CycleState.left``).
+
+        Raises
+        ------
+        ValueError
+            ``job`` is not waiting.
+        """
+        if job.state != "waiting":
+            raise ValueError(f"job {job.job_id} is {job.state}, not waiting: cannot withdraw")
+        k = job.index
+        if self._waiting[k]:
+            self._waiting[k] = False
+            self._waiting_count -= 1
+            self._left.append(k)
+        else:  # arrived since the last cycle: the policy never saw it
+            self._arrived.remove(k)
+        job.state, job.reason, job.left_time = "withdrawn", reason, at
+        self.withdrawn += 1
 
     def budgets_refreshed(self) -> None:
         """Tell the next cycle that users' balances were replenished (jobs may now pay)."""
@@ -169,6 +199,8 @@ class MetaschedulerAgent(mesa.Agent):
         self._pass_at = -math.inf  # an end at this time after this pass asks for another
         model.reprice(now)  # owners' pricing policies see the cycle that just ended
         model.review_owners(now)
+        if self.patience is not None and self._arrived:
+            self.patience.requeued([model.jobs[j] for j in self._arrived])
         arrived = self._arrived[:]
         if arrived:
             self._arrived.clear()
@@ -196,6 +228,7 @@ class MetaschedulerAgent(mesa.Agent):
             if self._freed
             else _NONE,
             refreshed=self._refreshed,
+            left=np.asarray(self._left, dtype=np.int64) if self._left else _NONE,
             balance=model.user_balance if accounts else None,
             availability=(
                 partial(self.execution.utilization_schedule, now) if model.availability else None
@@ -213,6 +246,7 @@ class MetaschedulerAgent(mesa.Agent):
             ),
         )
         self._freed.clear()
+        self._left.clear()
         self._refreshed = False
         decisions = self.scheduler.decide(state)
         self.last_scheduled = self._apply(decisions, state)

@@ -75,6 +75,7 @@ class ResourceOwnerAgent(mesa.Agent):
         self._pruned_at = -math.inf
         self._prune_rows = _MIN_PRUNE_ROWS  # rows at which a release prunes the schedule
         self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
+        self._local_spans: list[tuple[float, float]] = []  # every local job: (start, end)
 
     @property
     def known_until(self) -> float:
@@ -110,7 +111,19 @@ class ResourceOwnerAgent(mesa.Agent):
                 for k, a, b in self.local_load.occupy(ids, self._load_until, rng):
                     self.schedule.add(k, a, b, LOCAL)
                     self.local_jobs.append((k, a, b))
+                    self._local_spans.append((a, b))
                 self._load_until += self.local_load.period
+
+    def local_busy(self, start: float, end: float) -> float:
+        """Node time the owner's local jobs occupied within ``[start, end)``, node x time units.
+
+        Counts every local job generated so far (they are generated ahead of the cycles, up to
+        one scheduling interval past the last one), clipped to the period.
+        """
+        if not self._local_spans:
+            return 0.0
+        a, b = np.asarray(self._local_spans).T
+        return float(np.clip(np.minimum(b, end) - np.maximum(a, start), 0.0, None).sum())
 
     def reprice(self, now: float, window: float) -> np.ndarray | None:
         """Apply the pricing rule to this owner's nodes after the window ``[now - window, now)``.

@@ -121,7 +121,7 @@ class UserAgent(mesa.Agent):
         penalises the wait (``T`` the requested time, model time units). Satisfaction is the
         moving average ``s <- 0.8 s + 0.2 q``. With ``model.user_exit_satisfaction`` set, a
         user whose satisfaction is below it after at least 3 scheduled jobs leaves the VO:
-        its future jobs are withdrawn (rejected with that reason).
+        its future jobs are withdrawn (with that reason).
 
         References
         ----------
@@ -146,16 +146,17 @@ class UserAgent(mesa.Agent):
     def submit_due(self) -> None:
         """Submit every job whose submit time has come, then schedule the next submission.
 
-        A user who left the VO withdraws all its remaining jobs at once (rejected).
+        A user who left the VO withdraws all its remaining jobs at once (``withdrawn``; they
+        never enter the queue).
         """
         now = self.model.time
         if not self.active:
             while self._next < len(self.jobs):
                 job = self.jobs[self._next]
                 self._next += 1
-                job.state = "rejected"
+                job.state = "withdrawn"
                 job.reason = "user left the VO (satisfaction below the threshold)"
-                self.model.metascheduler.rejected += 1
+                self.model.metascheduler.withdrawn += 1
             return
         while self._next < len(self.jobs) and self.jobs[self._next].submit_time <= now:
             job = self.jobs[self._next]

@@ -750,7 +750,9 @@ def vo_evaluation(y, y_best, y_worst):
     Returns
     -------
     float or numpy.ndarray
-        ``A`` in %, a float for scalar ``y``; 0 when ``y_best == y_worst``.
+        ``A`` in %, a float for scalar ``y``; NaN when ``y_best == y_worst`` (no choice:
+        the VO's optimum is what the users choose, so ``A`` is undefined; issue 18 of vosim,
+        where ``A = 0`` in such cycles had pulled the run's mean down).
 
     Raises
     ------
@@ -786,9 +788,10 @@ def vo_evaluation(y, y_best, y_worst):
     if np.any(np.isinf(arr)):
         raise ProblemError(f"y must not hold infinities, got {y!r}")
     span = worst - best
-    a = np.zeros(arr.shape) if span == 0 else 100.0 * (arr - best) / span + 0.0  # no -0.0
-    if span == 0:
-        a[np.isnan(arr)] = np.nan
+    if span == 0:  # no choice: the VO's optimum is the users' choice, A is undefined
+        a = np.full(arr.shape, np.nan)
+    else:
+        a = 100.0 * (arr - best) / span + 0.0  # no -0.0
     return float(a) if a.ndim == 0 else a
 
 

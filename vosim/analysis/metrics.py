@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,7 +10,15 @@ import pandas as pd
 
 from vosim.market.workload import JOB_STATES, Job
 
-__all__ = ["JOB_COLUMNS", "job_table", "bounded_slowdown", "jain_index", "gini", "run_summary"]
+__all__ = [
+    "JOB_COLUMNS",
+    "job_table",
+    "bounded_slowdown",
+    "jain_index",
+    "gini",
+    "run_summary",
+    "vo_evaluation_summary",
+]
 
 #: Columns of ``jobs.parquet``: Batsim's ``_jobs.csv`` names first, then vosim's own.
 JOB_COLUMNS: dict[str, str] = {
@@ -29,6 +38,9 @@ JOB_COLUMNS: dict[str, str] = {
     "criterion": "user criterion (finish, runtime, cost)",
     "requested_processors": "processors asked for in the trace",
     "window_runtime": "reserved window runtime max_i T_i, s",
+    "run_time": "run time on a reference-performance node (the trace's, cut at requested_time), s",
+    "left_time": "when a job that never completed left: withdrawn at submit + patience, or the "
+    "run's end for an unfinished one, s (NaN otherwise)",
     "node_time": "node-seconds the job's tasks used (sum over its nodes; NaN unless completed)",
     "cost": "what the user paid, all attempts: sum over tasks of price x time run, cost units",
     "window_cost": "reserved window's cost sum_i price_i T_i (what was held), cost units",
@@ -38,8 +50,8 @@ JOB_COLUMNS: dict[str, str] = {
     "alternatives": "alternatives found in the cycle that scheduled the job (0 if never)",
     "user_evaluation": "user evaluation U of the chosen alternative (rank or %, NaN if none)",
     "budget": "budget C, cost units",
-    "state": "completed, rejected or unfinished",
-    "reason": "why a job was rejected or is unfinished; empty if completed",
+    "state": "completed, rejected, withdrawn or unfinished (vosim.market.workload.JOB_STATES)",
+    "reason": "why a job was rejected, withdrawn or is unfinished; empty if completed",
 }
 
 
@@ -96,6 +108,8 @@ def job_table(jobs: Sequence[Job], owner_of_node: Sequence) -> pd.DataFrame:
                 job.criterion,
                 job.requested_processors,
                 w.runtime if w is not None else np.nan,
+                job.run_time,
+                job.left_time,
                 sum(e - start for e in job.task_ends) if completed else np.nan,
                 job.paid + job.paid_for_failures,
                 w.cost if w is not None else np.nan,
@@ -211,21 +225,43 @@ def gini(x: Sequence[float]) -> float:
     return float((2 * np.arange(1, k + 1) - k - 1) @ x / (k * x.sum()))
 
 
-def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -> dict:
-    """Summarise a run: job counts by state, mean wait, bounded slowdown, utilization, revenue.
+def run_summary(
+    jobs: pd.DataFrame,
+    node_count: int,
+    revenue: Sequence[float],
+    *,
+    local_busy: float = 0.0,
+    end: float | None = None,
+) -> dict:
+    """Summarise a run over every job that entered the queue, with completed-only beside.
 
-    Utilization is the node time used by completed jobs' tasks (column ``node_time``; tasks on
-    faster nodes end earlier) over ``node_count`` times the span from the first submission to
-    the last completion, in [0, 1].
+    Headline figures cover **all** jobs that entered the queue (completed; withdrawn or
+    unfinished after waiting, i.e. with a ``left_time``; not rejected jobs nor those never
+    submitted, withdrawn with their departed user or cut by the horizon): a job
+    that never started counts its wait until it left (``left_time``), a lower bound of the
+    wait it would have had, flagged by ``mean_wait_lower_bound``; its bounded slowdown uses
+    that wait and its run time. The same figures over completed jobs only carry the suffix
+    ``_completed``. So a policy that strands jobs cannot look better for it (issue 18).
+
+    Utilization is over the resources' time from the first submission to ``end``:
+    ``utilization`` the VO's tasks (column ``node_time``, tasks on faster nodes end earlier),
+    ``utilization_local`` the owners' local jobs (``local_busy``), ``utilization_total``
+    both, each in [0, 1].
 
     Parameters
     ----------
     jobs : pandas.DataFrame
         :func:`job_table` output.
     node_count : int
-        Nodes of the domain.
+        Resources (nodes) of the domain.
     revenue : sequence of float
-        Revenue of each owner, cost units.
+        Revenue of each owner, cost units (the sum of what users paid for tasks that ran).
+    local_busy : float
+        Resource time the owners' local jobs occupied between the first submission and
+        ``end``, resource x time units (default 0: dedicated resources).
+    end : float, optional
+        End of the period measured, model time units; default the last completion or
+        departure in ``jobs``.
 
     Fairness: ``users_jain_slowdown`` is Jain's index over users of their mean bounded
     slowdown (1: every user waits alike, relative to job length); ``owners_revenue_gini`` the
@@ -235,39 +271,92 @@ def run_summary(jobs: pd.DataFrame, node_count: int, revenue: Sequence[float]) -
     Returns
     -------
     dict
-        JSON-serialisable numbers.
+        JSON-serialisable numbers (NaN where no job qualifies).
+
+    References
+    ----------
+    Feitelson et al. (1997) for the bounded slowdown (tau = 10 s); Jain et al. (1984); issue
+    18 of vosim for counting every job that entered the queue.
     """
-    done = jobs[jobs["state"] == "completed"]
     counts = {s: int((jobs["state"] == s).sum()) for s in JOB_STATES}
-    if len(done):
-        span = float(done["finish_time"].max() - jobs["submission_time"].min())
-        work = float(done["node_time"].sum())
-        util = work / (node_count * span) if span > 0 else 0.0
-        wait = float(done["waiting_time"].mean())
-        bsld = float(bounded_slowdown(done["waiting_time"], done["execution_time"]).mean())
-        makespan = span
-        fairness = float("nan")
-        if "user" in done:
-            per_user = (
-                done.assign(bsld=bounded_slowdown(done["waiting_time"], done["execution_time"]))
-                .groupby("user")["bsld"]
-                .mean()
-            )
-            fairness = jain_index(per_user.to_numpy())
-    else:
-        util = wait = bsld = makespan = fairness = float("nan")
+    state = jobs["state"].astype(str)
+    entered = (state == "completed") | (
+        state.isin(["withdrawn", "unfinished"]) & jobs["left_time"].notna()
+    )
+    q = jobs[entered]
+    started = q["starting_time"].notna()
+    wait = q["starting_time"].where(started, q["left_time"]) - q["submission_time"]
+    completed = (q["state"] == "completed").to_numpy()
+    run = q["execution_time"].where(completed, q["run_time"])
+    bsld = pd.Series(bounded_slowdown(wait.to_numpy(), run.to_numpy()), index=q.index)
+    first = float(jobs["submission_time"].min()) if len(jobs) else math.nan
+    if end is None:
+        end = float(np.nanmax([jobs["finish_time"].max(), jobs["left_time"].max(), first]))
+    span = end - first
+    vo_busy = float(jobs["node_time"].sum())  # NaN for jobs not completed is skipped
+
+    def share(busy: float) -> float:
+        return busy / (node_count * span) if span > 0 else math.nan
+
+    def per_user(mask: np.ndarray) -> float:
+        if not mask.any() or "user" not in q:
+            return math.nan
+        return jain_index(bsld[mask].groupby(q["user"][mask]).mean().to_numpy())
+
+    def mean(x: pd.Series) -> float:
+        return float(x.mean()) if len(x) else math.nan
+
+    done = jobs[state == "completed"]
     return {
         "jobs_read": len(jobs),
         **counts,
-        "mean_wait": wait,
-        "mean_bounded_slowdown": bsld,
-        "utilization": util,
-        "makespan": makespan,
+        "jobs_entered": int(entered.sum()),
+        "mean_wait": mean(wait),
+        "mean_wait_lower_bound": bool((~started).any()),
+        "mean_wait_completed": mean(wait[completed]),
+        "mean_bounded_slowdown": mean(bsld),
+        "mean_bounded_slowdown_completed": mean(bsld[completed]),
+        "utilization": share(vo_busy),
+        "utilization_local": share(local_busy),
+        "utilization_total": share(vo_busy + local_busy),
+        "makespan": float(done["finish_time"].max() - first) if len(done) else math.nan,
         "owners_revenue": float(sum(revenue)),
         "owners_revenue_by_owner": [float(r) for r in revenue],
         "owners_revenue_gini": gini([max(0.0, float(r)) for r in revenue]),
-        "users_jain_slowdown": fairness,
+        "users_jain_slowdown": per_user(np.ones(len(q), dtype=bool)),
+        "users_jain_slowdown_completed": per_user(completed),
         "mean_user_evaluation": float(jobs["user_evaluation"].mean())
         if "user_evaluation" in jobs
         else float("nan"),
+    }
+
+
+def vo_evaluation_summary(cycles: pd.DataFrame) -> dict:
+    """The VO evaluation ``A`` over the cycles with a choice, and the share of such cycles.
+
+    ``A`` is NaN in a cycle whose VO optimum equals the users' choice (no choice to make) and
+    in cycles with no alternatives; its mean is taken over the cycles where it is defined,
+    ``vo_choice_share`` is their share of the cycles that compared alternatives (``ua``
+    defined).
+
+    Parameters
+    ----------
+    cycles : pandas.DataFrame
+        ``VOModel.cycle_frame()`` (columns ``vo_evaluation``, ``user_evaluation``).
+
+    Returns
+    -------
+    dict
+        ``mean_vo_evaluation`` (%, NaN if no cycle had a choice) and ``vo_choice_share``
+        (in [0, 1], NaN if no cycle compared alternatives).
+
+    References
+    ----------
+    VO Preferences §3 (``A``); issue 18 of vosim (A was averaged with zeros for no choice).
+    """
+    a = cycles["vo_evaluation"]
+    compared = int(cycles["user_evaluation"].notna().sum())
+    return {
+        "mean_vo_evaluation": float(a.mean()) if a.notna().any() else math.nan,
+        "vo_choice_share": float(a.notna().sum() / compared) if compared else math.nan,
     }

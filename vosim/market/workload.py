@@ -23,7 +23,10 @@ __all__ = [
 ]
 
 #: Terminal states of a job; every job read ends in exactly one of them.
-JOB_STATES = ("completed", "rejected", "unfinished")
+#: Every job read ends in exactly one of these (issue 18): ``completed``; ``rejected`` (never
+#: runnable here, with the reason); ``withdrawn`` (its user left the VO, or it waited past the
+#: patience, with the reason); ``unfinished`` (still waiting or running at the ``horizon``).
+JOB_STATES = ("completed", "rejected", "withdrawn", "unfinished")
 
 
 @dataclass(slots=True, eq=False)
@@ -61,6 +64,9 @@ class Job:
         it ran (cost units; 0 until completed).
     paid_for_failures : float
         What the user paid for interrupted attempts, the same way (cost units).
+    left_time : float
+        When a job that never completed left the queue: withdrawn (submit time + patience),
+        or the end of the run for an unfinished one (model time units; NaN otherwise).
     held_in : int
         Under per-period accounts, the budget period (``VOModel.budget_periods``) in which
         the current window's cost was held on the user's balance (-1: none).
@@ -69,7 +75,8 @@ class Job:
     -----
     Life cycle: ``pending`` (not yet submitted) -> ``waiting`` (in the metascheduler's queue)
     -> ``scheduled`` (a window is reserved) -> ``completed``; or ``rejected`` with a reason;
-    jobs not completed at the run's horizon end ``unfinished``.
+    or ``withdrawn`` (its user left, or it waited past the patience); jobs not completed at
+    the run's horizon end ``unfinished`` (:data:`JOB_STATES`).
     """
 
     job_id: int
@@ -94,6 +101,7 @@ class Job:
     paid: float = 0.0
     paid_for_failures: float = 0.0
     held_in: int = -1
+    left_time: float = math.nan
     predicted_availability: float = math.nan
     alternatives: int = 0
     user_evaluation: float = math.nan

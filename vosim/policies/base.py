@@ -134,6 +134,9 @@ class CycleState:
     refreshed : bool
         Users' balances were replenished since the previous pass (jobs that could not pay
         may now).
+    left : numpy.ndarray of int, shape (k,)
+        Jobs (model indices) that left the queue without a window since the previous pass
+        (withdrawn by their users); policies that keep their own queue drop them.
     balance : numpy.ndarray of float, shape (users,), optional
         Each user's balance under per-period accounts, cost units (``QueuedJob.user``
         indexes it); ``None``: budgets are per job only. A policy must not modify it.
@@ -165,6 +168,7 @@ class CycleState:
     arrived: Sequence[QueuedJob] = ()
     freed: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
     refreshed: bool = False
+    left: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
     balance: np.ndarray | None = field(default=None, compare=False)
     availability: UtilizationSchedule | None = _Lazy(None)  # type: ignore[assignment]
     processors: tuple | None = _Lazy(None)  # type: ignore[assignment]
@@ -180,6 +184,7 @@ class CycleState:
         arrived: Sequence[QueuedJob] = (),
         freed: np.ndarray = _EMPTY,
         refreshed: bool = False,
+        left: np.ndarray = _EMPTY,
         balance: np.ndarray | None = None,
         availability: UtilizationSchedule | Callable[[], UtilizationSchedule] | None = None,
         processors: tuple | Callable[[], tuple | None] | None = None,
@@ -187,7 +192,7 @@ class CycleState:
         # written straight into __dict__: a cycle builds one per pass, tens of thousands a run
         d = self.__dict__
         d.update(time=time, until=until, owner=owner, arrived=arrived, freed=freed)
-        d.update(refreshed=refreshed, balance=balance)
+        d.update(refreshed=refreshed, left=left, balance=balance)
         for name, value in (
             ("slots", slots),
             ("queue", queue),

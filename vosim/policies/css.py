@@ -151,6 +151,9 @@ class CyclicScheme:
         """
         self._cycles += 1
         self._arrive(state.arrived)
+        if state.left.size:  # withdrawn by their users
+            index = self._waiting()
+            self._dequeue(index, np.isin(index, state.left))
         if state.refreshed:
             self._changed = True  # balances grew: jobs that could not pay may now
         self._balance = None if state.balance is None else state.balance.copy()

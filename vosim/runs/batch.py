@@ -283,20 +283,15 @@ def execute_with_cycles(spec: RunSpec) -> tuple[dict[str, Any], pd.DataFrame | N
     metrics: dict[str, Any] = {}
     cycle_table: pd.DataFrame | None = None
     try:
-        from vosim.analysis.metrics import run_summary
         from vosim.model import VOModel
 
         model = VOModel(**spec.kwargs, rng=spec.seed)
         model.run()
         jobs = model.job_frame()
         cycles = model.cycle_frame()
-        metrics = run_summary(jobs, model.node_count, [o.revenue for o in model.owners])
+        metrics = model.summary(jobs, cycles)
         metrics["node_count"] = model.node_count
         metrics["cycles"] = len(cycles)
-        if "user_evaluation" in jobs and "mean_user_evaluation" not in metrics:
-            metrics["mean_user_evaluation"] = float(jobs["user_evaluation"].mean())
-        if "vo_evaluation" in cycles:
-            metrics["mean_vo_evaluation"] = float(cycles["vo_evaluation"].mean())
         cycle_table = cycles.reset_index(drop=True)
         cycle_table.insert(0, "run_id", spec.run_id)
     except Exception as exc:

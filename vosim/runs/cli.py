@@ -327,12 +327,19 @@ def _summary_lines(summary: dict) -> list[str]:
     def num(x, fmt):
         return "n/a" if x is None or x != x else format(x, fmt)
 
+    bound = ">= " if summary["mean_wait_lower_bound"] else ""
     return [
         f"jobs read {summary['jobs_read']}: completed {summary['completed']}, "
-        f"rejected {summary['rejected']}, unfinished {summary['unfinished']}",
-        f"mean wait {num(summary['mean_wait'], ',.0f')} s, mean bounded slowdown (tau=10 s) "
-        f"{num(summary['mean_bounded_slowdown'], ',.2f')}, utilization "
-        f"{num(summary['utilization'], '.1%')}",
+        f"rejected {summary['rejected']}, withdrawn {summary['withdrawn']}, "
+        f"unfinished {summary['unfinished']}",
+        f"over the {summary['jobs_entered']} jobs that entered the queue: mean wait "
+        f"{bound}{num(summary['mean_wait'], ',.0f')} s, mean bounded slowdown (tau=10 s) "
+        f"{bound}{num(summary['mean_bounded_slowdown'], ',.2f')}",
+        f"completed jobs only: mean wait {num(summary['mean_wait_completed'], ',.0f')} s, "
+        f"mean bounded slowdown {num(summary['mean_bounded_slowdown_completed'], ',.2f')}",
+        f"utilization: VO {num(summary['utilization'], '.1%')}, local "
+        f"{num(summary['utilization_local'], '.1%')}, total "
+        f"{num(summary['utilization_total'], '.1%')}",
         f"owners' revenue {num(summary['owners_revenue'], ',.0f')} cost units",
         f"simulated {summary['jobs_read']} jobs in {summary['wall_seconds']:.2f} s: "
         f"{num(summary['jobs_per_second'], ',.0f')} jobs/s",
@@ -378,7 +385,6 @@ def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
-    from vosim.analysis.metrics import run_summary
     from vosim.runs.store import write_json, write_table
     from vosim.scenario import Scenario
 
@@ -407,7 +413,7 @@ def _run(args: argparse.Namespace) -> int:
     out: Path = args.out
     jobs = model.job_frame()
     cycles = model.cycle_frame()
-    summary = run_summary(jobs, model.node_count, [o.revenue for o in model.owners])
+    summary = model.summary(jobs, cycles)
     summary.update(
         {
             "vosim_version": __version__,
@@ -442,8 +448,6 @@ def _run(args: argparse.Namespace) -> int:
             "budget_period": model.budget_period,
             "budget_allowance": model.budget_allowance,
             **_local_flow_summary(model.local_flow),
-            "mean_user_evaluation": float(jobs["user_evaluation"].mean()),
-            "mean_vo_evaluation": float(cycles["vo_evaluation"].mean()),
         }
     )
     write_table(jobs, out / "jobs.parquet")
