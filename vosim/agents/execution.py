@@ -259,11 +259,14 @@ class Execution:
 
         Under per-period accounts only, and only within the budget period the hold was
         taken in: a period's unused allowance does not carry over, so neither does a hold
-        returned after the balance was reset.
+        returned after the balance was reset. A returned amount wakes the waiting jobs the
+        balance held back (:meth:`MetaschedulerAgent.budgets_refreshed`).
         """
         model = self.model
         if model.budget_period is not None and job.held_in == model.budget_periods:
             model.users[model.job_user_index[job.index]].charge(-amount)
+            if amount > 0:  # the balance grew: jobs that could not pay may now
+                model.metascheduler.budgets_refreshed()
 
     def _by_owner(self, nodes: list[int], costs: list[float] | None = None):
         """Group a window's slots by owner: ``(owner, positions, sum of costs)`` per owner.
