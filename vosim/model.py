@@ -722,7 +722,7 @@ class VOModel(mesa.Model):
         """One row per job read; see :func:`vosim.analysis.metrics.job_table`."""
         from vosim.analysis.metrics import job_table
 
-        return job_table(self.jobs, self.owner_of_node)
+        return job_table(self.jobs, self.owner_of_node, workload_name=self.trace_name)
 
     def summary(self, jobs: pd.DataFrame | None = None, cycles: pd.DataFrame | None = None) -> dict:
         """The run's metrics (``summary.json``, sweep rows), from its job and cycle tables.

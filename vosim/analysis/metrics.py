@@ -12,6 +12,10 @@ from vosim.market.workload import JOB_STATES, Job
 
 __all__ = [
     "JOB_COLUMNS",
+    "BATSIM_COLUMNS",
+    "BATSIM_FINAL_STATES",
+    "batsim_final_state",
+    "batsim_jobs",
     "job_table",
     "bounded_slowdown",
     "jain_index",
@@ -20,19 +24,32 @@ __all__ = [
     "vo_evaluation_summary",
 ]
 
-#: Columns of ``jobs.parquet``: Batsim's ``_jobs.csv`` names first, then vosim's own.
+#: Columns of ``jobs.parquet``: Batsim's ``_jobs.csv`` columns first, in Batsim's order
+#: (:data:`BATSIM_COLUMNS`, what ``vosim run --csv`` writes to ``jobs.csv``), then vosim's own.
 JOB_COLUMNS: dict[str, str] = {
     "job_id": "job number from the trace",
+    "workload_name": "the trace's name: VOModel's trace argument, a bundled name or a path",
+    "profile": "Batsim profile name 'delay_<run_time>': the job as a delay of run_time s on a "
+    "reference-performance node (tasks on other nodes take run_time x reference/performance)",
     "submission_time": "submit time, model time units (s)",
     "requested_number_of_resources": "node count n of the resource request",
-    "requested_time": "reservation time T on a reference-performance node, s",
+    "requested_time": "reservation time T on a reference-performance node (the walltime), s",
+    "success": "1 if final_state is COMPLETED_SUCCESSFULLY, else 0 (Batsim's definition)",
+    "final_state": "Batsim job state (batsim_final_state): COMPLETED_SUCCESSFULLY, "
+    "COMPLETED_WALLTIME_REACHED (completed, run_time >= requested_time), REJECTED (rejected "
+    "or withdrawn: never ran); unfinished: RUNNING (started), SUBMITTED (waiting) or "
+    "NOT_SUBMITTED (never submitted)",
     "starting_time": "window start, s (NaN if never scheduled)",
     "execution_time": "finish_time - starting_time, s",
     "finish_time": "completion time, s (NaN unless completed)",
     "waiting_time": "starting_time - submission_time, s",
     "turnaround_time": "finish_time - submission_time, s",
     "stretch": "turnaround_time / execution_time",
-    "allocated_resources": "node ids, Batsim interval-set string such as '0-3 7'",
+    "allocated_resources": "ids of the window's nodes, Batsim interval-set string such as "
+    "'0-3 7' (empty if never scheduled)",
+    "consumed_energy": "NaN: vosim models no energy (Batsim: joules, -1 without its energy plugin)",
+    "metadata": "empty for a completed job (Batsim's default), else 'state: reason' (vosim's "
+    "state and reason; Batsim: a string the decision process sets)",
     "user": "user id (SWF field 12)",
     "owners": "ids of the owners whose nodes ran the job, space separated",
     "criterion": "user criterion (finish, runtime, cost)",
@@ -54,6 +71,136 @@ JOB_COLUMNS: dict[str, str] = {
     "reason": "why a job was rejected, withdrawn or is unfinished; empty if completed",
 }
 
+#: Batsim's ``_jobs.csv`` columns in Batsim's order (Batsim docs, "Jobs" output file): the
+#: first columns of :data:`JOB_COLUMNS` and all of ``jobs.csv`` (:func:`batsim_jobs`).
+BATSIM_COLUMNS: tuple[str, ...] = (
+    "job_id",
+    "workload_name",
+    "profile",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "success",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "allocated_resources",
+    "consumed_energy",
+    "metadata",
+)
+
+#: Batsim's job states, in the order of its ``JobState`` enum (the categories of column
+#: ``final_state``). vosim writes ``COMPLETED_SUCCESSFULLY``, ``COMPLETED_WALLTIME_REACHED``,
+#: ``REJECTED`` and, for a run cut short, ``SUBMITTED``/``RUNNING`` (and ``NOT_SUBMITTED``
+#: mid-run); never ``COMPLETED_FAILED`` (no exit codes) nor ``COMPLETED_KILLED`` (vosim's
+#: metascheduler kills no job; an interrupted attempt is requeued, see column ``failures``).
+BATSIM_FINAL_STATES: tuple[str, ...] = (
+    "NOT_SUBMITTED",
+    "SUBMITTED",
+    "RUNNING",
+    "COMPLETED_SUCCESSFULLY",
+    "COMPLETED_FAILED",
+    "COMPLETED_WALLTIME_REACHED",
+    "COMPLETED_KILLED",
+    "REJECTED",
+)
+
+
+def batsim_final_state(
+    state: str,
+    run_time: float,
+    requested_time: float,
+    *,
+    started: bool = False,
+    submitted: bool = True,
+) -> str:
+    """Batsim's ``final_state`` of a vosim job: its outcome named as a Batsim job state.
+
+    ============  =====================================================================
+    vosim state   Batsim state
+    ============  =====================================================================
+    completed     ``COMPLETED_SUCCESSFULLY`` if ``run_time < requested_time``, else
+                  ``COMPLETED_WALLTIME_REACHED`` (killed at its walltime)
+    rejected      ``REJECTED`` (never ran)
+    withdrawn     ``REJECTED`` (never ran: its user left, or it waited past the patience;
+                  Batsim has no withdrawal)
+    unfinished    ``RUNNING`` if ``started``, else ``SUBMITTED``, or ``NOT_SUBMITTED`` if
+                  not ``submitted`` (the run ended first)
+    pending       ``NOT_SUBMITTED`` (a run still under way)
+    waiting       ``SUBMITTED`` (a run still under way)
+    scheduled     ``RUNNING`` if ``started`` else ``SUBMITTED`` (a run still under way)
+    ============  =====================================================================
+
+    A job's run time is ``min(trace run time, requested_time)`` (it is killed at the end of
+    its reservation), so ``run_time >= requested_time`` means it ran its whole walltime. As in
+    Batsim, a delay equal to the walltime reaches it: a trace without requested times (NASA
+    iPSC), whose ``requested_time`` is the run time, gives ``COMPLETED_WALLTIME_REACHED``.
+
+    Parameters
+    ----------
+    state : str
+        vosim job state (:data:`~vosim.market.workload.JOB_STATES`, or a state of a job in a
+        run still under way: ``pending``, ``waiting``, ``scheduled``).
+    run_time, requested_time : float
+        The job's run time and requested time ``T`` on a reference-performance node, s.
+    started : bool
+        For ``unfinished`` and ``scheduled``: whether its window had started.
+    submitted : bool
+        For ``unfinished``: whether it had been submitted (entered the queue) by the end.
+
+    Returns
+    -------
+    str
+        One of :data:`BATSIM_FINAL_STATES`; ``success`` is 1 exactly for
+        ``COMPLETED_SUCCESSFULLY``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``state``.
+
+    References
+    ----------
+    Batsim documentation, "Jobs" output file (``final_state``, ``success``: completed before
+    its walltime) and its ``JobState`` enum; a delay profile reaches the walltime unless the
+    delay is strictly shorter (Batsim's delay-task execution).
+
+    Examples
+    --------
+    >>> batsim_final_state("completed", 50.0, 100.0)
+    'COMPLETED_SUCCESSFULLY'
+    >>> batsim_final_state("completed", 100.0, 100.0)
+    'COMPLETED_WALLTIME_REACHED'
+    >>> batsim_final_state("withdrawn", 50.0, 100.0), batsim_final_state("unfinished", 5, 9)
+    ('REJECTED', 'SUBMITTED')
+    >>> batsim_final_state("unfinished", 5, 9, submitted=False)
+    'NOT_SUBMITTED'
+    """
+    if state == "completed":
+        return (
+            "COMPLETED_SUCCESSFULLY" if run_time < requested_time else "COMPLETED_WALLTIME_REACHED"
+        )
+    if state in ("rejected", "withdrawn"):
+        return "REJECTED"
+    if state == "unfinished" and not submitted:
+        return "NOT_SUBMITTED"
+    if state in ("unfinished", "scheduled"):
+        return "RUNNING" if started else "SUBMITTED"
+    if state == "waiting":
+        return "SUBMITTED"
+    if state == "pending":
+        return "NOT_SUBMITTED"
+    raise ValueError(f"unknown job state {state!r}; known: {', '.join(JOB_STATES)}")
+
+
+def _profile_name(run_time: float) -> str:
+    """Batsim profile name of a job run as a delay: ``3600.0 -> 'delay_3600'``."""
+    return f"delay_{run_time:.15g}"
+
 
 def _interval_set(ids: Sequence[int]) -> str:
     """Batsim interval-set string of sorted node ids: ``[0, 1, 2, 3, 7] -> '0-3 7'``."""
@@ -69,20 +216,42 @@ def _interval_set(ids: Sequence[int]) -> str:
     return " ".join(out)
 
 
-def job_table(jobs: Sequence[Job], owner_of_node: Sequence) -> pd.DataFrame:
+def job_table(
+    jobs: Sequence[Job], owner_of_node: Sequence, *, workload_name: str = ""
+) -> pd.DataFrame:
     """Build the per-job table (columns :data:`JOB_COLUMNS`), one row per job read.
+
+    Its first columns are Batsim's ``_jobs.csv`` (:data:`BATSIM_COLUMNS`, in Batsim's order
+    and meaning): ``final_state`` from :func:`batsim_final_state` (an ``unfinished`` job was
+    submitted if it has a ``left_time``, the run's end, and started if its window starts
+    before it),
+    ``success`` 1 exactly for ``COMPLETED_SUCCESSFULLY``, ``profile`` ``'delay_<run_time>'``,
+    ``consumed_energy`` NaN, ``metadata`` empty for completed jobs and ``'state: reason'``
+    otherwise.
 
     Parameters
     ----------
     jobs : sequence of Job
-        All jobs of a finished run.
+        All jobs of a finished run, shape (k,).
     owner_of_node : sequence
         ``owner_of_node[node_id].owner_id`` gives a node's owner.
+    workload_name : str
+        Column ``workload_name``: the trace's name (``VOModel.trace_name``; default empty).
 
     Returns
     -------
     pandas.DataFrame
-        Times in model time units; NaN where a job never got that far.
+        Shape (k, len(JOB_COLUMNS)). Times in model time units (s); NaN where a job never
+        got that far; ``state`` and ``final_state`` categorical.
+
+    Raises
+    ------
+    ValueError
+        A job in an unknown state (:func:`batsim_final_state`).
+
+    References
+    ----------
+    Batsim documentation, "Jobs" output file, for the Batsim columns.
     """
     rows = []
     for job in jobs:
@@ -91,18 +260,31 @@ def job_table(jobs: Sequence[Job], owner_of_node: Sequence) -> pd.DataFrame:
         start = job.start if w is not None else np.nan
         finish = job.finish if completed else np.nan
         nodes = list(w.nodes) if w is not None else []
+        final = batsim_final_state(
+            job.state,
+            job.run_time,
+            job.requested_time,
+            started=w is not None and not job.start >= job.left_time,  # NaN: mid-run
+            submitted=not math.isnan(job.left_time),  # unfinished: left the queue at the end
+        )
         rows.append(
             (
                 job.job_id,
+                workload_name,
+                _profile_name(job.run_time),
                 job.submit_time,
                 job.n,
                 job.requested_time,
+                int(final == "COMPLETED_SUCCESSFULLY"),
+                final,
                 start,
                 finish - start,
                 finish,
                 start - job.submit_time,
                 finish - job.submit_time,
                 _interval_set(nodes),
+                np.nan,
+                "" if completed else f"{job.state}: {job.reason}".removesuffix(": "),
                 job.user,
                 " ".join(str(o) for o in sorted({owner_of_node[k].owner_id for k in nodes})),
                 job.criterion,
@@ -129,7 +311,39 @@ def job_table(jobs: Sequence[Job], owner_of_node: Sequence) -> pd.DataFrame:
         stretch = df["turnaround_time"] / df["execution_time"]
     df.insert(cols.index("turnaround_time") + 1, "stretch", stretch.where(df["execution_time"] > 0))
     df["state"] = pd.Categorical(df["state"], categories=list(JOB_STATES))
+    df["success"] = df["success"].astype("int64")
+    df["final_state"] = pd.Categorical(df["final_state"], categories=list(BATSIM_FINAL_STATES))
+    df["consumed_energy"] = df["consumed_energy"].astype("float64")
     return df
+
+
+def batsim_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """The Batsim ``_jobs.csv`` view of a job table: its :data:`BATSIM_COLUMNS`, in order.
+
+    ``vosim run --csv`` writes it as ``jobs.csv`` (comma separated, a header, NaN as an empty
+    field as Batsim leaves the times of rejected jobs empty), which evalys reads with
+    ``JobSet.from_csv``.
+
+    Parameters
+    ----------
+    jobs : pandas.DataFrame
+        :func:`job_table` output, shape (k, len(JOB_COLUMNS)).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Shape (k, 17): a copy of those columns (times in s).
+
+    Raises
+    ------
+    KeyError
+        ``jobs`` lacks a Batsim column.
+
+    References
+    ----------
+    Batsim documentation, "Jobs" output file (columns and their order).
+    """
+    return jobs.loc[:, list(BATSIM_COLUMNS)].copy()
 
 
 def bounded_slowdown(wait: np.ndarray, run: np.ndarray, tau: float = 10.0) -> np.ndarray:

@@ -144,6 +144,12 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--seed", type=int, default=1, help="random seed (same seed, same results)")
     run.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
+    run.add_argument(
+        "--csv",
+        action="store_true",
+        help="also write jobs.csv: the Batsim _jobs.csv columns of jobs.parquet, in Batsim's "
+        "order (evalys reads it with JobSet.from_csv)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     groups = {key: run.add_argument_group(title, text) for key, (title, text) in GROUPS.items()}
     exclusive: dict[tuple[str, ...], Any] = {}
@@ -207,9 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
             "row per scheduling cycle), summary.json and chart.html/.png (utilization and queue "
             "length over time). Every job ends completed, rejected (with a reason) or unfinished "
             "at the horizon. Times are model time units = trace seconds. Every option below but "
-            "--preset, --seed, --out and --quiet is a VOModel parameter (vosim.scenario declares "
-            "them; sweep files use the same names with _); --preset NAME starts from a named "
-            "preset and the options given override it."
+            "--preset, --seed, --out, --csv and --quiet is a VOModel parameter (vosim.scenario "
+            "declares them; sweep files use the same names with _); --preset NAME starts from a "
+            "named preset and the options given override it."
         ),
         formatter_class=_Defaults,
     )
@@ -459,6 +465,12 @@ def _run(args: argparse.Namespace) -> int:
         out / "chart",
     )
     extra = []
+    if getattr(args, "csv", False):  # Batsim's _jobs.csv columns, for evalys and Batsim tools
+        from vosim.analysis.metrics import batsim_jobs
+        from vosim.runs.store import atomic_write_bytes
+
+        atomic_write_bytes(out / "jobs.csv", batsim_jobs(jobs).to_csv(index=False).encode())
+        extra.append("jobs.csv")
     if model.availability:
         attempts = model.attempt_frame()
         write_table(attempts, out / "attempts.parquet")
