@@ -71,7 +71,7 @@ BAD = {
 }
 
 #: ``vosim run`` options that are not model parameters, and the aliases of parameters.
-HAND_WRITTEN = {"-h", "--help", "--preset", "--seed", "--out", "--quiet"}
+HAND_WRITTEN = {"-h", "--help", "--preset", "--seed", "--out", "--csv", "--quiet"}
 ALIASES = {"--all-jobs": "jobs", "--no-local-load": "local_load", "--allocator": "allocator"}
 
 
