@@ -244,9 +244,9 @@ def test_interrupted_windows_credit_the_unused_part_back(monkeypatch):
     monkeypatch.setattr(UserAgent, "charge", spy_charge)
     model = VOModel(
         trace=NASA,
-        jobs=300,
+        jobs=60,
         availability=True,
-        global_load=0.3,
+        global_load=0.05,
         budget_period=1e9,
         budget_allowance=1e6,
         rng=2,
