@@ -368,7 +368,7 @@ def test_churn_parameters_are_checked():
 def test_availability_policy_is_named_and_equals_the_css_with_the_vo_criterion():
     """``policy="availability"`` is recorded as such and schedules as the CSS whose VO criterion
     is availability (every job searched for its maximum-``P_a^w`` window)."""
-    common = dict(trace="UniLu-Gaia-2014-2", jobs=120, availability=True, rng=4)
+    common = dict(trace="NASA-iPSC-1993-3.1-cln", jobs=60, availability=True, rng=4)
     named = VOModel(policy="availability", **common)
     plain = VOModel(policy="css", vo_criterion="availability", **common)
     assert named.policy_name == "availability"
