@@ -191,7 +191,9 @@ def test_availability_run_records_predictions_and_failures(uncertain_run):
     assert len(attempts) >= (jobs["state"] == "completed").sum()
     assert attempts["predicted_availability"].between(0, 1).all()
     # every interruption lies inside its window's run, and failures are counted per job
-    failed = attempts[~attempts["succeeded"]]
+    failed = attempts[~attempts["succeeded"] & ~attempts["moved"]]
+    # moved windows (conservative's compression, re-planning) neither ran through nor failed
+    assert attempts.loc[attempts["moved"], "interrupted_at"].isna().all()
     assert (failed["interrupted_at"] >= failed["start"]).all()
     happened = failed["interrupted_at"] <= uncertain_run.horizon  # drawn, and come by the end
     assert jobs["failures"].sum() == happened.sum() > 0
@@ -376,3 +378,18 @@ def test_availability_policy_is_named_and_equals_the_css_with_the_vo_criterion()
     named.run()
     plain.run()
     pd.testing.assert_frame_equal(named.job_frame(), plain.job_frame())
+
+
+def test_a_moved_window_is_neither_a_success_nor_a_failure():
+    """Conservative backfilling moves reservations earlier; under availability each moved
+    window is an attempt row with ``moved`` set, and failures count interruptions only."""
+    model = VOModel(trace=NASA, jobs=80, availability=True, policy="conservative", rng=5)
+    model.run()
+    attempts, jobs = model.attempt_frame(), model.job_frame()
+    moved = attempts[attempts["moved"]]
+    assert len(moved) > 0 and not moved["succeeded"].any()
+    assert moved["interrupted_at"].isna().all()
+    failed = (
+        ~attempts["succeeded"] & ~attempts["moved"] & (attempts["interrupted_at"] <= model.horizon)
+    )
+    assert jobs["failures"].sum() == failed.sum() > 0

@@ -48,6 +48,7 @@ BAD = {
     "criterion_allocators": ({"cost": "nope"}, UnknownAllocatorError),
     "horizon": (-1.0, ParameterError),
     "patience": (0.0, ParameterError),
+    "replan": ("sometimes", ParameterError),
     "availability": ("yes", ParameterError),
     "global_load": (1.5, ParameterError),
     "availability_method": ("nope", UnknownAllocatorError),

@@ -170,6 +170,16 @@ class VOModel(mesa.Model):
         policy), ``"availability"`` (the CSS with every window the one of maximum ``P_a^w``
         within budget, as ``vo_criterion="availability"``), or a registered batch policy of
         :mod:`vosim.policies` (``"fcfs"``, ``"easy"``, ``"conservative"``).
+    replan : str
+        ``"always"`` (default): every pass first re-plans the reservations that have not
+        started, in priority order: each moves to the earliest window that starts earlier and
+        is no worse for its user (no longer tasks, no higher cost; see
+        :mod:`vosim.policies.replan`), so no job ever starts later than first reserved (issue
+        18; conservative backfilling does this itself). ``"never"``: a reservation stays where
+        it was made, as in the papers' single-cycle scheme (the ``aep`` and
+        ``vo-preferences`` presets). Not yet with ``availability``: there reservations stay
+        where they were made whatever ``replan`` says (a search every pass took minutes on
+        200 NASA jobs, and the freed-time shortcut is not proven under failures).
     machine : bool
         Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
         processors (performance ``reference_performance``, one price, one owner), no local
@@ -248,6 +258,7 @@ class VOModel(mesa.Model):
         budget_allowance: float = 1.0,
         local_trace: str | Path | pd.DataFrame | None = None,
         policy: str = "css",
+        replan: str = "always",
         machine: bool = False,
         utility_policy: int = 1,
         fallback_after: str | float | int | None = None,
@@ -387,6 +398,7 @@ class VOModel(mesa.Model):
             self.scheduling_interval,
             make_policy(policy, **self._policy_options(policy, utility_policy, mapping)),
             event_driven=self.cycle_period == 0,
+            replan=replan,
         )
 
         # on the traced machine budgets never bind
@@ -759,8 +771,9 @@ class VOModel(mesa.Model):
         """One row per reserved window: predicted ``P_a^w`` and whether it ran through.
 
         Columns ``job_id``, ``decided_at``, ``start``, ``predicted_availability`` (in [0, 1]),
-        ``succeeded`` (bool), ``interrupted_at`` (model time, NaN if it ran through). Empty
-        unless ``availability`` is on.
+        ``succeeded`` (bool), ``interrupted_at`` (model time, NaN if it ran through or
+        moved), ``moved`` (bool: re-planned to an earlier window before it started, so
+        neither succeeded nor interrupted; issue 18). Empty unless ``availability`` is on.
         """
         cols = [
             "job_id",
@@ -769,6 +782,7 @@ class VOModel(mesa.Model):
             "predicted_availability",
             "succeeded",
             "interrupted_at",
+            "moved",
         ]
         df = pd.DataFrame.from_records(self.attempts, columns=cols)
         df["interrupted_at"] = df["interrupted_at"].replace(np.inf, np.nan)

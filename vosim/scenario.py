@@ -401,6 +401,12 @@ def _evaluations() -> tuple[str, ...]:
     return tuple(EVALUATIONS)
 
 
+def _replan_modes() -> tuple[str, ...]:
+    from vosim.policies.replan import REPLAN_MODES
+
+    return tuple(REPLAN_MODES)
+
+
 def _pricing() -> tuple[str, ...]:
     from vosim.market.pricing import PRICING_POLICIES
 
@@ -745,6 +751,15 @@ class Scenario:
         check=Choice(_policies, registry=True),
         label="scheduling policy",
         ui=UIInput(),
+    )
+    replan: str = _p(
+        "always",
+        "always: every pass first moves each reservation not started yet to an earlier window "
+        "no worse for its user, so no job starts later than first reserved; never: "
+        "reservations stay where they were made, as in the papers' single-cycle experiments "
+        "(presets aep and vo-preferences); not yet with --availability (reservations stay)",
+        group="policy",
+        check=Choice(_replan_modes),
     )
     machine: bool = _p(
         False,
@@ -1152,6 +1167,7 @@ PRESETS: dict[str, Preset] = {
             "reference_performance": 2.0,
             "local_load": (0.10, 0.50),
             "cycle_period": 50.0,
+            "replan": "never",
         },
         "AEP §3.1: jobs of 5 slots x 150 on 100 nodes, interval 600, local load 10-50 %",
         "AEP §3.1: 100 nodes of performance U{2..10} (VOModel's node generator), prices "
@@ -1160,7 +1176,8 @@ PRESETS: dict[str, Preset] = {
         "(T on the slowest node, performance 2: reference_performance 2). The paper schedules "
         "one job per experiment; the stream of such jobs (synthetic:aep, Poisson arrivals of "
         "mean 8) and the 50-unit cycle are vosim's, so the VO runs live. Budgets follow "
-        "VOModel's rule, not the paper's fixed 1500.",
+        "VOModel's rule, not the paper's fixed 1500. The paper's window, once found, is "
+        "final: replan never (issue 18's re-planning is vosim's).",
     ),
     "vo-preferences": Preset(
         "vo-preferences",
@@ -1180,6 +1197,7 @@ PRESETS: dict[str, Preset] = {
             "vo_limit": "user",
             "user_evaluation": "relative",
             "ua": None,
+            "replan": "never",
         },
         "VO Preferences §4: batches of 40 jobs on 100 nodes, interval 600, local load 5-10 %",
         "VO Preferences §4: 100 nodes of performance U{2..10}, exponential prices +-60 %, "
@@ -1190,7 +1208,9 @@ PRESETS: dict[str, Preset] = {
         "experiment). VOModel's defaults already encode the rest of §4 and are restated here: "
         "budget factors U[0.7, 1.6], users' criteria finish, runtime and cost (user_criteria "
         "None without availability), fixed prices, C -> max under lim U with relative U "
-        "(Fig. 3), U_a unconstrained. The 150-unit cycle is vosim's.",
+        "(Fig. 3), U_a unconstrained. The 150-unit cycle is vosim's. The scheme of §2 plans "
+        "one cycle and never revises a chosen window: replan never (issue 18's re-planning "
+        "is vosim's).",
     ),
     "machine": Preset(
         "machine",

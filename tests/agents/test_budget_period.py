@@ -30,11 +30,6 @@ def _run(**kwargs) -> VOModel:
     return model
 
 
-@pytest.fixture(scope="module")
-def gaia_base() -> VOModel:
-    return _run(trace=GAIA, jobs=300, rng=1)
-
-
 def _reserve_times(model: VOModel) -> dict[int, float]:
     """Spy on the metascheduler's reservations: job id -> model time of the decision."""
     ms = model.metascheduler
@@ -57,10 +52,13 @@ _BEFORE = {
 
 
 @pytest.mark.parametrize("trace", [NASA, GAIA])
-def test_no_period_is_bit_identical(trace, gaia_base):
+def test_no_period_is_bit_identical(trace):
     jobs, completed, unfinished, starts, cost = _BEFORE[trace]
-    default = gaia_base if trace == GAIA else _run(trace=trace, jobs=jobs, rng=1)
-    explicit = _run(trace=trace, jobs=jobs, rng=1, budget_period=None, budget_allowance=3.0)
+    # the snapshot predates re-planning (issue 18): reservations stay where they were made
+    default = _run(trace=trace, jobs=jobs, rng=1, replan="never")
+    explicit = _run(
+        trace=trace, jobs=jobs, rng=1, budget_period=None, budget_allowance=3.0, replan="never"
+    )
     pd.testing.assert_frame_equal(explicit.job_frame(), default.job_frame())
     pd.testing.assert_frame_equal(explicit.cycle_frame(), default.cycle_frame())
     df = default.job_frame()
@@ -74,11 +72,16 @@ def test_no_period_is_bit_identical(trace, gaia_base):
     assert all(math.isnan(u.balance) and math.isnan(u.allowance) for u in default.users)
 
 
-def test_ample_allowance_changes_nothing(gaia_base):
+def test_ample_allowance_changes_nothing():
     # Balances that never bind: same schedule as without accounts, though every window is
-    # charged and every period wakes the metascheduler.
-    model = _run(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=1e6)
-    pd.testing.assert_frame_equal(model.job_frame(), gaia_base.job_frame())
+    # charged and every period wakes the metascheduler. Without re-planning: a hold taken in
+    # an earlier period does not move (its cost is not returned, a new window would be
+    # charged again), so with re-planning periods do change the schedule.
+    base = _run(trace=GAIA, jobs=300, rng=1, replan="never")
+    model = _run(
+        trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=1e6, replan="never"
+    )
+    pd.testing.assert_frame_equal(model.job_frame(), base.job_frame())
     spent = model.job_frame().groupby("user")["cost"].sum()
     assert spent.sum() > 0
     assert np.all(model.user_balance > 0)

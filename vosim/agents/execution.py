@@ -73,6 +73,7 @@ class Execution:
         self.reserved_until = np.full(model.node_count, -math.inf)
         self._ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
+        self._attempt_row: dict[int, int] = {}  # job index -> row of model.attempts
         # tasks that ended: (job id, attempt, nodes, start, ends, prices, costs) per window
         self._tasks: list[tuple] = []
 
@@ -87,6 +88,9 @@ class Execution:
         self._release(job, [s.start for s in job.window.slots])
         self.freed.update([s.node for s in job.window.slots])
         self._return_hold(job, job.window.cost)
+        row = self._attempt_row.pop(job.index, None)
+        if row is not None:  # its draw never comes: the attempt moved, it did not fail
+            model.attempts[row] = (*model.attempts[row][:4], False, math.inf, True)
         job.attempt += 1  # its completion event lapses
         job.state = "waiting"
         job.window = None
@@ -112,8 +116,9 @@ class Execution:
                 fail,
                 sample_interruption(uncertain, s.node, window.start, min(s.end, end), model.rng),
             )
+        self._attempt_row[job.index] = len(model.attempts)
         model.attempts.append(
-            (job.job_id, float(model.time), window.start, predicted, math.isinf(fail), fail)
+            (job.job_id, float(model.time), window.start, predicted, math.isinf(fail), fail, False)
         )
         return fail
 

@@ -24,6 +24,7 @@ from vosim.market.slots import SlotList, free_slots
 from vosim.market.workload import Job
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob
 from vosim.policies.css import DEFAULT_CRITERION_ALLOCATORS
+from vosim.policies.replan import REPLAN_MODES, Replanner
 
 __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
 
@@ -56,11 +57,22 @@ class MetaschedulerAgent(mesa.Agent):
     event_driven : bool
         Run a pass at every time a job ends or arrives (all ends at ``t`` first, then all
         arrivals at ``t``, then one pass), as batch systems do, instead of periodic cycles.
+    replan : str
+        ``"always"`` (default): before each pass the unstarted reservations are re-planned
+        (:class:`~vosim.policies.replan.Replanner`: each moves to an earlier window no worse
+        for its user, so no job starts later than first reserved), unless the policy does it
+        itself (``replans = True``, conservative backfilling). ``"never"``: a reservation
+        stays where it was made (the single-cycle scheme of the papers).
+
+    Raises
+    ------
+    ValueError
+        ``replan`` is not one of :data:`~vosim.policies.replan.REPLAN_MODES`.
 
     References
     ----------
     VO Preferences §2 (the metascheduler's cycle over the slot list of the scheduling
-    interval); AEP §1.
+    interval); AEP §1; Mu'alem & Feitelson (2001) §2 and vosim's issue 18 (re-planning).
     """
 
     def __init__(
@@ -69,11 +81,25 @@ class MetaschedulerAgent(mesa.Agent):
         scheduling_interval: float,
         scheduler: Policy,
         event_driven: bool = False,
+        replan: str = "always",
     ) -> None:
         super().__init__(model)
         self.scheduling_interval = scheduling_interval
         self.scheduler = scheduler
         self.event_driven = event_driven
+        if replan not in REPLAN_MODES:
+            raise ValueError(f"replan must be one of {', '.join(REPLAN_MODES)}, got {replan!r}")
+        #: Re-plans unstarted reservations before each pass (``None``: never, the policy
+        #: does it itself, or utilization uncertainty is on: not supported yet). Static:
+        #: nothing but the VO's own early ends frees time before a reservation, so only
+        #: reservations that may move are searched.
+        self.replanner = (
+            Replanner(static=model.pricing_policy == "fixed" and model.owner_exit_revenue is None)
+            if replan == "always"
+            and not getattr(scheduler, "replans", False)
+            and not model.availability
+            else None
+        )
         self._pass_at = -math.inf  # time of the pass already scheduled (event driven)
         self._arrived: list[int] = []  # submitted or back in the queue since the last cycle
         self._waiting = np.zeros(len(model.jobs), dtype=bool)  # in the queue, by job index
@@ -248,7 +274,10 @@ class MetaschedulerAgent(mesa.Agent):
         self._freed.clear()
         self._left.clear()
         self._refreshed = False
-        decisions = self.scheduler.decide(state)
+        if self.replanner is not None:
+            decisions = self.replanner.decide(self.scheduler, state)
+        else:
+            decisions = self.scheduler.decide(state)
         self.last_scheduled = self._apply(decisions, state)
         self.last_alternatives = decisions.stats.get("alternatives", len(decisions.reserve))
         self.last_ua = decisions.stats.get("ua", math.nan)
@@ -278,10 +307,33 @@ class MetaschedulerAgent(mesa.Agent):
         return [self._queued(j, b) for j, b in zip(index.tolist(), budget.tolist(), strict=True)]
 
     def _reserved(self) -> list[tuple[QueuedJob, Window]]:
-        """The reservations not started yet, in queue (trace) order."""
-        now = self.model.time
+        """The reservations not started yet, in queue (trace) order.
+
+        Each job's budget is what it may spend on a new window in place of its reservation:
+        ``C``; under per-period accounts ``min(C, window cost + balance)`` when the window's
+        hold was taken in this budget period (cancelling returns it), else 0 (a hold of an
+        earlier period is not returned, so a new window would be charged twice). Empty at
+        no cost while no window was ever reserved ahead of its pass (FCFS, EASY).
+        """
+        if not self.execution._ahead:
+            return []
+        model, now = self.model, self.model.time
         ahead = sorted((j for j in self.execution.running if j.start > now), key=lambda j: j.index)
-        return [(self._queued(j.index, j.budget), j.window) for j in ahead]
+        if model.budget_period is None:
+            return [(self._queued(j.index, j.budget), j.window) for j in ahead]
+        balance, user = model.user_balance, model.job_user_index
+        return [
+            (
+                self._queued(
+                    j.index,
+                    min(j.budget, j.window.cost + max(float(balance[user[j.index]]), 0.0))
+                    if j.held_in == model.budget_periods
+                    else 0.0,
+                ),
+                j.window,
+            )
+            for j in ahead
+        ]
 
     def _queued(self, index: int, budget: float) -> QueuedJob:
         """The job at model ``index`` as a policy sees it (budget ``budget``, cost units)."""
@@ -292,7 +344,8 @@ class MetaschedulerAgent(mesa.Agent):
     def _apply(self, decisions: Decisions, state: CycleState) -> int:
         """Apply a policy's decisions: cancellations, then reservations; returns reserved.
 
-        A cancelled job reserved again has moved; one not reserved again waits in the queue.
+        A cancelled job reserved again has moved (its user is not evaluated again: it keeps
+        the evaluation of its first window); one not reserved again waits in the queue.
         """
         model = self.model
         cancelled = {k: self.execution.cancel(model.jobs[k]) for k in decisions.cancel}
@@ -301,13 +354,16 @@ class MetaschedulerAgent(mesa.Agent):
             job = model.jobs[k]
             if accounts and not self._affordable(job, window):
                 continue
-            choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
-            job.alternatives = len(evals)
-            job.user_evaluation = float(evals[choice])
+            moved = k in cancelled  # keeps the user evaluation of the window it had
+            if not moved:
+                choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
+                job.alternatives = len(evals)
+                job.user_evaluation = float(evals[choice])
             self.execution.reserve(job, window, state.availability)
-            model.user_agent[job.user].evaluate(
-                job, job.user_evaluation / scale, job.start - job.submit_time
-            )
+            if not moved:
+                model.user_agent[job.user].evaluate(
+                    job, job.user_evaluation / scale, job.start - job.submit_time
+                )
             cancelled.pop(k, None)
             if self._waiting[k]:
                 self._waiting[k] = False

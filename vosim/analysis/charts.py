@@ -59,7 +59,8 @@ def calibration_chart(attempts: pd.DataFrame, bins: int = 10) -> alt.LayerChart:
     Parameters
     ----------
     attempts : pandas.DataFrame
-        ``VOModel.attempt_frame()``: ``predicted_availability`` in [0, 1], ``succeeded`` bool.
+        ``VOModel.attempt_frame()``: ``predicted_availability`` in [0, 1], ``succeeded`` and
+        ``moved`` bool; moved windows (re-planned before they started) are left out.
     bins : int
         Equal-width bins of the predicted probability (>= 1).
 
@@ -69,7 +70,7 @@ def calibration_chart(attempts: pd.DataFrame, bins: int = 10) -> alt.LayerChart:
         Points (bin mean prediction, realised success rate, sized by count) and the diagonal
         of perfect calibration.
     """
-    df = attempts[["predicted_availability", "succeeded"]].copy()
+    df = attempts.loc[~attempts["moved"], ["predicted_availability", "succeeded"]].copy()
     edges = np.linspace(0.0, 1.0, bins + 1)
     df["bin"] = np.clip(np.digitize(df["predicted_availability"], edges) - 1, 0, bins - 1)
     table = (

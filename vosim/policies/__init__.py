@@ -5,7 +5,9 @@ order, unstarted reservations) and returns :class:`~vosim.policies.base.Decision
 reserve, reservations to cancel); the metascheduler applies them. Registered by name
 (:func:`policies`, :func:`make_policy`): ``fcfs``, ``easy``, ``conservative`` (the batch-system
 baselines, Mu'alem & Feitelson 2001) beside the VO's cyclic scheduling scheme ``css`` and its
-``availability`` variant, and the knapsack policies.
+``availability`` variant, and the knapsack policies. Before any policy but conservative
+backfilling (which does it itself) the metascheduler re-plans the unstarted reservations
+(:mod:`vosim.policies.replan`, ``VOModel(replan="always")``).
 """
 
 from vosim.policies import conservative as conservative
@@ -13,6 +15,7 @@ from vosim.policies import css as css
 from vosim.policies import easy as easy
 from vosim.policies import fcfs as fcfs
 from vosim.policies import knapsack as knapsack
+from vosim.policies import replan as replan
 from vosim.policies.base import (
     CycleState,
     Decisions,

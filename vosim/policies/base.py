@@ -276,7 +276,14 @@ class Decisions:
 
 
 class Policy(Protocol):
-    """A scheduling policy: one pass's decisions from the VO's state, with no side effects."""
+    """A scheduling policy: one pass's decisions from the VO's state, with no side effects.
+
+    A policy that re-plans the unstarted reservations of ``CycleState.reserved`` itself
+    (conservative backfilling's compression) sets a class attribute ``replans = True``; the
+    metascheduler then runs no :class:`~vosim.policies.replan.Replanner` before it. Without
+    the attribute (read with ``getattr(policy, "replans", False)``) it does, unless
+    ``VOModel(replan="never")``.
+    """
 
     name: str
 

@@ -2,46 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from vosim.allocators.base import Window
-from vosim.market.slots import SlotList
 from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
-from vosim.policies.windows import earliest_window
+from vosim.policies.windows import earliest_window, release
 
 __all__ = ["Conservative", "release"]
-
-
-def release(slots: SlotList, window: Window) -> SlotList:
-    """The slot list with ``window``'s spans free again (merged with touching free slots).
-
-    Parameters
-    ----------
-    slots : SlotList
-        Free slots in which ``window``'s spans are busy.
-    window : Window
-        A reservation whose spans lie in busy time of ``slots``.
-
-    Returns
-    -------
-    SlotList
-        Maximal free spans of each node, sorted by start (ties by node id).
-    """
-    node = np.concatenate([slots.node, [s.node for s in window.slots]]).astype(np.int64)
-    a = np.concatenate([slots.start, [s.start for s in window.slots]])
-    b = np.concatenate([slots.end, [s.end for s in window.slots]])
-    price = np.concatenate([slots.price, [s.price for s in window.slots]])
-    perf = np.concatenate([slots.performance, [s.performance for s in window.slots]])
-    order = np.lexsort((a, node))
-    node, a, b, price, perf = node[order], a[order], b[order], price[order], perf[order]
-    # a row starts a new free span unless it touches the previous row of its node
-    new = np.ones(node.size, dtype=bool)
-    new[1:] = (node[1:] != node[:-1]) | (a[1:] > b[:-1])
-    first = np.flatnonzero(new)
-    end = np.maximum.reduceat(b, first) if node.size else b
-    return SlotList.from_arrays(
-        node[first], a[first], end, price[first], perf[first], validate=False
-    )
 
 
 @register_policy("conservative")
@@ -76,6 +41,9 @@ class Conservative:
     """
 
     name = "conservative"
+    #: It re-plans its own reservations (compression), so the metascheduler's
+    #: :class:`~vosim.policies.replan.Replanner` leaves it alone.
+    replans = True
 
     def decide(self, state: CycleState) -> Decisions:
         """Re-plan every reservation in priority order and reserve for new jobs."""

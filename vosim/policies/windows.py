@@ -34,7 +34,15 @@ from vosim.allocators.base import Window
 from vosim.market.slots import Slot, SlotList
 from vosim.policies.base import CycleState, QueuedJob
 
-__all__ = ["window_at", "earliest_window", "IdenticalSlots", "NotIdentical"]
+__all__ = [
+    "window_at",
+    "earliest_window",
+    "candidate_starts",
+    "task_starts",
+    "release",
+    "IdenticalSlots",
+    "NotIdentical",
+]
 
 #: Relative tolerance on budgets and task lengths (float noise of volume / performance).
 _EPS = 1e-9
@@ -136,23 +144,121 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
     >>> earliest_window(sl, QueuedJob(index=0, n=2, volume=40.0, budget=1e9), 0.0).start
     30.0
     """
-    if len(slots) < job.n:
-        return None
-    # slot r can hold the task from any start in [lo_r, hi_r]
-    lo = np.maximum(slots.start, not_before)
-    hi = slots.end - job.volume / slots.performance * (1 - _EPS)
-    ok = lo <= hi
-    if np.count_nonzero(ok) < job.n:
-        return None
-    lo, hi = np.sort(lo[ok]), np.sort(hi[ok])
-    candidates = np.unique(lo)
-    # slots that can hold the task from each candidate start: lo <= t minus hi < t
-    count = np.searchsorted(lo, candidates, "right") - np.searchsorted(hi, candidates, "left")
-    for t in candidates[count >= job.n].tolist():
+    for t in candidate_starts(slots, job, not_before).tolist():
         window = window_at(slots, t, job)  # None only when the budget does not allow it
         if window is not None:
             return window
     return None
+
+
+def task_starts(
+    slots: SlotList, job: QueuedJob, not_before: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """When each slot can hold one of ``job``'s tasks: any start in ``[lo_r, hi_r]``.
+
+    Parameters
+    ----------
+    slots : SlotList
+        Free slots (``m`` rows).
+    job : QueuedJob
+        The request (a task on slot ``r`` takes ``volume / performance_r``).
+    not_before : float
+        Earliest allowed start, model time units.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray of float, shape (m,)
+        ``lo_r = max(start_r, not_before)`` and ``hi_r = end_r - T_r`` (up to a relative
+        ``1e-9`` of ``T_r``), model time units; ``lo_r > hi_r``: the slot cannot hold it.
+
+    References
+    ----------
+    AEP §2.1 (a task of volume ``V`` on a node of performance ``p`` takes ``V / p``).
+    """
+    lo = np.maximum(slots.start, not_before)
+    hi = slots.end - job.volume / slots.performance * (1 - _EPS)
+    return lo, hi
+
+
+def candidate_starts(slots: SlotList, job: QueuedJob, not_before: float) -> np.ndarray:
+    """The starts :func:`earliest_window` tries: where at least ``n`` slots hold a task.
+
+    Candidate starts are ``not_before`` and the slot starts after it (a window's start is
+    where its last node becomes free); one sweep over the intervals of :func:`task_starts`
+    counts the slots usable at each.
+
+    Parameters
+    ----------
+    slots : SlotList
+        Free slots (``m`` rows).
+    job : QueuedJob
+        The request (``n`` tasks of ``volume``).
+    not_before : float
+        Earliest allowed start, model time units.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (k,)
+        The candidate starts, ascending (model time units); at every other start no window
+        holds the job or one at an earlier candidate holds it on the same nodes.
+
+    Notes
+    -----
+    ``O(m log m)``.
+    """
+    if len(slots) < job.n:
+        return np.empty(0)
+    # slot r can hold the task from any start in [lo_r, hi_r]
+    lo, hi = task_starts(slots, job, not_before)
+    ok = lo <= hi
+    if np.count_nonzero(ok) < job.n:
+        return np.empty(0)
+    lo, hi = np.sort(lo[ok]), np.sort(hi[ok])
+    candidates = np.unique(lo)
+    # slots that can hold the task from each candidate start: lo <= t minus hi < t
+    count = np.searchsorted(lo, candidates, "right") - np.searchsorted(hi, candidates, "left")
+    return candidates[count >= job.n]
+
+
+def release(slots: SlotList, window: Window) -> SlotList:
+    """The slot list with ``window``'s spans free again (merged with touching free slots).
+
+    Parameters
+    ----------
+    slots : SlotList
+        Free slots in which ``window``'s spans are busy.
+    window : Window
+        A reservation whose spans lie in busy time of ``slots``.
+
+    Returns
+    -------
+    SlotList
+        Maximal free spans of each node, sorted by start (ties by node id).
+
+    Notes
+    -----
+    ``O((m + n) log(m + n))`` for ``m`` slots and a window of ``n`` spans.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2: compression takes a reservation out
+    before searching the job an earlier one.
+    """
+    node = np.concatenate([slots.node, [s.node for s in window.slots]]).astype(np.int64)
+    a = np.concatenate([slots.start, [s.start for s in window.slots]])
+    b = np.concatenate([slots.end, [s.end for s in window.slots]])
+    price = np.concatenate([slots.price, [s.price for s in window.slots]])
+    perf = np.concatenate([slots.performance, [s.performance for s in window.slots]])
+    order = np.lexsort((a, node))
+    node, a, b, price, perf = node[order], a[order], b[order], price[order], perf[order]
+    # a row starts a new free span unless it touches the previous row of its node
+    new = np.ones(node.size, dtype=bool)
+    new[1:] = (node[1:] != node[:-1]) | (a[1:] > b[:-1])
+    first = np.flatnonzero(new)
+    end = np.maximum.reduceat(b, first) if node.size else b
+    return SlotList.from_arrays(
+        node[first], a[first], end, price[first], perf[first], validate=False
+    )
 
 
 _SLOT_FIELDS = ("node", "start", "end", "price", "performance")

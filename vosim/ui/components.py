@@ -315,6 +315,7 @@ def calibration_table(model: LiveModel, bins: int = 10) -> pd.DataFrame:
     ICCS 2021 §3 and ICCS 2023 eq. (3): the window availability ``P_a^w``.
     """
     attempts = model.attempt_frame()
+    attempts = attempts[~attempts["moved"]]  # re-planned before they started: never tested
     if attempts.empty:
         return pd.DataFrame({"predicted": [], "realised": [], "windows": []})
     p = attempts["predicted_availability"].to_numpy(dtype=float)

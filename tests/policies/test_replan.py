@@ -1,0 +1,223 @@
+"""Re-planning of unstarted reservations (issue 18): moves earlier, never later, no worse."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+import pytest
+from batch_oracle import swf_frame
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vosim.allocators.base import Window
+from vosim.market.slots import Slot, SlotList
+from vosim.model import VOModel
+from vosim.policies.base import CycleState, Decisions, QueuedJob
+from vosim.policies.replan import Replanner, earlier_window, replan
+
+STATES = {"completed", "rejected", "withdrawn", "unfinished"}
+
+
+def _window(node, start, length, price=1.0, perf=1.0):
+    span = Slot(node, start, start + length, price, perf)
+    return Window(slots=(span,), start=start, runtime=length, cost=price * length)
+
+
+# -- the search on a hand-made slot list --------------------------------------------------------
+def test_a_reservation_moves_only_to_an_earlier_window_no_worse_for_its_user():
+    job = QueuedJob(index=0, n=1, volume=100.0, budget=1e9)
+    old = _window(0, 200.0, 100.0)  # node 0, [200, 300), cost 100
+    slots = SlotList(
+        [
+            Slot(0, 0.0, 50.0, 1.0, 1.0),  # too short
+            Slot(0, 300.0, 1000.0, 1.0, 1.0),
+            Slot(1, 0.0, 1000.0, 5.0, 1.0),  # earlier, but 5x the cost
+            Slot(2, 0.0, 1000.0, 1.0, 0.5),  # earlier and as cheap per time, but half as fast
+        ]
+    )
+    assert earlier_window(slots, job, old, 0.0) is None
+    # node 0 freed [150, 200): putting the reservation back joins it to [150, 1000)
+    joined = SlotList([*slots, Slot(0, 150.0, 200.0, 1.0, 1.0)])
+    w = earlier_window(joined, job, old, 0.0)
+    assert (w.nodes, w.start, w.runtime, w.cost) == ((0,), 150.0, 100.0, 100.0)
+    # a budget below the old window's cost: no move at all
+    poor = QueuedJob(index=0, n=1, volume=100.0, budget=50.0)
+    assert earlier_window(joined, poor, old, 0.0) is None
+
+
+def test_replan_goes_in_priority_order_and_the_policy_decides_on_what_is_left():
+    first, second = (QueuedJob(index=k, n=1, volume=100.0, budget=1e9) for k in (3, 7))
+    old = [_window(0, 500.0, 100.0), _window(1, 600.0, 100.0)]
+    slots = SlotList(
+        [
+            Slot(0, 600.0, 1000.0, 1.0, 1.0),
+            Slot(1, 0.0, 150.0, 1.0, 1.0),  # room for one of the two from t = 0
+            Slot(1, 700.0, 1000.0, 1.0, 1.0),
+        ]
+    )
+    state = CycleState(0.0, 1000.0, slots, [], [(first, old[0]), (second, old[1])])
+    result = replan(state)
+    # the first in priority order takes the free time; the second then gets node 0's
+    moved = dict(result.decisions.reserve)
+    assert result.decisions.cancel == [3, 7]
+    assert moved[3].start == 0.0 and moved[3].nodes == (1,)
+    assert moved[7].start == 500.0 and moved[7].nodes == (0,)
+    assert set(result.freed.tolist()) == {0, 1}
+
+    seen = []
+
+    class Policy:
+        name = "stub"
+
+        def decide(self, s):
+            seen.append(s)
+            return Decisions(reserve=[(9, _window(1, 100.0, 10.0))]).settle()
+
+    decisions = Replanner().decide(Policy(), state)
+    assert decisions.cancel == [3, 7]
+    assert [k for k, _ in decisions.reserve] == [3, 7, 9]  # moves first
+    assert decisions.stats["moved"] == 2
+    (after,) = seen
+    assert set(after.freed.tolist()) == {0, 1}
+    assert [w.start for _, w in after.reserved] == [0.0, 500.0]
+    # the moved windows are busy in the slots the policy sees
+    busy = after.slots
+    assert not ((busy.node == 1) & (busy.start < 100.0)).any()
+
+
+# -- a model run ---------------------------------------------------------------------------------
+def _early_end_model(replan_mode):
+    """Job A (4 of 4 processors, estimate 1000) ends at 500; B (submitted at 1) is reserved
+    at A's estimated end, 1000, by the cycle at 300; the cycle at 600 sees A ended."""
+    trace = swf_frame([0, 1], [4, 4], [1000, 100], [500, 50], 4)
+    model = VOModel(
+        trace=trace,
+        jobs=None,
+        machine=True,
+        policy="css",
+        cycle_period=300.0,
+        replan=replan_mode,
+        rng=1,
+    )
+    model.run()
+    return model
+
+
+def test_an_early_end_lets_a_waiting_reservation_start_earlier_next_cycle():
+    model = _early_end_model("always")
+    a, b = model.jobs
+    assert (a.state, a.start, a.finish) == ("completed", 0.0, 500.0)
+    assert (b.state, b.start) == ("completed", 600.0)
+    assert model.metascheduler.replanner.moved == 1
+    # the move is not a new choice: the user is evaluated once per job
+    assert sum(u.evaluated for u in model.users) == 2
+    never = _early_end_model("never")
+    assert never.metascheduler.replanner is None
+    assert never.jobs[1].start == 1000.0
+
+
+def test_replan_leaves_policies_that_never_reserve_ahead_unchanged():
+    frames = []
+    for r in ("always", "never"):
+        model = VOModel(trace="UniLu-Gaia-2014-2", jobs=150, policy="easy", replan=r, rng=2)
+        model.run()
+        frames.append(model.job_frame())
+    assert (frames[0]["state"] == "completed").sum() > 100
+    pd.testing.assert_frame_equal(*frames)
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=10, policy="conservative", rng=2)
+    assert model.metascheduler.replanner is None  # it re-plans itself
+
+
+def test_searching_only_what_may_move_gives_the_same_moves(monkeypatch):
+    """The static market's shortcut (search a reservation only once after it is made and
+    after freed time it could use) decides exactly as searching every one every pass."""
+
+    def run(static):
+        model = VOModel(trace="UniLu-Gaia-2014-2", jobs=200, rng=4)
+        model.metascheduler.replanner.static = static
+        model.run()
+        return model
+
+    fast, full = run(True), run(False)
+    assert fast.metascheduler.replanner.moved > 0
+    assert fast.metascheduler.replanner.moved == full.metascheduler.replanner.moved
+    pd.testing.assert_frame_equal(fast.job_frame(), full.job_frame())
+
+
+def test_under_accounts_only_a_hold_of_this_budget_period_moves():
+    """Cancelling returns a window's hold only within the period it was taken in; a move of
+    an older hold would charge the new window to this period on top, so none happens."""
+    model = VOModel(
+        trace="UniLu-Gaia-2014-2", jobs=300, rng=5, budget_period=86400.0, budget_allowance=0.5
+    )
+    periods = []
+    cancel = model.metascheduler.execution.cancel
+
+    def spy(job):
+        periods.append((job.held_in, model.budget_periods))
+        return cancel(job)
+
+    model.metascheduler.execution.cancel = spy
+    model.run()
+    assert model.metascheduler.replanner.moved == len(periods) > 0
+    assert all(held == now for held, now in periods), periods
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(8, 40),
+    procs=st.sampled_from([8, 16, 32]),
+    option=st.sampled_from(["first-fit", "alternatives", "accounts", "availability"]),
+)
+def test_replanning_never_delays_a_reserved_start(seed, n, procs, option):
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.integers(0, 20 * 3600, n))
+    want = rng.integers(1, procs + 1, n)
+    estimate = rng.integers(600, 3 * 86400, n)
+    runtime = np.maximum(1, np.round(estimate * rng.uniform(0.0, 1.0, n) ** 3))
+    trace = swf_frame(submit, want, estimate, runtime, procs)
+    options = {
+        "first-fit": {},
+        "alternatives": {"max_alternatives": 3, "ua": 50.0},
+        "accounts": {"budget_period": 6 * 3600.0, "budget_allowance": 0.5},
+        "availability": {"availability": True},
+    }[option]
+    model = VOModel(
+        trace=trace, jobs=None, owners=2, policy="css", replan="always", rng=seed, **options
+    )
+    starts: dict[int, list[float]] = {}
+    reserve = model.metascheduler.execution.reserve
+
+    def spy(job, window, uncertain=None):
+        if job.failures == 0:  # a failed job's new window is a new reservation
+            starts.setdefault(job.index, []).append(window.start)
+        reserve(job, window, uncertain)
+
+    model.metascheduler.execution.reserve = spy
+    model.run()
+    for job in model.jobs:
+        assert job.state in STATES
+        promised = starts.get(job.index, [])
+        # every move is strictly earlier: no reserved start is ever later than the one before
+        assert all(b < a for a, b in pairwise(promised)), promised
+        if job.state == "completed" and job.failures == 0:
+            assert job.start <= promised[0]
+    frame = model.job_frame()
+    assert len(frame) == n and set(frame["state"]) <= STATES
+
+
+@pytest.mark.parametrize("name", ["aep", "vo-preferences"])
+def test_the_papers_presets_do_not_replan(name):
+    from vosim.scenario import Scenario
+
+    assert Scenario.preset(name).replan == "never"
+    assert Scenario().replan == "always"
+
+
+def test_no_replanning_under_utilization_uncertainty_yet():
+    """Documented limit (VOModel's ``replan``): with availability reservations stay."""
+    model = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=5, availability=True, rng=1)
+    assert model.metascheduler.replanner is None
