@@ -693,7 +693,7 @@ class VOModel(mesa.Model):
             and self.time > self._last_submit
             and ms.cycles > 0
             and ms.last_scheduled == 0
-            and not ms._arrived
+            and not ms.queue.arrived
         )
 
     def finish(self) -> None:

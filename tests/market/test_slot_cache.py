@@ -46,12 +46,12 @@ def test_cached_slot_list_equals_the_one_built_from_scratch(monkeypatch, kwargs)
 
     monkeypatch.setattr(MetaschedulerAgent, "slot_list", both)
     model = VOModel(rng=3, **kwargs)
-    assert model.metascheduler._slot_cache is not None
+    assert model.metascheduler.offers.cache is not None
     model.run()
     assert len(checked) > 100 and model.metascheduler.execution.completed > 0
 
 
 def test_no_cache_where_prices_move_or_owners_leave():
-    assert VOModel(jobs=20, rng=1, pricing_policy="demand").metascheduler._slot_cache is None
+    assert VOModel(jobs=20, rng=1, pricing_policy="demand").metascheduler.offers.cache is None
     model = VOModel(jobs=20, rng=1, owner_exit_revenue=1.0)
-    assert model.metascheduler._slot_cache is None
+    assert model.metascheduler.offers.cache is None

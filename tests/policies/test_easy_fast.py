@@ -190,4 +190,4 @@ def test_processors_are_the_slot_lists_count_form(monkeypatch):
 def test_processors_are_not_offered_off_the_machine():
     """With owners' local load or distinct nodes the count form is not offered (slots are read)."""
     model = VOModel(trace="UniLu-Gaia-2014-2", jobs=50, policy="easy", rng=3)
-    assert not model.metascheduler._counted
+    assert not model.metascheduler.offers.counted

@@ -113,7 +113,7 @@ def test_the_cyclic_schemes_queue_is_the_metaschedulers(options):
 
     def record_and_check():  # called by the metascheduler at the end of every cycle
         record()
-        np.testing.assert_array_equal(css._waiting(), np.flatnonzero(ms._waiting))
+        np.testing.assert_array_equal(css._waiting(), np.flatnonzero(ms.queue.waiting))
         checked.append(css._waiting().size)
 
     model.record_cycle = record_and_check

@@ -71,7 +71,7 @@ class Execution:
         self._due: set[float] = set()  # times with a complete_due event scheduled
         #: Each node's reserved end of its VO task (``-inf``: never reserved), by node id.
         self.reserved_until = np.full(model.node_count, -math.inf)
-        self._ahead = False  # a window was ever reserved to start after its pass
+        self.ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
         self._attempt_row: dict[int, int] = {}  # job index -> row of model.attempts
         # tasks that ended: (job id, attempt, nodes, start, ends, prices, costs) per window
@@ -151,7 +151,7 @@ class Execution:
         job.finish = max(ends)
         nodes = [s.node for s in slots]
         self.reserved_until[nodes] = [s.end for s in slots]
-        self._ahead = self._ahead or start > model.time
+        self.ahead = self.ahead or start > model.time
         for owner, at, _ in self._by_owner(nodes):
             owner.reserve([nodes[i] for i in at], start, [slots[i].end for i in at], job.job_id)
         self.running.append(job)
@@ -347,7 +347,7 @@ class Execution:
         (a node may then hold two reservations, which one end per node does not describe) or
         for an infinite ``until``.
         """
-        if self._ahead or not math.isfinite(until):
+        if self.ahead or not math.isfinite(until):
             return None
         ends = self.reserved_until
         free = np.flatnonzero(ends <= now)
