@@ -700,3 +700,53 @@ def test_merge_rows_equals_sorting_all_rows(slots, data):
     for got, want in zip(merged, columns, strict=True):
         np.testing.assert_array_equal(got, want)
         assert got.dtype == want.dtype
+
+
+@st.composite
+def schedule_ops(draw):
+    """Reservations (add_many), releases (shorten), prunes and reads on 3 nodes, 4 tags."""
+    ops = []
+    for _ in range(draw(st.integers(1, 25))):
+        kind = draw(st.sampled_from(["add", "shorten", "prune", "read"]))
+        tag = draw(st.integers(0, 3))
+        nodes = draw(st.lists(st.integers(0, 2), min_size=1, max_size=3, unique=True))
+        if kind == "add":
+            a = float(draw(st.integers(0, 20)))
+            ends = [a + draw(st.integers(0, 10)) for _ in nodes]
+            ops.append(("add", tag, nodes, a, ends))
+        elif kind == "shorten":
+            ops.append(("shorten", tag, nodes, [float(draw(st.integers(0, 30))) for _ in nodes]))
+        else:
+            ops.append((kind, float(draw(st.integers(0, 30)))))
+    return ops
+
+
+@SETTINGS
+@given(schedule_ops())
+def test_node_schedule_buffered_shorten_equals_a_plain_list(ops):
+    """Buffered adds, shorten, prune and reads do what the plain rule does on a row list."""
+    s = NodeSchedule([0, 1, 2], [1.0] * 3, [1.0] * 3)
+    plain: list[list] = []  # rows [node, a, b, tag]; the plain rule, no buffering
+    for op in ops:
+        if op[0] == "add":
+            _, tag, nodes, a, ends = op
+            s.add_many(nodes, a, ends, tag)
+            plain += [[k, a, e, tag] for k, e in zip(nodes, ends, strict=True) if e > a]
+        elif op[0] == "shorten":
+            _, tag, nodes, ends = op
+            s.shorten(tag, nodes, ends)
+            for row in plain:  # every row of the tag on a node: min of its end and each new end
+                for k, e in zip(nodes, ends, strict=True):
+                    if row[3] == tag and row[0] == k:
+                        row[2] = min(row[2], e)
+            plain = [r for r in plain if r[2] > r[1]]
+        elif op[0] == "prune":
+            s.prune(op[1])
+            plain = [r for r in plain if r[2] > op[1]]
+        else:
+            node, a, b, tag = s.intervals()
+            got = zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True)
+            assert sorted(map(list, got)) == sorted(plain)
+    node, a, b, tag = s.intervals()
+    got = zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True)
+    assert sorted(map(list, got)) == sorted(plain)
