@@ -95,8 +95,10 @@ class VOModel(mesa.Model):
         User criterion -> registered window criterion
         (default :data:`~vosim.agents.metascheduler.DEFAULT_CRITERION_ALLOCATORS`).
     horizon : float or None
-        End of the run, model time units; ``None`` is the last submission plus ``L``.
-        Jobs not completed by then end ``unfinished``.
+        End of the run, model time units; jobs not completed by then end ``unfinished``.
+        ``None`` (default): the run drains, going on until every job has completed or left
+        (issue 18: a run that stops at the last submission leaves jobs unfinished that a
+        batch system would have run; with ``patience`` every waiting job leaves in time).
     patience : float or None
         A job not started this long after its submission (model time units) is withdrawn by
         its user (default 30 days); ``None``: jobs wait for ever (a drained run then stops
@@ -183,8 +185,7 @@ class VOModel(mesa.Model):
     machine : bool
         Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
         processors (performance ``reference_performance``, one price, one owner), no local
-        load, budgets that never bind, jobs needing ``p`` processors get ``p`` of them, and
-        with no ``horizon`` the run drains (goes on until every job is done). ``nodes``,
+        load, budgets that never bind, jobs needing ``p`` processors get ``p`` of them. ``nodes``,
         ``owners``, ``local_load`` are then ignored; the scheduling interval is stretched to
         at least twice the longest requested time, so no job is rejected for its length.
         Cannot be combined with ``availability``, ``local_trace``, ``budget_period``, demand
@@ -434,13 +435,7 @@ class VOModel(mesa.Model):
             self._open_accounts()
 
         last_submit = max((j.submit_time for j in self.jobs), default=0.0)
-        self.horizon = (
-            float(horizon)
-            if horizon is not None
-            else math.inf
-            if self.machine  # drain: until every job is done
-            else last_submit + self.scheduling_interval
-        )
+        self.horizon = math.inf if horizon is None else float(horizon)  # None: drain
         if not self.horizon > 0:
             raise ParameterError(f"horizon must be > 0, got {self.horizon}")
         self._last_submit = last_submit
@@ -670,13 +665,30 @@ class VOModel(mesa.Model):
             Number of time slices (>= 1) the run is split into for progress reports.
         """
         ms = self.metascheduler
-        span = self.horizon if math.isfinite(self.horizon) else self._last_submit
-        step = max(span / max(chunks, 1), self.cycle_period, 1.0)
-        while self.time < self.horizon and not self.done and not self._stalled():
+        step = max(self.run_span / max(chunks, 1), self.cycle_period, 1.0)
+        while not self.ended:
             self.run_until(min(self.horizon, self.time + step))
             if progress is not None:
                 progress(ms.execution.completed + ms.rejected + ms.withdrawn, len(self.jobs))
         self.finish()
+
+    @property
+    def run_span(self) -> float:
+        """The time a run's progress is sliced over (model time units).
+
+        The horizon, or when draining the last submission (the drained run ends later, when
+        every job is done).
+        """
+        return self.horizon if math.isfinite(self.horizon) else self._last_submit
+
+    @property
+    def ended(self) -> bool:
+        """Whether the run has nothing left to do.
+
+        At the horizon, every job done, or a drain that can change nothing more
+        (:meth:`_stalled`).
+        """
+        return self.time >= self.horizon or self.done or self._stalled()
 
     def _stalled(self) -> bool:
         """Whether a draining run with no patience can change nothing more.

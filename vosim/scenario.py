@@ -603,7 +603,7 @@ class Scenario:
         group="workload",
         unit="s",
         check=Real(low=0, low_open=True),
-        none="the last submission plus L; on the traced machine, until every job is done",
+        none="the run drains: until every job has completed or left",
     )
     patience: float | None = _p(
         30 * 86400.0,

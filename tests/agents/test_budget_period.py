@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import last_submission_plus_l
 
 from vosim import VOModel
 from vosim.agents.user import UserAgent
@@ -28,6 +29,11 @@ def _run(**kwargs) -> VOModel:
     model = VOModel(**kwargs)
     model.run()
     return model
+
+
+def _until_last_submission(trace: str, jobs: int) -> float:
+    """The horizon these tests were written for: the last submission plus L (no drain)."""
+    return last_submission_plus_l(trace=trace, jobs=jobs, rng=1)
 
 
 def _reserve_times(model: VOModel) -> dict[int, float]:
@@ -55,10 +61,10 @@ _BEFORE = {
 def test_no_period_is_bit_identical(trace):
     jobs, completed, unfinished, starts, cost = _BEFORE[trace]
     # the snapshot predates re-planning (issue 18): reservations stay where they were made
-    default = _run(trace=trace, jobs=jobs, rng=1, replan="never")
-    explicit = _run(
-        trace=trace, jobs=jobs, rng=1, budget_period=None, budget_allowance=3.0, replan="never"
-    )
+    fixed = dict(trace=trace, jobs=jobs, rng=1, replan="never")
+    fixed["horizon"] = _until_last_submission(trace, jobs)
+    default = _run(**fixed)
+    explicit = _run(**fixed, budget_period=None, budget_allowance=3.0)
     pd.testing.assert_frame_equal(explicit.job_frame(), default.job_frame())
     pd.testing.assert_frame_equal(explicit.cycle_frame(), default.cycle_frame())
     df = default.job_frame()
@@ -88,7 +94,14 @@ def test_ample_allowance_changes_nothing():
 
 
 def test_spending_per_period_within_allowance(monkeypatch):
-    model = VOModel(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=0.5)
+    model = VOModel(
+        trace=GAIA,
+        jobs=300,
+        rng=1,
+        budget_period=DAY,
+        budget_allowance=0.5,
+        horizon=_until_last_submission(GAIA, 300),
+    )
     decided = _reserve_times(model)
     lowest: dict[int, float] = {}  # user -> lowest balance after a charge, share of allowance
     charge = UserAgent.charge
@@ -124,8 +137,10 @@ def test_spending_per_period_within_allowance(monkeypatch):
 
 
 def test_small_allowance_leaves_more_unfinished_and_balances_reset():
-    small = _run(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=0.05)
-    large = _run(trace=GAIA, jobs=300, rng=1, budget_period=DAY, budget_allowance=2.0)
+    common = dict(trace=GAIA, jobs=300, rng=1, budget_period=DAY)
+    common["horizon"] = _until_last_submission(GAIA, 300)  # jobs the balance holds stay
+    small = _run(**common, budget_allowance=0.05)
+    large = _run(**common, budget_allowance=2.0)
     unfinished = [int((m.job_frame()["state"] == "unfinished").sum()) for m in (small, large)]
     assert unfinished[0] > unfinished[1] + 100
     assert "balance" in small.job_frame().query("state == 'unfinished'")["reason"].str.cat()

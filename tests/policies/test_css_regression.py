@@ -11,7 +11,9 @@ the interruption, so ``paid_for_failures`` may only fall. The oracle's runs had 
 (issue 18's withdrawals): the cases run with ``patience=None``. Issue 18 also made every pass
 re-plan unstarted reservations (``replan="always"``, the default), which moves windows
 earlier; the oracle's scheme is the single-cycle one, so the cases run with
-``replan="never"`` (re-planning has its own tests, ``test_replan.py``).
+``replan="never"`` (re-planning has its own tests, ``test_replan.py``). And issue 18 made
+runs drain by default; the oracle's runs ended at the last submission plus ``L``, which the
+cases pass as ``horizon``.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from make_css_oracle import CASES, HERE, records
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_css_records_unchanged(name):
+def test_css_records_unchanged(name, until_last_submission):
     expected = pd.read_parquet(HERE / f"{name}.parquet").rename(columns={"cost": "window_cost"})
-    got = records({**CASES[name], "patience": None, "replan": "never"})  # as before issue 18
+    before = {"patience": None, "replan": "never"}  # as before issue 18
+    before["horizon"] = until_last_submission(**CASES[name])
+    got = records({**CASES[name], **before})
     failures = expected.pop("paid_for_failures")
     # the state column's categories gained "withdrawn" (issue 18); the values must not change
     expected["state"] = expected["state"].cat.set_categories(got["state"].cat.categories)

@@ -38,7 +38,7 @@ def test_policy_invariants(policy, trace, jobs):
     model = VOModel(trace=trace, jobs=jobs, policy=policy, rng=7)
     model.run()
     states = [job.state for job in model.jobs]
-    assert set(states) <= {"completed", "rejected", "unfinished"}
+    assert set(states) <= {"completed", "rejected", "withdrawn"}  # drained: none unfinished
     frame = model.job_frame()
     assert frame["state"].value_counts().sum() == jobs
     completed = [job for job in model.jobs if job.state == "completed"]

@@ -200,42 +200,46 @@ def test_step_is_step_cycle():
     pd.testing.assert_frame_equal(a.cycle_frame(), b.cycle_frame())
 
 
-def test_advance_stops_at_horizon_and_finishes():
+def test_advance_drains_and_finishes():
     model = _model(workload=AEP_SCENARIO, users=3)
-    horizon = model.horizon
+    assert math.isinf(model.horizon)  # no horizon: the run drains (issue 18)
+    span = model.run_span
+    assert span == max(j.submit_time for j in model.jobs)
     assert model.next_cycle_time() == model.cycle_period
-    model.advance(horizon / 2)
-    assert model.time == pytest.approx(horizon / 2)
+    model.advance(span / 2)
+    assert model.time == pytest.approx(span / 2)
     assert model.running
-    model.advance(horizon * 10)
-    assert model.time <= horizon
-    assert not model.running
+    with pytest.raises(ParameterError, match="drains"):
+        model.advance(math.inf)
+    for _ in range(10_000):  # slices of the span until the drain ends
+        if not model.running:
+            break
+        model.advance(model.chunk_end())
+    assert not model.running and model.ended
     states = {j.state for j in model.jobs}
-    assert states <= {"completed", "rejected", "unfinished"}
+    assert states <= {"completed", "rejected", "withdrawn"}
     # Further steps and advances do nothing.
     rows = len(model.cycle_frame())
     t = model.time
     model.step()
-    model.advance(horizon * 20)
+    model.advance(t * 20)
     assert model.time == t
     assert len(model.cycle_frame()) == rows
     assert not model.running
-    assert model.cycle_frame()["time"].max() <= horizon
 
 
-def test_step_never_passes_horizon():
+def test_steps_are_increasing_cycle_times_until_the_drain_ends():
     model = _model(workload=AEP_SCENARIO, users=3)
-    # horizon = last submit + 600 is generally not a multiple of the cycle period
-    model.advance(model.horizon - 1.5 * model.cycle_period)
+    model.advance(model.run_span - 1.5 * model.cycle_period)
     assert model.running
     last = None
-    while model.running:
+    for _ in range(100_000):
+        if not model.running:
+            break
         model.step()
-        assert model.time <= model.horizon
         assert last is None or model.time > last
         last = model.time
-    assert model.time <= model.horizon
-    assert model.next_cycle_time() <= model.horizon
+    assert not model.running and model.done
 
 
 def test_advance_ignores_past_times():
@@ -250,8 +254,8 @@ def test_advance_ignores_past_times():
 def test_chunk_end_is_at_least_one_cycle_and_capped():
     model = _model()
     assert model.chunk_end(10**6) == model.cycle_period
-    assert model.chunk_end(1) == model.horizon
-    assert model.time < model.chunk_end() <= model.horizon
+    assert model.chunk_end(1) == model.run_span
+    assert model.time < model.chunk_end() <= model.run_span
 
 
 def test_same_inputs_give_identical_cycles():

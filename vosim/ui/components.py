@@ -494,7 +494,12 @@ def SummaryView(model: LiveModel):
             )
             solara.Text("model time")
             solara.Text(f"{now:.0f}", classes=["vosim-time"], style={"font-weight": "bold"})
-            solara.Text(f"of {model.horizon:,.0f}" + ("" if running else " (run finished)"))
+            end = (
+                f"of {model.horizon:,.0f}"
+                if math.isfinite(model.horizon)
+                else "(draining until every job is done)"
+            )
+            solara.Text(end if running else "(run finished)")
         for label, value in lines:
             with solara.Row(gap="8px"):
                 solara.Text(f"{label}:", style={"font-weight": "bold"})

@@ -292,8 +292,8 @@ class LiveModel(VOModel):
     Cycles run at ``0, c, 2c, ...`` (``c = cycle_period``). ``step()`` advances to the next
     cycle time after now and runs everything due by then; Mesa cannot run events at the
     current time, so the first step also runs the cycle at time 0. ``running`` turns
-    ``False`` at the horizon or once every job is done. A lock serialises stepping, so the
-    page's Play thread and its run-to-end task never advance the model at once.
+    ``False`` at the horizon or, draining, once every job is done. A lock serialises stepping,
+    so the page's Play thread and its run-to-end task never advance the model at once.
 
     References
     ----------
@@ -374,16 +374,26 @@ class LiveModel(VOModel):
     def advance(self, until: float) -> None:
         """Run every event due by ``until`` (capped at the horizon); finish the run at its end.
 
+        The run ends at the horizon, or (draining, the default) once every job is done or
+        nothing more can change (:attr:`VOModel.ended`).
+
         Parameters
         ----------
         until : float
-            Model time to advance to; ignored if not after now.
+            Model time to advance to; ignored if not after now. Finite when draining.
+
+        Raises
+        ------
+        ParameterError
+            ``until`` is infinite and the run drains (no horizon to stop at).
         """
         with self.lock:
             until = min(float(until), self.horizon)
-            if until > self.time and not self.done:
+            if math.isinf(until):
+                raise ParameterError("advance: the run drains; give a finite time")
+            if until > self.time and not self.ended:
                 self.run_until(until)
-            if (self.done or self.time >= self.horizon) and not self._finished:
+            if self.ended and not self._finished:
                 self.finish()
                 self._finished = True
             self.running = not self._finished
@@ -398,9 +408,10 @@ class LiveModel(VOModel):
         Parameters
         ----------
         chunks : int
-            Slices of the whole horizon (>= 1); a slice is at least one cycle.
+            Slices of the run's span (>= 1; the horizon, or draining the last submission:
+            :attr:`VOModel.run_span`); a slice is at least one cycle.
         """
-        step = max(self.horizon / max(chunks, 1), self.cycle_period)
+        step = max(self.run_span / max(chunks, 1), self.cycle_period)
         return min(self.horizon, self.time + step)
 
     # -- per-cycle records -------------------------------------------------------------------
