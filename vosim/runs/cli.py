@@ -242,6 +242,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="random instances per figure point (default: the experiment's own)",
     )
     exp.add_argument("--seed", type=int, default=1, help="random seed")
+    exp.add_argument(
+        "--trace",
+        default=None,
+        help="trace of an experiment that runs on one (validation): a bundled name or an SWF "
+        "path (default: the experiment's own)",
+    )
+    exp.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        help="the trace's first N jobs (default: the experiment's own)",
+    )
     exp.add_argument("--quiet", action="store_true", help="no progress bar")
 
     sweep = sub.add_parser(
@@ -516,6 +528,8 @@ def _experiment(args: argparse.Namespace) -> int:
             repetitions=args.repetitions,
             seed=args.seed,
             progress=bar.update,
+            trace=args.trace,
+            jobs=args.jobs,
         )
     print(f"{args.name}: {time.perf_counter() - started:.1f} s")
     print(f"wrote {', '.join(p.name for p in written)} to {args.out}/")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.analysis.charts import save_chart
-from vosim.errors import UnknownAllocatorError
+from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.runs.store import write_table
 
 __all__ = ["ExperimentConfig", "Experiment", "register_experiment", "experiments", "run_experiment"]
@@ -29,11 +29,18 @@ class ExperimentConfig:
         Seed of the numpy Generator every instance is drawn from.
     quick : bool
         A reduced grid that finishes in seconds (for CI).
+    trace : str, optional
+        The trace (bundled name or SWF path) of an experiment that runs on one
+        (``Experiment.takes_trace``); ``None``: its own default.
+    jobs : int, optional
+        How many of the trace's first jobs; ``None``: the experiment's default.
     """
 
     repetitions: int
     seed: int
     quick: bool
+    trace: str | None = None
+    jobs: int | None = None
 
     def rngs(self, *key: int) -> Iterator[np.random.Generator]:
         """One independent Generator per repetition, keyed by the figure point ``key``."""
@@ -43,7 +50,11 @@ class ExperimentConfig:
 
 @dataclass(frozen=True, slots=True)
 class Experiment:
-    """A registered experiment: ``run(config, progress) -> (table, chart)``."""
+    """A registered experiment: ``run(config, progress) -> (table, chart)``.
+
+    ``takes_trace``: the experiment runs on a trace chosen by ``config.trace`` and
+    ``config.jobs`` (the others reproduce a paper's own generated instances).
+    """
 
     name: str
     description: str
@@ -51,6 +62,7 @@ class Experiment:
     quick_repetitions: int
     run: Callable[[ExperimentConfig, Callable[[int], None]], tuple[pd.DataFrame, alt.TopLevelMixin]]
     points: Callable[[bool], int]
+    takes_trace: bool = False
 
 
 _EXPERIMENTS: dict[str, Experiment] = {}
@@ -77,6 +89,8 @@ def run_experiment(
     repetitions: int | None = None,
     seed: int = 1,
     progress: Callable[[int], None] | None = None,
+    trace: str | None = None,
+    jobs: int | None = None,
 ) -> list[Path]:
     """Run the named experiment and write ``NAME.parquet``, ``NAME.csv`` and ``NAME.html/.png``.
 
@@ -94,6 +108,8 @@ def run_experiment(
         Seed; the same seed gives the same table (timings aside).
     progress : callable, optional
         Called with the number of figure points just finished.
+    trace, jobs : optional
+        The trace and its job prefix, for an experiment that ``takes_trace``.
 
     Returns
     -------
@@ -106,6 +122,8 @@ def run_experiment(
         ``name`` is not registered (the message lists the experiments).
     ValueError
         ``repetitions < 1``.
+    ParameterError
+        ``trace``/``jobs`` given to an experiment that does not take a trace, or ``jobs < 1``.
     """
     try:
         experiment = _EXPERIMENTS[name]
@@ -117,7 +135,13 @@ def run_experiment(
         repetitions = experiment.quick_repetitions if quick else experiment.default_repetitions
     if repetitions < 1:
         raise ValueError(f"repetitions must be >= 1, got {repetitions}")
-    config = ExperimentConfig(repetitions=repetitions, seed=seed, quick=quick)
+    if (trace is not None or jobs is not None) and not experiment.takes_trace:
+        raise ParameterError(
+            f"experiment {name!r} runs the paper's own instances: it takes no trace or jobs"
+        )
+    if jobs is not None and jobs < 1:
+        raise ParameterError(f"jobs must be >= 1, got {jobs}")
+    config = ExperimentConfig(repetitions, seed, quick, trace, jobs)
     table, chart = experiment.run(config, progress or (lambda k: None))
     out = Path(out)
     written = [write_table(table, out / f"{name}.parquet")]

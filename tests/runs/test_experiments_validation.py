@@ -1,0 +1,80 @@
+"""The validation ladder (issue 18): recorded waits, the traced machine, one VO feature a step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim import VOModel
+from vosim.errors import ParameterError, TraceFormatError
+from vosim.market.synthetic import swf_frame
+from vosim.runs.cli import main
+from vosim.runs.experiments import run_experiment
+from vosim.runs.experiments.validation import COLUMNS, STEPS, recorded_summary
+
+NASA = "NASA-iPSC-1993-3.1-cln"
+
+
+def test_recorded_row_is_the_traces_own_record():
+    # 3 jobs on 4 processors: waits 0, 10, 20 s; runs 100, 5, 40 s on 4, 1, 2 processors
+    frame = swf_frame(
+        np.array([0.0, 50.0, 100.0]),
+        np.array([4, 1, 2]),
+        np.array([100.0, 5.0, 40.0]),
+        np.array([100.0, 5.0, 40.0]),
+        np.array([1, 2, 1]),
+        nodes=4,
+        note="test",
+    )
+    frame["wait_time"] = [0, 10, 20]
+    s = recorded_summary(frame)
+    assert s["jobs"] == 3 and s["completed"] == 3
+    assert s["mean_wait"] == pytest.approx(10.0)
+    # bounded slowdown max(1, (w + r) / max(r, 10)): 1, 15 / 10, 60 / 40
+    assert s["mean_bounded_slowdown"] == pytest.approx((1 + 1.5 + 1.5) / 3)
+    # busy 400 + 5 + 80 processor-seconds over 4 processors x (160 - 0) s
+    assert s["utilization"] == pytest.approx(485 / (4 * 160))
+    frame["wait_time"] = -1  # unknown everywhere: nothing to report
+    with pytest.raises(TraceFormatError, match="wait"):
+        recorded_summary(frame)
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("validation")
+    run_experiment("validation", out, quick=True, seed=2, trace=NASA, jobs=80)
+    return pd.read_parquet(out / "validation.parquet"), out
+
+
+def test_every_step_runs_once_in_order(ladder):
+    table, out = ladder
+    assert list(table.columns) == list(COLUMNS)
+    assert table["step"].tolist() == [s for s, _, _ in STEPS]
+    recorded = table.iloc[0]  # NASA-iPSC records no waits (field 3 is -1)
+    assert recorded["jobs"] == 0 and np.isnan(recorded["mean_wait"])
+    assert (table["jobs"].iloc[1:] == 80).all()
+    assert {p.name for p in out.iterdir()} >= {"validation.csv", "validation.html"}
+    machine = table[table["step"].str.startswith("machine")]
+    assert (machine["completed_share"] == 1.0).all()  # the traced machine runs every job
+    assert not machine["mean_wait_lower_bound"].any()
+
+
+def test_the_css_step_is_the_default_scenario(ladder):
+    """Step '+ CSS' adds nothing beyond vosim run's defaults: the same numbers."""
+    table, _ = ladder
+    row = table.set_index("step").loc["+ CSS"]
+    model = VOModel(trace=NASA, jobs=80, rng=2)
+    model.run()
+    s = model.summary(model.job_frame(), model.cycle_frame())
+    assert row["completed_share"] == s["completed"] / 80
+    assert row["mean_wait"] == pytest.approx(s["mean_wait"], rel=1e-12)
+    assert row["utilization"] == pytest.approx(s["utilization"], rel=1e-12)
+
+
+def test_a_trace_is_refused_where_an_experiment_has_its_own_instances(tmp_path, capsys):
+    with pytest.raises(ParameterError, match="takes no trace"):
+        run_experiment("aep-fig1-3", tmp_path, quick=True, trace=NASA)
+    assert main(["experiment", "aep-fig1-3", "--trace", NASA, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "takes no trace" in err and "Traceback" not in err
