@@ -245,7 +245,7 @@ _METRICS = {
 }
 
 
-_LABELS = {"mean_wait": ",.0f", "mean_bounded_slowdown": ",.1f"}
+_LABELS = {"mean_wait": ".3~s", "mean_bounded_slowdown": ".3~s"}
 
 
 def chart(table: pd.DataFrame, trace: str, jobs: int) -> alt.TopLevelMixin:
