@@ -191,3 +191,20 @@ def test_processors_are_not_offered_off_the_machine():
     """With owners' local load or distinct nodes the count form is not offered (slots are read)."""
     model = VOModel(trace="UniLu-Gaia-2014-2", jobs=50, policy="easy", rng=3)
     assert not model.metascheduler.offers.counted
+
+
+def test_a_slot_short_by_rounding_only_gets_a_span_inside_it():
+    """At t = 1e8 a slot ``[t + L/2, t + L)`` is shorter than ``L/2`` by float rounding: the
+    span is clipped to the slot (hypothesis found ``start + d`` past its end by 2 ulp)."""
+    t, length = 1e8 + 0.1, 1e3 / 3
+    mid, end = t + length / 2, t + length
+    assert mid + length / 2 > end  # the rounding this test is about
+    sl = SlotList([Slot(k, mid, end, 0.0, 1.0) for k in (0, 1)])
+    queue = [QueuedJob(1, 2, length / 2, math.inf, "", 0.0)]
+    state = CycleState(t, end, sl, queue)
+    for policy in (EASY(), FCFS()):
+        decisions = policy.decide(state)
+        assert decisions == policy.decide_by_nodes(state)
+    window = windows.earliest_window(sl, queue[0], t)
+    assert window is not None and all(s.end <= end for s in window.slots)
+    sl.cut(window.slots)  # inside the free slots: no SlotError

@@ -96,7 +96,7 @@ def window_at(slots: SlotList, start: float, job: QueuedJob) -> Window | None:
         Slot(
             int(slots.node[k]),
             start,
-            start + float(d[k]),
+            min(start + float(d[k]), float(slots.end[k])),  # a slot short by rounding only
             float(slots.price[k]),
             float(slots.performance[k]),
         )
@@ -448,8 +448,18 @@ class IdenticalSlots:
         """The window cost as :func:`window_at` sums it (``n`` equal terms, numpy's sum)."""
         return float(np.full(n, self.price * d).sum())
 
-    def _window(self, nodes: list[int], start: float, d: float, cost: float) -> Window:
-        spans = _equal_slots(nodes, start, start + d, self.price, self.performance)
+    def _window(
+        self, parts: list[tuple[np.ndarray, float]], start: float, d: float, cost: float
+    ) -> Window:
+        """The window over ``(processor ids, their slots' end)`` parts.
+
+        Each span is ``[start, start + d)`` clipped to its slot's end (a slot shorter by float
+        rounding only).
+        """
+        spans = ()
+        for nodes, end in parts:
+            stop = min(start + d, end)
+            spans += _equal_slots(nodes.tolist(), start, stop, self.price, self.performance)
         return Window(slots=spans, start=start, runtime=d, cost=cost)
 
     def take_now(self, job: QueuedJob) -> Window | None:
@@ -480,16 +490,16 @@ class IdenticalSlots:
         if cost > job.budget * (1 + _EPS):
             return None
         if len(usable) == 1:
-            taken = usable[0].take(n)
+            parts = [(usable[0].take(n), usable[0].end)]
         else:  # the head's processors (end T < E) first: the least end slack
             first, second = usable
             if not first.end - (t + d) < second.end - (t + d):
                 raise NotIdentical(f"job {job.index}: end slacks equal in floats")
             a = min(n, first.free)
-            taken = np.concatenate([first.take(a), second.take(n - a)])
+            parts = [(first.take(a), first.end), (second.take(n - a), second.end)]
         if not self._held and self.end > t + d:  # its slots go on as [t + d, E)
-            self._taken.append((t + d, taken))
-        return self._window(taken.tolist(), t, d, cost)
+            self._taken.append((t + d, np.concatenate([ids for ids, _ in parts])))
+        return self._window(parts, t, d, cost)
 
     def hold_head(self, job: QueuedJob) -> float | None:
         """EASY's shadow time: :func:`earliest_window` ``(slots, job, t)``, set aside.
