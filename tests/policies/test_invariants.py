@@ -103,11 +103,13 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
     ],
     ids=["first-fit", "alternatives", "demand", "accounts", "availability", "patience"],
 )
-def test_the_cyclic_schemes_queue_is_the_metaschedulers(options):
+def test_the_cyclic_schemes_queue_is_the_metaschedulers(options, until_last_submission):
     """The CSS keeps its own queue (request classes or an index array) between cycles, fed by
     the jobs that arrived and emptied by its reservations; after every cycle it holds exactly
-    the jobs the metascheduler counts as waiting."""
-    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=400, rng=5, **options)
+    the jobs the metascheduler counts as waiting. (The runs stop at the last submission plus
+    L: a drain adds only cycles of a queue that no longer changes but by withdrawals.)"""
+    kwargs = dict(trace="UniLu-Gaia-2014-2", jobs=400, rng=5, **options)
+    model = VOModel(**kwargs, horizon=until_last_submission(**kwargs))
     ms, css = model.metascheduler, model.metascheduler.scheduler
     record, checked = model.record_cycle, []
 
