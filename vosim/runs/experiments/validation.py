@@ -197,6 +197,22 @@ def run(
     The trace is ``config.trace`` (default :data:`DEFAULT_TRACE`), its first ``config.jobs``
     jobs (default 2,000; 300 with ``quick``). Repetition ``r`` of every model step uses seed
     ``config.seed + r`` (common random numbers: the same domain in steps 4-8).
+
+    Returns
+    -------
+    (pandas.DataFrame, altair chart)
+        One row per step and repetition (:data:`COLUMNS`; waits in seconds, shares in
+        [0, 1]) and :func:`chart` of it.
+
+    Raises
+    ------
+    TraceFormatError
+        The trace is missing or not SWF (``file:line`` in the message).
+
+    References
+    ----------
+    Issue 18 of vosim (the validation ladder); Feitelson et al. (1997) for the bounded
+    slowdown; Mu'alem & Feitelson (2001) for EASY.
     """
     import time
 
@@ -212,7 +228,6 @@ def run(
                 s = _recorded_or_unknown(trace)
             else:
                 s = _model_summary(trace, arguments, seed)
-            entered = s.get("jobs_entered", s["jobs"])
             rows.append(
                 {
                     "step": step,
@@ -229,11 +244,10 @@ def run(
                     "utilization": s["utilization"],
                     "utilization_total": s["utilization_total"],
                     "seconds": time.perf_counter() - began,
-                    "entered": entered,
                 }
             )
         progress(1)
-    table = pd.DataFrame(rows).drop(columns="entered")[list(COLUMNS)]
+    table = pd.DataFrame(rows)[list(COLUMNS)]
     return table, chart(table, name, jobs)
 
 
@@ -252,7 +266,8 @@ def chart(table: pd.DataFrame, trace: str, jobs: int) -> alt.TopLevelMixin:
     """Four panels (completed share, mean wait, BSLD, utilization) across the ladder's steps.
 
     Bars are means over repetitions (labelled), dots single repetitions; the recorded row is
-    grey. Waits and slowdowns on a symmetric log scale (zero stays visible).
+    grey. Waits and slowdowns on a symmetric log scale (zero stays visible). ``table`` is
+    :func:`run`'s table; ``trace`` and ``jobs`` name it in the title. Issue 18 of vosim.
     """
     steps = [s for s, _, _ in STEPS]
     long = table.melt(
