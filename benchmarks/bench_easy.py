@@ -24,7 +24,11 @@ What is measured, side by side in one command (machines drift: compare within a 
    ``os.wait4`` in a small launcher (``_common.run_child``): a process started straight from
    this one would report at least this one's size (Linux keeps the high-water mark across
    ``exec``), and ``getrusage(RUSAGE_CHILDREN)`` gives the largest of all children so far;
-5. a table (seconds, jobs completed, completed/s, peak memory), the ratio vosim jobs/s /
+5. the Mesa floor (not part of the timed run): the number of Mesa events the vosim run
+   scheduled, and the time a bare ``mesa.Model`` takes to run as many no-op events (each
+   scheduling the next, so the event list stays short as in the run). With vosim's build and
+   parquet times it bounds the ratio any vosim work inside those events can reach;
+6. a table (seconds, jobs completed, completed/s, peak memory), the ratio vosim jobs/s /
    AccaSim jobs/s (target >= 4) and, for credibility, a sanity line: vosim's completed share,
    its mean wait and the trace's own recorded mean wait (SWF field 3) over the same jobs,
    with AccaSim's mean wait (start - submit in its schedule file) beside them.
@@ -101,6 +105,12 @@ def progress(done, total):
     print("PROGRESS " + json.dumps([time.perf_counter() - t0, done, total]), flush=True)
 
 
+try:  # Mesa's event ids count every event scheduled (an older Mesa may lack them)
+    from mesa.time.events import Event
+    ids = Event._ids
+except (ImportError, AttributeError):
+    ids = None
+e0 = next(ids) if ids else 0
 model = VOModel(
     trace="UniLu-Gaia-2014-2", jobs=jobs, machine=True, cycle_period=0, policy="easy", rng=seed
 )
@@ -110,11 +120,37 @@ if "progress" in inspect.signature(model.run).parameters:
 else:
     model.run()
 t2 = time.perf_counter()
+events = next(ids) - e0 - 1 if ids else 0
 model.job_frame().to_parquet(path)
 t3, c3 = time.perf_counter(), time.process_time()
+
+# The Mesa floor (not timed above): as many no-op events, each scheduling the next, on a
+# bare Mesa model; what the run's events cost with no vosim work in them.
+import mesa
+
+
+class Floor(mesa.Model):
+    def __init__(self, n):
+        super().__init__()
+        self.left = n
+
+    def tick(self):
+        self.left -= 1
+        if self.left > 0:
+            self.schedule_event(self.tick, after=1.0)
+
+
+floor_s = float("nan")
+if events > 0:
+    bare = Floor(events)
+    t4 = time.perf_counter()
+    bare.schedule_event(bare.tick, at=1.0)
+    bare.run_until(events + 1.0)
+    floor_s = time.perf_counter() - t4
 print("VOSIM " + json.dumps(dict(
     build_s=t1 - t0, run_s=t2 - t1, output_s=t3 - t2, total_s=t3 - t0, cpu_s=c3 - c0,
-    passes=getattr(model.metascheduler, "cycles", None), vosim=vosim.__file__)), flush=True)
+    passes=getattr(model.metascheduler, "cycles", None), events=events, floor_s=floor_s,
+    vosim=vosim.__file__)), flush=True)
 """
 
 
@@ -287,6 +323,10 @@ def run_vosim(tree: Path, jobs: int | None, seed: int, out: Path, timeout: float
         mean_wait=float(frame.loc[done, "waiting_time"].mean()),
         completed_ids=frame.loc[done, "job_id"].to_numpy(),
         parquet=parquet,
+        build_s=v["build_s"],
+        output_s=v["output_s"],
+        events=v.get("events", 0),
+        floor_s=v.get("floor_s", float("nan")),
         note=(
             f"build {v['build_s']:.2f} + run {v['run_s']:.2f} + parquet {v['output_s']:.2f} s; "
             f"{', '.join(f'{c} {s}' for s, c in states.items() if c)}; {v['passes']} passes; "
@@ -486,6 +526,18 @@ def main(argv: list[str] | None = None) -> int:
                 f"{s.label} / AccaSim, jobs completed per second: {ratio:.2f} "
                 f"(target >= {TARGET:g}: {verdict})"
             )
+    b = current.best
+    if b is not None and b["events"] > 0 and acc.best is not None:
+        # What Mesa alone costs: the ratio no vosim work can beat with these events.
+        least = b["floor_s"] + b["build_s"] + b["output_s"]
+        print(
+            f"Mesa floor: the run scheduled {b['events']:,} Mesa events; a bare Mesa model "
+            f"runs as many no-op events in {b['floor_s']:.2f} s "
+            f"({b['floor_s'] / b['events'] * 1e6:.1f} us each). With vosim's build "
+            f"({b['build_s']:.2f} s) and parquet output ({b['output_s']:.2f} s), the best "
+            f"ratio reachable with these events is {acc.best['seconds'] / least:.2f} "
+            f"(AccaSim {acc.best['seconds']:.2f} s / {least:.2f} s)"
+        )
     if previous is not None and current.rate and previous.rate:
         print(
             f"{current.label} / {previous.label}: {current.rate / previous.rate:.2f}x; same job "
