@@ -179,9 +179,9 @@ class VOModel(mesa.Model):
         :mod:`vosim.policies.replan`), so no job ever starts later than first reserved (issue
         18; conservative backfilling does this itself). ``"never"``: a reservation stays where
         it was made, as in the papers' single-cycle scheme (the ``aep`` and
-        ``vo-preferences`` presets). Not yet with ``availability``: there reservations stay
-        where they were made whatever ``replan`` says (a search every pass took minutes on
-        200 NASA jobs, and the freed-time shortcut is not proven under failures).
+        ``vo-preferences`` presets). With ``availability`` a move must also keep the
+        window's predicted ``P_a^w`` no lower, and the moved job's interruption is drawn
+        again for its new window.
     machine : bool
         Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
         processors (performance ``reference_performance``, one price, one owner), no local
