@@ -209,10 +209,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the VO model on an SWF trace and write jobs, cycles, summary and a chart",
         description=(
             "Run the VO model on an SWF workload trace. Writes to --out: jobs.parquet (one row "
-            "per job read; Batsim _jobs.csv column names plus vosim's own), cycles.parquet (one "
-            "row per scheduling cycle), summary.json and chart.html/.png (utilization and queue "
-            "length over time). Every job ends completed, rejected (with a reason) or unfinished "
-            "at the horizon. Times are model time units = trace seconds. Every option below but "
+            "per job read; Batsim _jobs.csv column names plus vosim's own), tasks.parquet (one "
+            "row per task that ran), cycles.parquet (one row per scheduling cycle), summary.json "
+            "and chart.html/.png (utilization and queue length over time). With no --horizon the "
+            "run drains: every job ends completed, rejected (never runnable here) or withdrawn "
+            "(its user left, or it waited past --patience), each with its reason; with "
+            "--horizon, jobs still waiting or running then end unfinished. Times are model time "
+            "units = trace seconds. Every option below but "
             "--preset, --seed, --out, --csv and --quiet is a VOModel parameter (vosim.scenario "
             "declares them; sweep files use the same names with _); --preset NAME starts from a "
             "named preset and the options given override it."
