@@ -222,7 +222,7 @@ def test_availability_off_means_no_failures(nasa_run):
 
 
 def test_vo_criterion_availability_applies_to_every_job():
-    model = VOModel(trace=NASA, jobs=15, rng=5, availability=True, vo_criterion="availability")
+    model = VOModel(trace=NASA, jobs=40, rng=5, availability=True, vo_criterion="availability")
     model.run()
     attempts = model.attempt_frame()
     assert len(attempts) > 0
@@ -371,7 +371,7 @@ def test_churn_parameters_are_checked():
 def test_availability_policy_is_named_and_equals_the_css_with_the_vo_criterion():
     """``policy="availability"`` is recorded as such and schedules as the CSS whose VO criterion
     is availability (every job searched for its maximum-``P_a^w`` window)."""
-    common = dict(trace="NASA-iPSC-1993-3.1-cln", jobs=25, availability=True, rng=4)
+    common = dict(trace="NASA-iPSC-1993-3.1-cln", jobs=60, availability=True, rng=4)
     named = VOModel(policy="availability", **common)
     plain = VOModel(policy="css", vo_criterion="availability", **common)
     assert named.policy_name == "availability"

@@ -262,7 +262,7 @@ def test_interrupted_windows_credit_the_unused_part_back(monkeypatch):
     monkeypatch.setattr(UserAgent, "charge", spy_charge)
     model = VOModel(
         trace=NASA,
-        jobs=30,
+        jobs=60,
         availability=True,
         global_load=0.05,
         budget_period=1e9,

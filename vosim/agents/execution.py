@@ -204,8 +204,6 @@ class Execution:
                     for s, end in zip(job.window.slots, job.task_ends, strict=True)
                 ],
             )
-            # [now, s.end) is free again (as at an early end): reservations may move there
-            self.freed.update([s.node for s in job.window.slots if s.end > now])
             job.failures += 1
             job.state = "waiting"
             job.window = None

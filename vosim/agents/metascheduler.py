@@ -83,13 +83,15 @@ class MetaschedulerAgent(mesa.Agent):
         self.event_driven = event_driven
         if replan not in REPLAN_MODES:
             raise ValueError(f"replan must be one of {', '.join(REPLAN_MODES)}, got {replan!r}")
-        #: Re-plans unstarted reservations before each pass (``None``: never, or the policy
-        #: does it itself). Static: nothing but the VO's own early ends, interruptions and
-        #: cancellations frees time before a reservation, so only reservations that may move
-        #: are searched.
+        #: Re-plans unstarted reservations before each pass (``None``: never, the policy
+        #: does it itself, or utilization uncertainty is on: not supported yet). Static:
+        #: nothing but the VO's own early ends frees time before a reservation, so only
+        #: reservations that may move are searched.
         self.replanner = (
             Replanner(static=model.pricing_policy == "fixed" and model.owner_exit_revenue is None)
-            if replan == "always" and not getattr(scheduler, "replans", False)
+            if replan == "always"
+            and not getattr(scheduler, "replans", False)
+            and not model.availability
             else None
         )
         self._pass_at = -math.inf  # time of the pass already scheduled (event driven)

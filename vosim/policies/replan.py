@@ -267,18 +267,12 @@ class Replanned:
         The unstarted reservations after the moves, in priority order.
     freed : numpy.ndarray of int, shape (k,)
         Nodes of the moved jobs' old windows (sorted, unique): their reserved time is free.
-    unsafe : frozenset of int
-        Indices of the jobs whose earlier window was found but not taken because its
-        ``P_a^w`` was lower than their window's: ``P_a^w`` changes with the pass time, so
-        such a reservation must be searched again next pass (not left to the static
-        shortcut).
     """
 
     decisions: Decisions
     slots: SlotList | None
     reserved: list[tuple[QueuedJob, Window]]
     freed: np.ndarray
-    unsafe: frozenset[int] = frozenset()
 
 
 def replan(
@@ -326,7 +320,6 @@ def replan(
     gained = _NONE if freed is None else freed
     cached: tuple = (None, None, None)  # (near, slots, near's rows of slots)
     first: np.ndarray | None = None  # _may_use of each reservation before any move
-    unsafe: set[int] = set()  # a window found, refused for its lower P_a^w
     for i, (job, old) in enumerate(state.reserved):
         if slots is None:
             slots = state.slots
@@ -348,7 +341,6 @@ def replan(
         if window is not None and state.availability is not None:
             schedule = state.availability
             if window_availability(window, schedule) < window_availability(old, schedule):
-                unsafe.add(job.index)
                 window = None
         if window is None:
             out.append((job, old))
@@ -359,11 +351,9 @@ def replan(
         moved.extend(s.node for s in old.slots)
         out.append((job, window))
     decisions.stats["moved"] = len(decisions.reserve)
-    unsafe_ = frozenset(unsafe)
     if not moved:
-        return Replanned(decisions.settle(), None, out, _NONE, unsafe_)
-    freed_now = np.unique(np.asarray(moved, dtype=np.int64))
-    return Replanned(decisions.settle(), slots, out, freed_now, unsafe_)
+        return Replanned(decisions.settle(), None, out, _NONE)
+    return Replanned(decisions.settle(), slots, out, np.unique(np.asarray(moved, dtype=np.int64)))
 
 
 def _given(state: CycleState, name: str) -> Any:
@@ -391,9 +381,7 @@ class Replanner:
         otherwise, and after a budget refresh, every reservation is searched in full. Both
         give the same moves on a static market (a test compares them). Per-period accounts
         do not break this: a move costs at most the held window, so a balance never enables
-        one. Nor does utilization uncertainty: interruptions free time as early ends do, and
-        a reservation whose earlier window was refused for its lower ``P_a^w`` (which changes
-        with the pass time) is searched in full again (:class:`Replanned`'s ``unsafe``).
+        one.
 
     Attributes
     ----------
@@ -434,7 +422,7 @@ class Replanner:
             result = replan(state)  # time or money may have appeared anywhere: search all
         else:
             result = replan(state, lambda job, w: seen.get(job.index) is w, state.freed)
-        self._seen = {job.index: w for job, w in result.reserved if job.index not in result.unsafe}
+        self._seen = {job.index: w for job, w in result.reserved}
         moves = result.decisions
         if result.slots is None:
             decisions = policy.decide(state)
