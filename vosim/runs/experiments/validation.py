@@ -32,6 +32,7 @@ the resources' time (the recorded and machine rows: processors; the VO rows: nod
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 
 import altair as alt
@@ -214,8 +215,6 @@ def run(
     Issue 18 of vosim (the validation ladder); Feitelson et al. (1997) for the bounded
     slowdown; Mu'alem & Feitelson (2001) for EASY.
     """
-    import time
-
     name = config.trace or DEFAULT_TRACE
     jobs = config.jobs or (300 if config.quick else 2000)
     trace = load_trace(name, jobs, np.random.default_rng(config.seed))
