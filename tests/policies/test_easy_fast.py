@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from vosim.core.windows import Spans, Window
 from vosim.market.slots import Slot, SlotList
 from vosim.model import VOModel
 from vosim.policies import windows
@@ -119,16 +121,22 @@ def test_counts_are_used_on_valid_jobs():
     assert fast.stats["shadow_time"] == 8.0
 
 
-def test_equal_slots_are_the_constructors(monkeypatch):
-    """The count form's spans, built field by field, are the frozen Slots of the constructor."""
-    got = windows._equal_slots([3, 1], 2.0, 5.0, 1.5, 6.0)
+def test_spans_read_as_the_tuple_of_slots_they_stand_for():
+    """The count form's windows hold their spans as columns; they read as the Slot tuple."""
+    cols = (np.array([3, 1]), np.full(2, 2.0), np.full(2, 5.0), np.full(2, 1.5), np.full(2, 6.0))
+    got = Spans(*cols)
     want = (Slot(3, 2.0, 5.0, 1.5, 6.0), Slot(1, 2.0, 5.0, 1.5, 6.0))
-    assert got == want and [hash(s) for s in got] == [hash(s) for s in want]
+    assert got == want and want == got and hash(got) == hash(want)
+    assert tuple(got) == want and got[1] == want[1] and len(got) == 2
     assert repr(got[0]) == repr(want[0]) and got[0].length == 3.0
+    assert type(got[0].node) is int and type(got[0].end) is float
+    assert Spans.of(want) == got and Spans.of(got) is got
+    assert got != Spans(np.array([3, 1]), *cols[1:3], np.full(2, 1.0), cols[4])
+    w = Window(slots=got, start=2.0, runtime=3.0, cost=9.0)
+    assert w == Window(slots=want, start=2.0, runtime=3.0, cost=9.0)
+    assert pickle.loads(pickle.dumps(w)) == w and w.nodes == (3, 1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         got[0].node = 4
-    monkeypatch.setattr(windows, "_SLOT_SETTERS", None)  # the fallback: the constructor
-    assert windows._equal_slots([3, 1], 2.0, 5.0, 1.5, 6.0) == want
 
 
 @pytest.mark.parametrize("policy", ["easy", "fcfs"])
@@ -167,9 +175,10 @@ def test_processors_are_the_slot_lists_count_form(monkeypatch):
         assert counted is not None
         from_slots = IdenticalSlots.of(state.slots, state.time)
         if from_slots is None:  # no free slot at all in [t, t + L)
-            assert counted[3].size == 0 and counted[4][0].size == 0
+            assert counted[3].size == 0 and counted[4]()[0].size == 0
         else:
-            end, price, perf, free, (later_start, later_node) = counted
+            end, price, perf, free, later = counted
+            later_start, later_node = later()
             assert (end, price, perf) == (from_slots.end, from_slots.price, from_slots.performance)
             np.testing.assert_array_equal(free, from_slots.groups[0].nodes)
             want_start, want_node = from_slots.later()

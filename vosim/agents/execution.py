@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
-from collections import Counter
 from collections.abc import Callable
 
 import mesa
@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.allocators.base import Window
+from vosim.core.windows import Spans
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.uncertainty import local_jobs_schedule, sample_interruption, window_availability
 from vosim.market.workload import Job
@@ -76,6 +77,8 @@ class Execution:
         self._attempt_row: dict[int, int] = {}  # job index -> row of model.attempts
         # tasks that ended: (job id, attempt, nodes, start, ends, prices, costs) per window
         self._tasks: list[tuple] = []
+        #: The owner of each node (position in ``model.owners``), by node id.
+        self._owner_id = np.array([o.owner_id for o in model.owner_of_node], dtype=np.int64)
 
     def cancel(self, job: Job) -> None:
         """Cancel ``job``'s unstarted reservation: nodes released, nothing paid.
@@ -85,8 +88,9 @@ class Execution:
         model = self.model
         self.running.remove(job)
         self._stopped[job.job_id, job.attempt] = model.time  # its busy events lapse
-        self._release(job, [s.start for s in job.window.slots])
-        self.freed.update([s.node for s in job.window.slots])
+        spans = job.window.spans
+        self._release(job, spans.start)
+        self.freed.update(spans.node.tolist())
         self._return_hold(job, job.window.cost)
         row = self._attempt_row.pop(job.index, None)
         if row is not None:  # its draw never comes: the attempt moved, it did not fail
@@ -111,10 +115,13 @@ class Execution:
         predicted = window_availability(window, uncertain)
         job.predicted_availability = predicted
         fail = math.inf
-        for s, end in zip(window.slots, job.task_ends, strict=True):
+        spans = window.spans
+        for node, stop, end in zip(
+            spans.node.tolist(), spans.end.tolist(), job.task_ends, strict=True
+        ):
             fail = min(
                 fail,
-                sample_interruption(uncertain, s.node, window.start, min(s.end, end), model.rng),
+                sample_interruption(uncertain, node, window.start, min(stop, end), model.rng),
             )
         self._attempt_row[job.index] = len(model.attempts)
         model.attempts.append(
@@ -139,31 +146,35 @@ class Execution:
         if model.budget_period is not None:  # per-period account (vosim's extension)
             model.users[model.job_user_index[job.index]].charge(window.cost)
             job.held_in = model.budget_periods
+        if not isinstance(window.slots, Spans):  # held as columns from here on
+            window = dataclasses.replace(window, slots=window.spans)
         job.window = window
         job.state = "scheduled"
         job.start = window.start
         # The job runs run_time on a reference-performance node; on node i it takes
         # run_time * p_ref / p_i, and the job ends with its slowest task.
         work = job.run_time * model.reference_performance
-        start, slots = window.start, window.slots
-        ends = [start + work / s.performance for s in slots]
-        job.task_ends = tuple(ends)
-        job.finish = max(ends)
-        nodes = [s.node for s in slots]
-        self.reserved_until[nodes] = [s.end for s in slots]
+        start, spans = window.start, window.spans
+        nodes = spans.node
+        ends = start + work / spans.performance
+        job.task_ends = tuple(ends.tolist())
+        job.finish = float(ends.max())
+        self.reserved_until[nodes] = spans.end
         self.ahead = self.ahead or start > model.time
         for owner, at, _ in self._by_owner(nodes):
-            owner.reserve([nodes[i] for i in at], start, [slots[i].end for i in at], job.job_id)
+            owner.reserve(nodes[at], start, spans.end[at], job.job_id)
         self.running.append(job)
         job.attempt += 1
         # tasks keep their nodes busy over [start, end): one event per job start and per
         # distinct task end, carrying the count
         events, key = self._busy_events, (job.job_id, job.attempt)
-        heapq.heappush(events, (start, len(ends), *key))
-        for end, count in (
-            [(ends[0], len(ends))] if ends.count(ends[0]) == len(ends) else Counter(ends).items()
-        ):
-            heapq.heappush(events, (end, -count, *key))
+        heapq.heappush(events, (start, nodes.size, *key))
+        if job.finish == ends.min():
+            heapq.heappush(events, (job.finish, -nodes.size, *key))
+        else:
+            distinct, counts = np.unique(ends, return_counts=True)
+            for end, count in zip(distinct.tolist(), counts.tolist(), strict=True):
+                heapq.heappush(events, (end, -count, *key))
         fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
         if fail < job.finish:
             heapq.heappush(self._failures, (fail, job.job_id, job.attempt, job))
@@ -197,13 +208,8 @@ class Execution:
                 if job.start <= now < end:
                     heapq.heappush(self._busy_events, (now, -1, job.job_id, job.attempt))
             ran = max(now, job.start)
-            job.paid_for_failures += self._settle(
-                job,
-                [
-                    min(s.end, end, ran)
-                    for s, end in zip(job.window.slots, job.task_ends, strict=True)
-                ],
-            )
+            stops = np.minimum(job.window.spans.end, job.task_ends)
+            job.paid_for_failures += self._settle(job, np.minimum(stops, ran))
             job.failures += 1
             job.state = "waiting"
             job.window = None
@@ -224,16 +230,14 @@ class Execution:
             self.completed += 1
             self.running.remove(job)
             # Task on node i ends after run_time * p_ref / p_i, never past its slot.
-            slots = job.window.slots
-            job.paid = self._settle(
-                job, [min(s.end, end) for s, end in zip(slots, job.task_ends, strict=True)]
-            )
+            spans = job.window.spans
+            job.paid = self._settle(job, np.minimum(spans.end, job.task_ends))
             # [now, s.end) is free again: waiting jobs may fit
-            self.freed.update([s.node for s in slots if s.end > now])
+            self.freed.update(spans.node[spans.end > now].tolist())
             self.request_pass()
 
-    def _settle(self, job: Job, ends: list[float]) -> float:
-        """End ``job``'s tasks at ``ends`` (one per window slot): pay, log, release.
+    def _settle(self, job: Job, ends: np.ndarray) -> float:
+        """End ``job``'s tasks at ``ends`` (one per window slot, shape (n,)): pay, log, release.
 
         Each task occupied its node over ``[window start, end)``; its cost is the node's price
         times that time, paid to the node's owner. Under per-period accounts the user gets
@@ -247,15 +251,13 @@ class Execution:
         Preferences §2 (a window's cost is the sum of its slots' price times time).
         """
         window = job.window
-        slots, start = window.slots, window.start
-        prices = [s.price for s in slots]
-        costs = [p * (end - start) for p, end in zip(prices, ends, strict=True)]
-        nodes = [s.node for s in slots]
-        for owner, _, paid in self._by_owner(nodes, costs):
+        spans, start = window.spans, window.start
+        costs = spans.price * (ends - start)
+        for owner, _, paid in self._by_owner(spans.node, costs):
             owner.earn(paid)
-        paid = math.fsum(costs)
+        paid = math.fsum(costs.tolist())
         self._return_hold(job, window.cost - paid)
-        self._tasks.append((job.job_id, job.attempt, nodes, start, ends, prices, costs))
+        self._tasks.append((job.job_id, job.attempt, spans.node, start, ends, spans.price, costs))
         self._release(job, ends)
         return paid
 
@@ -273,34 +275,32 @@ class Execution:
             if amount > 0:  # the balance grew: jobs that could not pay may now
                 model.metascheduler.budgets_refreshed()
 
-    def _by_owner(self, nodes: list[int], costs: list[float] | None = None):
+    def _by_owner(self, nodes: np.ndarray, costs: np.ndarray | None = None):
         """Group a window's slots by owner: ``(owner, positions, sum of costs)`` per owner.
 
-        ``nodes`` are the slots' node ids in window order; ``costs`` (optional) one amount
-        per slot, summed per owner in that order.
+        ``nodes`` are the slots' node ids in window order, shape (n,); ``costs`` (optional)
+        one amount per slot, shape (n,), summed exactly (``math.fsum``) per owner. Owners come
+        in the order of their first slot; ``positions`` index ``nodes``.
         """
-        owner_of = self.model.owner_of_node
-        first = owner_of[nodes[0]]
-        if len(self.model.owners) == 1 or all(owner_of[k] is first for k in nodes):
-            return [(first, range(len(nodes)), math.fsum(costs) if costs else 0.0)]
-        groups: dict[int, list[int]] = {}
-        for i, k in enumerate(nodes):
-            groups.setdefault(owner_of[k].owner_id, []).append(i)
-        return [
-            (
-                self.model.owners[o],
-                at,
-                math.fsum(costs[i] for i in at) if costs else 0.0,
-            )
-            for o, at in groups.items()
-        ]
+        model = self.model
+        ids = None if len(model.owners) == 1 else self._owner_id[nodes]
+        if ids is None or (ids == ids[0]).all():  # one owner: no grouping
+            total = math.fsum(costs.tolist()) if costs is not None else 0.0
+            return [(model.owners[0 if ids is None else int(ids[0])], slice(None), total)]
+        _, at = np.unique(ids, return_index=True)
+        groups = []
+        for o in ids[np.sort(at)].tolist():
+            where = np.flatnonzero(ids == o)
+            total = math.fsum(costs[where].tolist()) if costs is not None else 0.0
+            groups.append((model.owners[o], where, total))
+        return groups
 
-    def _release(self, job: Job, ends: list[float]) -> None:
-        """End ``job``'s reserved spans at ``ends`` (one per window slot), owner by owner."""
-        nodes = [s.node for s in job.window.slots]
+    def _release(self, job: Job, ends: np.ndarray) -> None:
+        """End ``job``'s reserved spans at ``ends`` (one per window slot, shape (n,))."""
+        nodes = job.window.spans.node
         self.reserved_until[nodes] = ends
         for owner, at, _ in self._by_owner(nodes):
-            owner.release([nodes[i] for i in at], job.job_id, [ends[i] for i in at])
+            owner.release(nodes[at], job.job_id, ends[at])
 
     def task_frame(self) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.
@@ -329,9 +329,8 @@ class Execution:
                 }
             )
         frame = frame.astype({"job_id": np.int64, "attempt": np.int64, "resource": np.int64})
-        owner = np.array([o.owner_id for o in self.model.owner_of_node], dtype=np.int64)
         frame.insert(3, "node", frame["resource"].to_numpy())
-        frame.insert(4, "owner", owner[frame["resource"].to_numpy()])
+        frame.insert(4, "owner", self._owner_id[frame["resource"].to_numpy()])
         return frame
 
     def processors(
@@ -341,20 +340,25 @@ class Execution:
 
         Valid when every node is identical (one ``price``, one ``performance``) and holds no
         busy time but VO tasks, as on the traced machine; the caller checks that. Returns
-        ``(until, price, performance, free, (later_start, later_node))`` as
+        ``(until, price, performance, free, later)`` as
         :attr:`~vosim.policies.base.CycleState.processors` describes it (``O(m)`` numpy work
-        for ``m`` nodes), or ``None`` once a window was ever reserved to start after its pass
+        for ``m`` nodes; ``later`` a callable returning ``(later_start, later_node)``, sorted
+        when first called), or ``None`` once a window was ever reserved to start after its pass
         (a node may then hold two reservations, which one end per node does not describe) or
         for an infinite ``until``.
         """
         if self.ahead or not math.isfinite(until):
             return None
-        ends = self.reserved_until
+        ends = self.reserved_until.copy()  # as at this pass, whenever later() is called
         free = np.flatnonzero(ends <= now)
-        later = np.flatnonzero((ends > now) & (ends < until))
-        order = np.argsort(ends[later], kind="stable")  # by release time, ties by id
-        later = later[order]
-        return until, price, performance, free, (ends[later], later)
+
+        def later() -> tuple[np.ndarray, np.ndarray]:
+            # read by EASY's shadow time only, a small share of the passes: sorted on demand
+            at = np.flatnonzero((ends > now) & (ends < until))
+            at = at[np.argsort(ends[at], kind="stable")]  # by release time, ties by id
+            return ends[at], at
+
+        return until, price, performance, free, later
 
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier).

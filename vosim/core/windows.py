@@ -7,8 +7,9 @@ Types below both :mod:`vosim.market` (workloads make requests and hold reserved 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from vosim.core.results import Status
 from vosim.core.slots import Slot
 from vosim.errors import RequestError
 
-__all__ = ["ResourceRequest", "Window", "Allocation"]
+__all__ = ["ResourceRequest", "Spans", "Window", "Allocation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +89,115 @@ class ResourceRequest:
         return np.full(performance.shape, float(self.time))
 
 
+class Spans(Sequence[Slot]):
+    """A window's slots held as numpy columns: a sequence of :class:`Slot` without the objects.
+
+    Reads as the tuple of :class:`Slot` it stands for (length, indexing, iteration, equality
+    and hash are the tuple's; the objects are made on the first such read and kept), while the
+    columns serve code that works on all spans at once (the metascheduler reserving, settling
+    and releasing a window: ``O(1)`` numpy calls instead of ``O(n)`` Python per window).
+
+    Parameters
+    ----------
+    node : numpy.ndarray of int, shape (n,)
+        Node (processor) id of each span.
+    start, end : numpy.ndarray of float, shape (n,)
+        Each span ``[start_i, end_i)``, model time units.
+    price : numpy.ndarray of float, shape (n,)
+        Price per time unit of each span's node, cost units.
+    performance : numpy.ndarray of float, shape (n,)
+        Performance of each span's node (> 0).
+
+    The columns are not copied: the caller gives arrays it does not modify afterwards.
+
+    References
+    ----------
+    AEP §2.1 (a window is ``n`` slots, one per node, that start together).
+
+    Examples
+    --------
+    >>> sp = Spans(np.array([3, 5]), np.zeros(2), np.array([4.0, 5.0]), np.ones(2), np.ones(2))
+    >>> sp[1], len(sp)
+    (Slot(node=5, start=0.0, end=5.0, price=1.0, performance=1.0), 2)
+    >>> sp == (Slot(3, 0.0, 4.0, 1.0, 1.0), Slot(5, 0.0, 5.0, 1.0, 1.0))
+    True
+    """
+
+    __slots__ = ("_tuple", "end", "node", "performance", "price", "start")
+
+    def __init__(
+        self,
+        node: np.ndarray,
+        start: np.ndarray,
+        end: np.ndarray,
+        price: np.ndarray,
+        performance: np.ndarray,
+    ) -> None:
+        self.node, self.start, self.end = node, start, end
+        self.price, self.performance = price, performance
+        self._tuple: tuple[Slot, ...] | None = None
+
+    @classmethod
+    def of(cls, slots: Sequence[Slot]) -> Spans:
+        """The columns of ``slots`` (a :class:`Spans` is returned as it is)."""
+        if isinstance(slots, Spans):
+            return slots
+        n = len(slots)
+        return cls(
+            np.fromiter((s.node for s in slots), dtype=np.int64, count=n),
+            np.fromiter((s.start for s in slots), dtype=float, count=n),
+            np.fromiter((s.end for s in slots), dtype=float, count=n),
+            np.fromiter((s.price for s in slots), dtype=float, count=n),
+            np.fromiter((s.performance for s in slots), dtype=float, count=n),
+        )
+
+    def as_tuple(self) -> tuple[Slot, ...]:
+        """The spans as :class:`Slot` objects (made once, then kept)."""
+        if self._tuple is None:
+            cols = (self.node, self.start, self.end, self.price, self.performance)
+            self._tuple = tuple(Slot(*row) for row in zip(*(c.tolist() for c in cols), strict=True))
+        return self._tuple
+
+    def __len__(self) -> int:
+        return self.node.size
+
+    @overload
+    def __getitem__(self, i: int) -> Slot: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Slot, ...]: ...
+    def __getitem__(self, i):
+        return self.as_tuple()[i]
+
+    def __iter__(self) -> Iterator[Slot]:
+        return iter(self.as_tuple())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Spans):
+            cols = ("node", "start", "end", "price", "performance")
+            return all(np.array_equal(getattr(self, c), getattr(other, c)) for c in cols)
+        if isinstance(other, tuple):
+            return self.as_tuple() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.as_tuple())
+
+    def __repr__(self) -> str:
+        return f"Spans({self.as_tuple()!r})"
+
+    def __reduce__(self):
+        return (Spans, (self.node, self.start, self.end, self.price, self.performance))
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """A co-allocated window: ``n`` slots on distinct nodes that start together.
 
     Parameters
     ----------
-    slots : tuple of Slot
+    slots : tuple of Slot, or Spans
         The reserved spans: slot ``i`` is ``[start, start + T_i)`` on its node, with the node's
-        price and performance.
+        price and performance (:class:`Spans`: the same held as numpy columns).
     start : float
         Common start time, model time units.
     runtime : float
@@ -109,7 +210,7 @@ class Window:
     AEP §2.1–2.2: window runtime is its longest slot; cost is the sum of slot usage costs.
     """
 
-    slots: tuple[Slot, ...]
+    slots: tuple[Slot, ...] | Spans
     start: float
     runtime: float
     cost: float
@@ -125,8 +226,15 @@ class Window:
         return self.finish
 
     @property
+    def spans(self) -> Spans:
+        """The slots as numpy columns (:class:`Spans`; made from the tuple when needed)."""
+        return Spans.of(self.slots)
+
+    @property
     def nodes(self) -> tuple[int, ...]:
         """Node ids of the window's slots."""
+        if isinstance(self.slots, Spans):
+            return tuple(self.slots.node.tolist())
         return tuple(s.node for s in self.slots)
 
     @property

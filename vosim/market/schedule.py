@@ -52,18 +52,74 @@ class NodeSchedule:
         self.a = np.empty(0)
         self.b = np.empty(0)
         self.tag = np.empty(0, dtype=np.int64)
-        self._pending: list[tuple[int, float, float, int]] = []
+        self._pending: list[tuple[int, float, float, int]] = []  # rows of add()
+        self._chunks: list[tuple[np.ndarray, ...]] = []  # columns of add_many(), and rows
+        #: Shortenings not applied yet, (tag, nodes, new ends) per :meth:`shorten` call.
+        self._short: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self._short_tags: set[int] = set()
+        self._buffered = 0  # rows added since the last flush
         #: Nodes whose busy time changed (add, shorten; not prune) since the last take_dirty().
         self.dirty: set[int] = set()
 
-    def _flush(self) -> None:
+    def _rows_to_chunk(self) -> None:
+        """Move the buffered rows of :meth:`add` into a chunk (keeps the order of additions)."""
         if self._pending:
             n, a, b, t = zip(*self._pending, strict=True)
-            self.node = np.concatenate([self.node, np.asarray(n, dtype=np.int64)])
-            self.a = np.concatenate([self.a, np.asarray(a, dtype=float)])
-            self.b = np.concatenate([self.b, np.asarray(b, dtype=float)])
-            self.tag = np.concatenate([self.tag, np.asarray(t, dtype=np.int64)])
+            self._chunks.append(
+                (
+                    np.asarray(n, dtype=np.int64),
+                    np.asarray(a, dtype=float),
+                    np.asarray(b, dtype=float),
+                    np.asarray(t, dtype=np.int64),
+                )
+            )
             self._pending.clear()
+
+    def _flush(self) -> None:
+        """Apply the buffered additions, then the buffered shortenings (:meth:`shorten`)."""
+        self._rows_to_chunk()
+        if self._chunks:
+            chunks = self._chunks
+            self.node, self.a, self.b, self.tag = (
+                np.concatenate([getattr(self, f), *(c[k] for c in chunks)])
+                for k, f in enumerate(("node", "a", "b", "tag"))
+            )
+            self._chunks = []
+        self._buffered = 0
+        if self._short:
+            self._apply_shortenings()
+
+    def _apply_shortenings(self) -> None:
+        """End each buffered ``(tag, node)`` interval at its buffered end; drop empty ones.
+
+        One vectorised pass over the rows for all shortenings buffered since the last read;
+        of several ends buffered for one interval the earliest holds.
+        """
+        short, self._short = self._short, []
+        self._short_tags = set()
+        tag = np.concatenate([np.full(nodes.size, t, dtype=np.int64) for t, nodes, _ in short])
+        node = np.concatenate([nodes for _, nodes, _ in short])
+        end = np.concatenate([ends for _, _, ends in short])
+        tags, tag_at = np.unique(tag, return_inverse=True)
+        hit = np.flatnonzero(np.isin(self.tag, tags))
+        if hit.size == 0:
+            return
+        # (tag, node) as one key: the tag's rank among the buffered tags, then the node
+        width = int(max(node.max(), self.node[hit].max())) + 1
+        key = tag_at * width + node
+        order = np.lexsort((end, key))  # by key, the earliest end first
+        key, end = key[order], end[order]
+        first = np.ones(key.size, dtype=bool)
+        first[1:] = key[1:] != key[:-1]
+        key, end = key[first], end[first]
+        row_key = np.searchsorted(tags, self.tag[hit]) * width + self.node[hit]
+        at = np.minimum(np.searchsorted(key, row_key), key.size - 1)
+        match = key[at] == row_key
+        hit, at = hit[match], at[match]
+        self.b[hit] = np.minimum(self.b[hit], end[at])
+        empty = hit[self.b[hit] <= self.a[hit]]
+        if empty.size:
+            self._drop(empty)
 
     def add(self, node: int, a: float, b: float, tag: int) -> None:
         """Mark ``[a, b)`` busy on ``node`` with ``tag`` (:data:`LOCAL` or a VO job id).
@@ -71,47 +127,50 @@ class NodeSchedule:
         The caller guarantees the interval lies in free time (in a slot of this schedule).
         """
         if b > a:
+            if tag in self._short_tags:  # a shortening buffered for this tag acts first
+                self._flush()
             self._pending.append((node, a, b, tag))
+            self._buffered += 1
             self.dirty.add(node)
 
-    def add_many(self, nodes: Sequence[int], a: float, b: Sequence[float], tag: int) -> None:
-        """:meth:`add` ``[a, b_i)`` on each of ``nodes`` (sequences of one length), one ``tag``.
+    def add_many(self, nodes, a: float, b, tag: int) -> None:
+        """:meth:`add` ``[a, b_i)`` on each of ``nodes``, one ``tag``.
 
-        One call per window instead of one per task (a job's tasks start together); empty
-        spans (``b_i <= a``) are skipped as :meth:`add` skips them.
+        ``nodes`` (int) and ``b`` (model time units) are sequences or arrays of one length,
+        shape (k,). One call per window instead of one per task (a job's tasks start
+        together), buffered as columns; empty spans (``b_i <= a``) are skipped as :meth:`add`
+        skips them.
         """
-        rows = [(k, a, e, tag) for k, e in zip(nodes, b, strict=True) if e > a]
-        self._pending += rows
-        self.dirty.update([r[0] for r in rows])
+        if tag in self._short_tags:  # a shortening buffered for this tag acts first
+            self._flush()
+        nodes = np.asarray(nodes, dtype=np.int64)
+        b = np.asarray(b, dtype=float)
+        keep = b > a
+        if not keep.all():
+            nodes, b = nodes[keep], b[keep]
+        if nodes.size == 0:
+            return
+        self._rows_to_chunk()
+        self._chunks.append(
+            (nodes, np.full(nodes.size, a), b, np.full(nodes.size, tag, dtype=np.int64))
+        )
+        self._buffered += nodes.size
+        self.dirty.update(nodes.tolist())
 
     def shorten(self, tag: int, nodes, new_ends) -> None:
         """End the intervals of ``tag`` on ``nodes`` at ``new_ends`` (dropped if empty).
 
         ``nodes`` (int) and ``new_ends`` (model time units) are scalars or sequences of one
-        length, one end per node; an interval already ending earlier keeps its end. One scan
-        of the rows per call, whatever the number of nodes (a job releases all its tasks'
-        nodes at once).
+        length, one end per node; an interval already ending earlier keeps its end. Buffered
+        (``O(1)`` numpy calls) and applied at the next read of the rows, all buffered
+        shortenings in one vectorised pass (a job releases all its tasks' nodes at once, and
+        on the traced machine nothing reads the rows between most releases).
         """
-        self._flush()
         nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
-        ends = np.atleast_1d(np.asarray(new_ends, dtype=float))
+        ends = np.broadcast_to(np.asarray(new_ends, dtype=float), nodes.shape)
         self.dirty.update(nodes.tolist())
-        hit = np.flatnonzero(self.tag == tag)
-        if hit.size == 0:
-            return
-        if nodes.size == 1:  # the common case in the VO: no sort needed
-            hit = hit[self.node[hit] == nodes[0]]
-            self.b[hit] = np.minimum(self.b[hit], ends[0])
-        else:
-            order = np.argsort(nodes, kind="stable")
-            nodes, ends = nodes[order], ends[order]
-            at = np.minimum(np.searchsorted(nodes, self.node[hit]), nodes.size - 1)
-            match = nodes[at] == self.node[hit]
-            hit, at = hit[match], at[match]
-            self.b[hit] = np.minimum(self.b[hit], ends[at])
-        empty = hit[self.b[hit] <= self.a[hit]]
-        if empty.size:
-            self._drop(empty)
+        self._short.append((tag, nodes, ends))
+        self._short_tags.add(tag)
 
     def _drop(self, rows: np.ndarray) -> None:
         keep = np.ones(self.a.size, dtype=bool)
@@ -139,7 +198,7 @@ class NodeSchedule:
     @property
     def rows(self) -> int:
         """Busy intervals held, buffered ones included (ended ones until :meth:`prune`)."""
-        return self.a.size + len(self._pending)
+        return self.a.size + self._buffered
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """All busy intervals as arrays ``(node, a, b, tag)``, shape ``(r,)`` each."""

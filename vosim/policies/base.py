@@ -146,10 +146,10 @@ class CycleState:
     processors : tuple, or callable () -> tuple or None, optional
         The slot list in count form when the domain is identical processors whose only busy
         time is VO tasks started by ``t`` (the traced machine): ``(E, price, performance,
-        free, (later_start, later_node))`` with ``E`` = ``until``, ``free`` the ids of the
-        processors free at ``t`` (ascending, shape (f,)) and, for the processors busy at
-        ``t`` that free up before ``E``, their release times (ascending) and ids, ties by id,
-        shape (m - f,) each: the same slots as ``slots``, as
+        free, later)`` with ``E`` = ``until``, ``free`` the ids of the processors free at
+        ``t`` (ascending, shape (f,)) and ``later`` a tuple, or a callable returning it, of
+        the processors busy at ``t`` that free up before ``E``: their release times
+        (ascending) and ids, ties by id, shape (m - f,) each: the same slots as ``slots``, as
         :class:`~vosim.policies.windows.IdenticalSlots` reads them. ``None`` (default): not
         known in this form (read ``slots``).
 

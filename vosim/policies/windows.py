@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core.windows import Spans
 from vosim.market.slots import Slot, SlotList
 from vosim.policies.base import CycleState, QueuedJob
 
@@ -261,39 +262,6 @@ def release(slots: SlotList, window: Window) -> SlotList:
     )
 
 
-_SLOT_FIELDS = ("node", "start", "end", "price", "performance")
-#: Setters of Slot's fields (a frozen dataclass with slots): its __init__ sets each field
-#: through object.__setattr__, ~3x slower than these when a window has hundreds of spans.
-_SLOT_SETTERS = (
-    tuple(Slot.__dict__[f].__set__ for f in _SLOT_FIELDS)
-    if all(type(Slot.__dict__.get(f)).__name__ == "member_descriptor" for f in _SLOT_FIELDS)
-    else None
-)
-
-
-def _equal_slots(
-    nodes: list[int], start: float, end: float, price: float, performance: float
-) -> tuple[Slot, ...]:
-    """``Slot(k, start, end, price, performance)`` for each ``k`` in ``nodes``, as a tuple.
-
-    The same objects as the constructor makes (equal, frozen), built field by field.
-    """
-    if _SLOT_SETTERS is None:
-        return tuple(Slot(k, start, end, price, performance) for k in nodes)
-    set_node, set_start, set_end, set_price, set_perf = _SLOT_SETTERS
-    new = object.__new__
-    out = []
-    for k in nodes:
-        s = new(Slot)
-        set_node(s, k)
-        set_start(s, start)
-        set_end(s, end)
-        set_price(s, price)
-        set_perf(s, performance)
-        out.append(s)
-    return tuple(out)
-
-
 class NotIdentical(Exception):
     """A pass the count form of :class:`IdenticalSlots` does not cover (use the node form)."""
 
@@ -456,10 +424,12 @@ class IdenticalSlots:
         Each span is ``[start, start + d)`` clipped to its slot's end (a slot shorter by float
         rounding only).
         """
-        spans = ()
-        for nodes, end in parts:
-            stop = min(start + d, end)
-            spans += _equal_slots(nodes.tolist(), start, stop, self.price, self.performance)
+        node = parts[0][0] if len(parts) == 1 else np.concatenate([ids for ids, _ in parts])
+        stop = np.concatenate([np.full(ids.size, min(start + d, end)) for ids, end in parts])
+        n = node.size
+        spans = Spans(
+            node, np.full(n, start), stop, np.full(n, self.price), np.full(n, self.performance)
+        )
         return Window(slots=spans, start=start, runtime=d, cost=cost)
 
     def take_now(self, job: QueuedJob) -> Window | None:
