@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vosim.core.slots import SlotList
+from vosim.core.windows import filled
 from vosim.errors import SlotError
 from vosim.market.slots import free_slots
 
@@ -151,9 +152,7 @@ class NodeSchedule:
         if nodes.size == 0:
             return
         self._rows_to_chunk()
-        self._chunks.append(
-            (nodes, np.full(nodes.size, a), b, np.full(nodes.size, tag, dtype=np.int64))
-        )
+        self._chunks.append((nodes, filled(nodes.size, a), b, filled(nodes.size, tag, np.int64)))
         self._buffered += nodes.size
         self.dirty.update(nodes.tolist())
 
@@ -167,7 +166,9 @@ class NodeSchedule:
         on the traced machine nothing reads the rows between most releases).
         """
         nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
-        ends = np.broadcast_to(np.asarray(new_ends, dtype=float), nodes.shape)
+        ends = np.asarray(new_ends, dtype=float)
+        if ends.shape != nodes.shape:  # one end for every node
+            ends = filled(nodes.size, ends.item())
         self.dirty.update(nodes.tolist())
         self._short.append((tag, nodes, ends))
         self._short_tags.add(tag)

@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core.windows import Spans
+from vosim.core.windows import Spans, filled
 from vosim.market.slots import Slot, SlotList
 from vosim.policies.base import CycleState, QueuedJob
 
@@ -414,7 +414,7 @@ class IdenticalSlots:
 
     def _cost(self, n: int, d: float) -> float:
         """The window cost as :func:`window_at` sums it (``n`` equal terms, numpy's sum)."""
-        return float(np.full(n, self.price * d).sum())
+        return float(filled(n, self.price * d).sum())
 
     def _window(
         self, parts: list[tuple[np.ndarray, float]], start: float, d: float, cost: float
@@ -425,10 +425,10 @@ class IdenticalSlots:
         rounding only).
         """
         node = parts[0][0] if len(parts) == 1 else np.concatenate([ids for ids, _ in parts])
-        stop = np.concatenate([np.full(ids.size, min(start + d, end)) for ids, end in parts])
+        stop = np.concatenate([filled(ids.size, min(start + d, end)) for ids, end in parts])
         n = node.size
         spans = Spans(
-            node, np.full(n, start), stop, np.full(n, self.price), np.full(n, self.performance)
+            node, filled(n, start), stop, filled(n, self.price), filled(n, self.performance)
         )
         return Window(slots=spans, start=start, runtime=d, cost=cost)
 
