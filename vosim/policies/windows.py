@@ -424,7 +424,8 @@ class IdenticalSlots:
         Each span is ``[start, start + d)`` clipped to its slot's end (a slot shorter by float
         rounding only).
         """
-        node = parts[0][0] if len(parts) == 1 else np.concatenate([ids for ids, _ in parts])
+        # a copy: the ids are views of the pass's processor arrays, which it must not keep
+        node = np.concatenate([ids for ids, _ in parts])
         stop = np.concatenate([filled(ids.size, min(start + d, end)) for ids, end in parts])
         n = node.size
         spans = Spans(
