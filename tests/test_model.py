@@ -394,3 +394,9 @@ def test_a_moved_window_is_neither_a_success_nor_a_failure():
         ~attempts["succeeded"] & ~attempts["moved"] & (attempts["interrupted_at"] <= model.horizon)
     )
     assert jobs["failures"].sum() == failed.sum() > 0
+
+
+@pytest.mark.parametrize("seed", [-1, 2.5, True, "7"])
+def test_a_seed_that_numpy_would_reject_is_a_parameter_error(seed):
+    with pytest.raises(ParameterError, match="seed"):
+        VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=5, rng=seed)

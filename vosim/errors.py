@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "VosimError",
     "TraceFormatError",
+    "TraceWarning",
     "RequestError",
     "SlotError",
     "UnknownAllocatorError",
@@ -41,6 +42,13 @@ class TraceFormatError(VosimError):
         self.message = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+
+class TraceWarning(UserWarning):
+    """A workload trace is valid but unusual in a way a user should know (e.g. repeated ids).
+
+    The CLI prints it as one line ``vosim: warning: ...``.
+    """
 
 
 class RequestError(VosimError):

@@ -204,7 +204,7 @@ class VOModel(mesa.Model):
         (:class:`~vosim.allocators.fallback.FallbackBudget`). Fallbacks are counted per
         method in ``metascheduler.fallbacks``.
     rng : int, numpy.random.Generator or None
-        Seed; the same seed gives identical job records.
+        Seed (an integer >= 0, as numpy takes it); the same seed gives identical job records.
 
     Raises
     ------
@@ -273,6 +273,10 @@ class VOModel(mesa.Model):
         values = {name: value for name, value in locals().items() if name in PARAMETERS}
         check_parameters(values)
         check_combination(values)
+        if not (rng is None or isinstance(rng, np.random.Generator)) and not (
+            isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0
+        ):
+            raise ParameterError(f"seed (rng) must be an integer >= 0, got {rng!r}")
         super().__init__(rng=rng)
         # Time here jumps from event to event. Mesa 3.5 also schedules a default step every
         # 1.0 time unit, which would fire millions of empty steps over a trace of seconds;

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from vosim.data import TRACES, trace_path
-from vosim.errors import TraceFormatError, VosimError
+from vosim.errors import TraceFormatError, TraceWarning, VosimError
 from vosim.market.swf import SWF_COLUMNS, header_int, read_swf
 
 FLOAT_COLUMNS = {"average_cpu_time", "used_memory"}
@@ -481,3 +481,37 @@ def test_header_int():
     assert header_int({"MaxNodes": "many"}, "MaxNodes") is None
     assert header_int({"MaxNodes": ""}, "MaxNodes") is None
     assert header_int({}, "MaxNodes") is None
+
+
+# -- ranges and repeated ids (issue 21) ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("submit_time", "1e300"), ("requested_processors", "9.3e18"), ("user_id", "-1e19")],
+)
+def test_a_field_beyond_2_to_53_is_an_error_naming_file_line_and_field(tmp_path, field, value):
+    """Values the int64 columns cannot hold exactly (9.2e18 wrapped to -9.2e18 before)."""
+    path = write(tmp_path, f"; MaxProcs: 8\n{job(1)}\n{job(2, **{field: value})}\n")
+    with pytest.raises(TraceFormatError) as err:
+        read_swf(path)
+    assert err.value.line == 3
+    assert field in str(err.value) and str(path) in str(err.value)
+
+
+def test_the_largest_exact_value_is_read_exactly(tmp_path):
+    df = read_swf(write(tmp_path, job(1, think_time=str(2**53)) + "\n"))
+    assert int(df["think_time"].iloc[0]) == 2**53
+
+
+def test_repeated_ids_warn_once_naming_the_lines(tmp_path):
+    text = "\n".join([job(1), job(2), job(1, submit_time="40"), job(-1), job(-1)]) + "\n"
+    with pytest.warns(TraceWarning) as caught:
+        df = read_swf(write(tmp_path, text))
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "2 job line(s) repeat" in message and "lines 1 and 3" in message
+    assert df["job_id"].tolist() == [1, 2, 1, -1, -1]  # kept as read
+
+
+def test_distinct_ids_do_not_warn(tmp_path, recwarn):
+    read_swf(write(tmp_path, "\n".join([job(1), job(2), job(-1)]) + "\n"))
+    assert not [w for w in recwarn if issubclass(w.category, TraceWarning)]

@@ -92,6 +92,7 @@ def test_cli_end_to_end_as_a_process(tmp_path):
         (["run", "--fallback-after", "2.5"], "--fallback-after"),
         (["run", "--policy", "sjf"], "--policy"),
         (["run", "--machine", "--availability"], "machine"),
+        (["run", "--seed", "-1"], "--seed"),
     ],
 )
 def test_bad_input_exit_2_one_line(args, needle, tmp_path):
@@ -129,6 +130,20 @@ def test_malformed_trace_names_file_and_line(tmp_path):
     assert proc.returncode == 2
     assert f"{bad}:3:" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_repeated_ids_warn_on_one_line_and_the_run_goes_on(tmp_path, capsys):
+    trace = tmp_path / "dup.swf"
+    line = "{} {} -1 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1"
+    trace.write_text(
+        "; MaxNodes: 4\n; MaxProcs: 4\n" + "\n".join(line.format(5, t) for t in (0, 3))
+    )
+    args = ["run", "--trace", str(trace), "--machine", "--out", str(tmp_path / "o"), "--quiet"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    warning = [x for x in err.splitlines() if x.startswith("vosim: warning: ")]
+    assert len(warning) == 1 and f"{trace}:" in warning[0] and "lines 3 and 4" in warning[0]
+    assert (pd.read_parquet(tmp_path / "o" / "jobs.parquet")["state"] == "completed").all()
 
 
 def test_help_explains_outputs():

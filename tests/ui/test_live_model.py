@@ -360,8 +360,9 @@ def _expected_intervals(model: LiveModel) -> set[tuple[int, float, float, int]]:
     for owner in model.owners:
         node, a, b, tag = owner.schedule.intervals()
         for k, s, e, t in zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True):
-            if e > now and s < until:
-                rows.add((int(k), max(s, now), min(e, until), int(t)))
+            if e > now and s < until:  # a VO interval's tag is its job's index; shown: its id
+                job = LOCAL if t == LOCAL else model.jobs[t].job_id
+                rows.add((int(k), max(s, now), min(e, until), int(job)))
     return rows
 
 
@@ -398,8 +399,10 @@ def test_gantt_frame_is_the_busy_intervals_of_the_scheduling_interval(steps):
     assert frame.loc[local, "cost"].isna().all()
     vo = frame[~local]
     assert (vo["kind"] == "VO").all()
+    by_id = {j.job_id: j for j in model.jobs}  # the scenario's ids are distinct
+    assert len(by_id) == len(model.jobs)
     for row in vo.itertuples():
-        job = model.job_by_id[int(row.job)]
+        job = by_id[int(row.job)]
         assert row.user == f"user {job.user}"
         assert row.cost == pytest.approx(job.window.cost)
     price = model.node_price[frame["node"].to_numpy()]

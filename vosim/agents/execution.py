@@ -63,7 +63,7 @@ class Execution:
         self.request_pass = request_pass
         self.running: list[Job] = []
         self.completed = 0
-        # busy_nodes: +1/-1 events at task starts and ends, (time, delta, job id, attempt)
+        # busy_nodes: +1/-1 events at task starts and ends, (time, delta, job index, attempt)
         self._busy_events: list[tuple[float, int, int, int]] = []
         self._stopped: dict[tuple[int, int], float] = {}  # interrupted attempts: when
         self._busy = 0
@@ -87,7 +87,7 @@ class Execution:
         """
         model = self.model
         self.running.remove(job)
-        self._stopped[job.job_id, job.attempt] = model.time  # its busy events lapse
+        self._stopped[job.index, job.attempt] = model.time  # its busy events lapse
         spans = job.window.spans
         self._release(job, spans.start)
         self.freed.update(spans.node.tolist())
@@ -162,12 +162,12 @@ class Execution:
         self.reserved_until[nodes] = spans.end
         self.ahead = self.ahead or start > model.time
         for owner, at, _ in self._by_owner(nodes):
-            owner.reserve(nodes[at], start, spans.end[at], job.job_id)
+            owner.reserve(nodes[at], start, spans.end[at], job.index)
         self.running.append(job)
         job.attempt += 1
         # tasks keep their nodes busy over [start, end): one event per job start and per
         # distinct task end, carrying the count
-        events, key = self._busy_events, (job.job_id, job.attempt)
+        events, key = self._busy_events, (job.index, job.attempt)
         heapq.heappush(events, (start, nodes.size, *key))
         if job.finish == ends.min():
             heapq.heappush(events, (job.finish, -nodes.size, *key))
@@ -177,10 +177,10 @@ class Execution:
                 heapq.heappush(events, (end, -count, *key))
         fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
         if fail < job.finish:
-            heapq.heappush(self._failures, (fail, job.job_id, job.attempt, job))
+            heapq.heappush(self._failures, (fail, job.index, job.attempt, job))
             model.schedule_event(self.fail_due, at=fail)
         else:
-            heapq.heappush(self._completions, (job.finish, job.job_id, job.attempt, job))
+            heapq.heappush(self._completions, (job.finish, job.index, job.attempt, job))
             # event driven: every end at a time comes before that time's arrivals and pass;
             # one event per distinct end time (complete_due ends every job due by then)
             if job.finish not in self._due:
@@ -203,10 +203,10 @@ class Execution:
             if job.attempt != attempt or job.state != "scheduled":
                 continue
             self.running.remove(job)
-            self._stopped[job.job_id, job.attempt] = now  # its later busy events lapse
+            self._stopped[job.index, job.attempt] = now  # its later busy events lapse
             for end in job.task_ends:
                 if job.start <= now < end:
-                    heapq.heappush(self._busy_events, (now, -1, job.job_id, job.attempt))
+                    heapq.heappush(self._busy_events, (now, -1, job.index, job.attempt))
             ran = max(now, job.start)
             stops = np.minimum(job.window.spans.end, job.task_ends)
             job.paid_for_failures += self._settle(job, np.minimum(stops, ran))
@@ -300,7 +300,7 @@ class Execution:
         nodes = job.window.spans.node
         self.reserved_until[nodes] = ends
         for owner, at, _ in self._by_owner(nodes):
-            owner.release(nodes[at], job.job_id, ends[at])
+            owner.release(nodes[at], job.index, ends[at])
 
     def task_frame(self) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.
@@ -372,8 +372,8 @@ class Execution:
             )
         events = self._busy_events
         while events and events[0][0] <= now:
-            t, delta, job_id, attempt = heapq.heappop(events)
-            stopped = self._stopped.get((job_id, attempt))
+            t, delta, index, attempt = heapq.heappop(events)
+            stopped = self._stopped.get((index, attempt))
             if stopped is None or t <= stopped:
                 self._busy += delta
         self._busy_at = now

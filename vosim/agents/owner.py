@@ -185,8 +185,11 @@ class ResourceOwnerAgent(mesa.Agent):
         """
         self.revenue += amount
 
-    def reserve(self, node_ids, start: float, ends, job_id: int) -> None:
-        """Reserve ``[start, ends[i])`` on each of ``node_ids`` for VO job ``job_id``.
+    def reserve(self, node_ids, start: float, ends, job: int) -> None:
+        """Reserve ``[start, ends[i])`` on each of ``node_ids`` for the VO job at index ``job``.
+
+        ``job`` is the job's position in the model's job list (trace order), not its SWF id,
+        which may repeat or be -1 (the tag of local jobs).
 
         ``node_ids`` (this owner's node ids) and ``ends`` (model time units) are sequences of
         one length: a window's spans on this owner's nodes, which all start together. Nothing
@@ -196,15 +199,15 @@ class ResourceOwnerAgent(mesa.Agent):
         ----------
         VO Preferences §2: the chosen windows are reserved in the owners' schedules.
         """
-        self.schedule.add_many(node_ids, start, ends, job_id)
+        self.schedule.add_many(node_ids, start, ends, job)
 
-    def release(self, node_ids, job_id: int, actual_ends) -> None:
-        """Shorten the reservation of ``job_id`` on ``node_ids`` to end at ``actual_ends``.
+    def release(self, node_ids, job: int, actual_ends) -> None:
+        """Shorten the reservation of the job at index ``job`` on ``node_ids`` to ``actual_ends``.
 
         ``node_ids`` (this owner's node ids) and ``actual_ends`` (model time units) are
         scalars or sequences of one length; an end at the reservation's start removes it.
         """
-        self.schedule.shorten(job_id, node_ids, actual_ends)
+        self.schedule.shorten(job, node_ids, actual_ends)
         if self.schedule.rows >= self._prune_rows:  # no slot list asked for lately (counts)
             self._prune(self.model.time)
 

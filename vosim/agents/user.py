@@ -71,7 +71,7 @@ class UserAgent(mesa.Agent):
         self.budget_factor = budget_factor
         self.criterion = criterion
         self.cost_per_work = cost_per_work
-        self.jobs = sorted(jobs, key=lambda j: (j.submit_time, j.job_id))
+        self.jobs = sorted(jobs, key=lambda j: (j.submit_time, j.index))  # ties: trace order
         self._next = 0
         self.submitted = 0
         #: Satisfaction in [0, 1]: a moving average of how each scheduled job went.

@@ -13,7 +13,7 @@ from vosim.market.slots import free_slots
 
 __all__ = ["NodeSchedule", "LOCAL"]
 
-#: Tag of local-job intervals (VO reservations carry the job id, >= 0).
+#: Tag of local-job intervals (VO reservations carry their job's index in the model, >= 0).
 LOCAL = -1
 
 
@@ -123,7 +123,7 @@ class NodeSchedule:
             self._drop(empty)
 
     def add(self, node: int, a: float, b: float, tag: int) -> None:
-        """Mark ``[a, b)`` busy on ``node`` with ``tag`` (:data:`LOCAL` or a VO job id).
+        """Mark ``[a, b)`` busy on ``node`` with ``tag`` (:data:`LOCAL` or a VO job's index).
 
         The caller guarantees the interval lies in free time (in a slot of this schedule).
         """

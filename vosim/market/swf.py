@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import warnings
 import zlib
 from collections.abc import Iterable
 from itertools import chain
@@ -12,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vosim.errors import TraceFormatError
+from vosim.errors import TraceFormatError, TraceWarning
 
-__all__ = ["SWF_COLUMNS", "read_swf", "header_int"]
+__all__ = ["SWF_COLUMNS", "FIELD_LIMIT", "read_swf", "header_int"]
 
 #: The 18 SWF fields in file order, as DataFrame column names, with their units.
 #: Times are seconds, memory is KB per processor, ``-1`` (kept as ``-1``) means unknown.
@@ -149,7 +150,14 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
     ------
     TraceFormatError
         The file is missing or unreadable, holds no job line, or a job line has the wrong
-        number of fields or a non-numeric field; the message names the file and the line.
+        number of fields, a non-numeric field or a field of magnitude above
+        :data:`FIELD_LIMIT` (2^53); the message names the file and the line.
+
+    Warns
+    -----
+    TraceWarning
+        Job ids repeat (several ``-1`` included): harmless to a run, which tells jobs apart by
+        their position in the trace; the output tables carry the ids as read.
     ValueError
         ``max_jobs < 1``.
 
@@ -197,8 +205,53 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
         raise _find_bad_line(path, job_lines) from None
     if not np.isfinite(values).all():
         raise _find_bad_line(path, job_lines)
+    _check_range(path, job_lines, values)
     df = pd.DataFrame(values, columns=list(SWF_COLUMNS))
     df[_INT_COLUMNS] = df[_INT_COLUMNS].round().astype(np.int64)
     df.attrs["header"] = _parse_header(header_lines)
     df.attrs["path"] = str(path)
+    _warn_repeated_ids(path, job_lines, df["job_id"].to_numpy())
     return df
+
+
+#: The largest magnitude a field may have: every integer up to it is exact in float64, so
+#: the ``int64`` columns hold exactly what the file says (larger values would wrap or round).
+FIELD_LIMIT = 2**53
+
+
+def _check_range(path: Path, job_lines: list[tuple[int, str]], values: np.ndarray) -> None:
+    """Raise :class:`TraceFormatError` at the first field of magnitude above the limit.
+
+    ``values``: the job lines' fields, shape (k, 18); the limit is :data:`FIELD_LIMIT`.
+    """
+    bad = np.abs(values) > FIELD_LIMIT
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise TraceFormatError(
+            str(path),
+            job_lines[row][0],
+            f"field {col + 1} ({list(SWF_COLUMNS)[col]}) = {values[row, col]:g} is out of "
+            f"range: its magnitude must be at most 2^53 = {FIELD_LIMIT}",
+        )
+
+
+def _warn_repeated_ids(path: Path, job_lines: list[tuple[int, str]], ids: np.ndarray) -> None:
+    """Warn once (:class:`~vosim.errors.TraceWarning`) if job ids repeat, naming the lines.
+
+    vosim tells jobs apart by their position in the trace, never by id, so a repeated id
+    (or several ``-1``, SWF's "unknown") changes nothing in a run; output tables carry the
+    ids as read, so two rows may share one.
+    """
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    again = np.flatnonzero(first[inverse] != np.arange(ids.size))  # lines repeating an id
+    if again.size == 0:
+        return
+    repeated, j = again.size, int(again[0])
+    i = int(first[inverse[j]])
+    warnings.warn(
+        f"{path}: {repeated} job line(s) repeat an earlier job id (id {ids[i]} on lines "
+        f"{job_lines[i][0]} and {job_lines[j][0]}); vosim tells jobs apart by their position "
+        "in the trace, and output tables carry the ids as read",
+        TraceWarning,
+        stacklevel=3,
+    )

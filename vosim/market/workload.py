@@ -12,6 +12,7 @@ import pandas as pd
 
 from vosim.core.windows import Window
 from vosim.errors import ParameterError
+from vosim.market.swf import FIELD_LIMIT
 
 __all__ = [
     "Job",
@@ -234,7 +235,9 @@ def node_counts(
     """
     req_p = trace["requested_processors"].to_numpy()
     procs = np.where(req_p > 0, req_p, trace["allocated_processors"].to_numpy())
-    nodes = np.ceil(np.maximum(procs, 0) * domain_nodes / max_procs).astype(np.int64)
+    # in floats: p * N overflows int64 for p near SWF's field limit (2^53); n is capped there
+    share = np.maximum(procs, 0).astype(float) * domain_nodes / max_procs
+    nodes = np.minimum(np.ceil(share), FIELD_LIMIT).astype(np.int64)
     return procs, nodes
 
 

@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +35,23 @@ class _Defaults(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _int_at_least(low: int, words: str):
+    """An argparse ``type``: an integer >= ``low``; ``words`` name it in the error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1, "a positive integer")
+_seed = _int_at_least(0, "an integer >= 0")
 
 
 #: Mutually exclusive parameters of ``vosim run`` (their aliases join them).
@@ -142,7 +152,12 @@ def _add_run_options(run: argparse.ArgumentParser) -> None:
         + "; ".join(f"{name} ({p.description})" for name, p in PRESETS.items()).replace("%", "%%")
         + " (default: none, the defaults below)",
     )
-    run.add_argument("--seed", type=int, default=1, help="random seed (same seed, same results)")
+    run.add_argument(
+        "--seed",
+        type=_seed,
+        default=1,
+        help="random seed, an integer >= 0 (same seed, same results)",
+    )
     run.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
     run.add_argument(
         "--csv",
@@ -244,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="random instances per figure point (default: the experiment's own)",
     )
-    exp.add_argument("--seed", type=int, default=1, help="random seed")
+    exp.add_argument("--seed", type=_seed, default=1, help="random seed, an integer >= 0")
     exp.add_argument(
         "--trace",
         default=None,
@@ -639,6 +654,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _dispatch(args)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print a warning as one line ``vosim: warning: ...`` on stderr (no source location)."""
+    print(f"vosim: warning: {message}", file=sys.stderr if file is None else file)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the chosen command; input errors become one line on stderr and exit status 2."""
     try:
         commands = {
             "run": _run,

@@ -107,14 +107,15 @@ def gantt_frame(model: LiveModel) -> pd.DataFrame:
     node, a, b, tag = node[keep], np.maximum(a[keep], now), np.minimum(b[keep], until), tag[keep]
     order = np.argsort(a, kind="stable")[:MAX_INTERVALS]
     node, a, b, tag = node[order], a[order], b[order], tag[order]
-    jobs = [model.job_by_id.get(int(t)) if t != LOCAL else None for t in tag.tolist()]
+    # a VO interval's tag is its job's position in the model's job list (ids may repeat)
+    jobs = [model.jobs[t] if t != LOCAL else None for t in tag.tolist()]
     return pd.DataFrame(
         {
             "node": node,
             "start": a,
             "end": b,
             "kind": np.where(tag == LOCAL, "local", "VO"),
-            "job": tag,
+            "job": [LOCAL if j is None else j.job_id for j in jobs],
             "user": ["local job" if j is None else f"user {j.user}" for j in jobs],
             "cost": [
                 j.window.cost if j is not None and j.window is not None else math.nan for j in jobs

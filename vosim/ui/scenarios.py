@@ -347,7 +347,6 @@ class LiveModel(VOModel):
         )
         self.load = load
         self.seed = seed
-        self.job_by_id: dict[int, Job] = {j.job_id: j for j in self.jobs}
         #: Serialises stepping and reading (Play thread, run-to-end task, redraws).
         self.lock = threading.RLock()
         self._finished = False
