@@ -15,7 +15,7 @@ def _run(policy: str, every_pass: bool, monkeypatch):
 
         def forced(self, *args, **kwargs):
             init(self, *args, **kwargs)
-            self._passes_change_state = True  # as if a pass always acted: never skipped
+            self._passes_act = True  # as if a pass always acted: never skipped
 
         monkeypatch.setattr(MetaschedulerAgent, "__init__", forced)
     model = VOModel(

@@ -333,13 +333,12 @@ class Execution:
         frame.insert(4, "owner", self._owner_id[frame["resource"].to_numpy()])
         return frame
 
-    def processors(
-        self, now: float, until: float, price: float, performance: float
-    ) -> tuple | None:
+    def processors(self, now: float, until: float) -> tuple | None:
         """The free slots of ``[now, until)`` in count form, from the VO's reservations alone.
 
-        Valid when every node is identical (one ``price``, one ``performance``) and holds no
-        busy time but VO tasks, as on the traced machine; the caller checks that. Returns
+        Valid when every node is identical (node 0's price and performance are every node's)
+        and holds no busy time but VO tasks, as on the traced machine; the caller checks
+        that. Returns
         ``(until, price, performance, free, later)`` as
         :attr:`~vosim.policies.base.CycleState.processors` describes it (``O(m)`` numpy work
         for ``m`` nodes; ``later`` a callable returning ``(later_start, later_node)``, sorted
@@ -349,6 +348,8 @@ class Execution:
         """
         if self.ahead or not math.isfinite(until):
             return None
+        price = float(self.model.node_price[0])
+        performance = float(self.model.node_performance[0])
         ends = self.reserved_until.copy()  # as at this pass, whenever later() is called
         free = np.flatnonzero(ends <= now)
 

@@ -84,22 +84,17 @@ class MetaschedulerAgent(mesa.Agent):
         self.event_driven = event_driven
         if replan not in REPLAN_MODES:
             raise ValueError(f"replan must be one of {', '.join(REPLAN_MODES)}, got {replan!r}")
+        #: Whether a pass acts even with nothing waiting: it reprices, or reviews owners.
+        self._passes_act = model.pricing_policy != "fixed" or model.owner_exit_revenue is not None
         #: Re-plans unstarted reservations before each pass (``None``: never, the policy
         #: does it itself, or utilization uncertainty is on: not supported yet). Static:
         #: nothing but the VO's own early ends frees time before a reservation, so only
         #: reservations that may move are searched.
+        replans = replan == "always" and not getattr(scheduler, "replans", False)
         self.replanner = (
-            Replanner(static=model.pricing_policy == "fixed" and model.owner_exit_revenue is None)
-            if replan == "always"
-            and not getattr(scheduler, "replans", False)
-            and not model.availability
-            else None
+            Replanner(static=not self._passes_act) if replans and not model.availability else None
         )
         self._pass_at = -math.inf  # time of the pass already scheduled (event driven)
-        #: A pass with nothing waiting still acts: it reprices, or reviews owners' exits.
-        self._passes_change_state = (
-            model.pricing_policy != "fixed" or model.owner_exit_revenue is not None
-        )
         #: The waiting jobs, arrivals and leavers between cycles.
         self.queue = JobQueue(model)
         self._freed: set[int] = set()  # nodes with reserved time released since the last cycle
@@ -190,13 +185,7 @@ class MetaschedulerAgent(mesa.Agent):
                 partial(self.execution.utilization_schedule, now) if model.availability else None
             ),
             processors=(
-                partial(
-                    self.execution.processors,
-                    now,
-                    now + self.scheduling_interval,
-                    float(model.node_price[0]),
-                    float(model.node_performance[0]),
-                )
+                partial(self.execution.processors, now, now + self.scheduling_interval)
                 if self.offers.counted
                 else None
             ),
@@ -263,16 +252,13 @@ class MetaschedulerAgent(mesa.Agent):
         return False
 
     def request_pass(self) -> None:
-        """Schedule a pass at the current time after its other events (event driven).
+        """Schedule a pass now, after this time's other events (event driven), if it may act.
 
-        None is scheduled when the pass could decide nothing and change nothing: no job
-        waits (or arrived), no reservation was ever made to start after its pass (so none
-        can move), prices are fixed and owners never leave (a pass reprices and reviews
-        them). A job's end with an empty queue then costs no pass (on UniLu-Gaia's EASY
-        replay, 40,581 of 84,354 passes); the next arrival's pass sees what it freed.
+        Not when no job waits, no reservation was made to start later (none can move), and
+        no pass reprices or reviews owners (Gaia EASY: 40,581 of 84,354 passes skipped).
         """
         now = self.model.time
-        if not (self.queue or self.execution.ahead or self._passes_change_state):
+        if not (self.queue or self.execution.ahead or self._passes_act):
             return
         if self.event_driven and self._pass_at != now:
             self._pass_at = now
