@@ -23,8 +23,15 @@ __all__ = ["ResourceRequest", "Spans", "Window", "Allocation", "filled"]
 def filled(n: int, value: float | int, dtype: type = float) -> np.ndarray:
     """``np.full(n, value, dtype)`` at a third of its cost (one of the hot paths' columns).
 
-    Returns a new array of shape (n,). Windows and owners' schedules build several such
-    columns per job; ``np.full``'s Python-level checks cost 1.6 us a call, this 0.5 us.
+    Returns a new array of shape (n,), every entry ``value`` (in ``value``'s own units) as
+    ``dtype``. Windows and owners' schedules build several such columns per job;
+    ``np.full``'s Python-level checks cost 1.6 us a call, this 0.5 us (measured with
+    ``timeit`` on this project's machine, n = 10). vosim's own helper, no paper source.
+
+    Raises
+    ------
+    ValueError
+        ``n < 0`` (numpy's "negative dimensions are not allowed").
     """
     out = np.empty(n, dtype=dtype)
     out.fill(value)

@@ -152,14 +152,14 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
         The file is missing or unreadable, holds no job line, or a job line has the wrong
         number of fields, a non-numeric field or a field of magnitude above
         :data:`FIELD_LIMIT` (2^53); the message names the file and the line.
+    ValueError
+        ``max_jobs < 1``.
 
     Warns
     -----
     TraceWarning
         Job ids repeat (several ``-1`` included): harmless to a run, which tells jobs apart by
         their position in the trace; the output tables carry the ids as read.
-    ValueError
-        ``max_jobs < 1``.
 
     References
     ----------
