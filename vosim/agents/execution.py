@@ -40,7 +40,8 @@ class Execution:
     freed : set of int
         Where nodes whose reserved time was released are noted, shared with the metascheduler.
     request_pass : callable () -> None
-        Asks for a scheduling pass now (event-driven cycles).
+        Asks for a scheduling pass now (event-driven cycles); called as the last act of an
+        event, since the pass may run at once.
 
     References
     ----------
@@ -197,11 +198,12 @@ class Execution:
         from the window start to the interruption, or to its own end if it ended before; the
         rest of the reservation is released.
         """
-        now = self.model.time
+        now, failed = self.model.time, False
         while self._failures and self._failures[0][0] <= now:
             _, _, attempt, job = heapq.heappop(self._failures)
             if job.attempt != attempt or job.state != "scheduled":
                 continue
+            failed = True
             self.running.remove(job)
             self._stopped[job.index, job.attempt] = now  # its later busy events lapse
             for end in job.task_ends:
@@ -216,16 +218,18 @@ class Execution:
             job.start = job.finish = math.nan
             job.task_ends = ()
             self.queue.append(job.index)
-            self.request_pass()
+        if failed:
+            self.request_pass()  # last: the pass may run at once
 
     def complete_due(self) -> None:
         """Complete every job whose finish time has come; it pays for what its tasks used."""
-        now = self.model.time
+        now, completed = self.model.time, False
         self._due.discard(now)
         while self._completions and self._completions[0][0] <= now:
             _, _, attempt, job = heapq.heappop(self._completions)
             if job.attempt != attempt or job.state != "scheduled":
                 continue
+            completed = True
             job.state = "completed"
             self.completed += 1
             self.running.remove(job)
@@ -234,7 +238,8 @@ class Execution:
             job.paid = self._settle(job, np.minimum(spans.end, job.task_ends))
             # [now, s.end) is free again: waiting jobs may fit
             self.freed.update(spans.node[spans.end > now].tolist())
-            self.request_pass()
+        if completed:
+            self.request_pass()  # last: the pass may run at once
 
     def _settle(self, job: Job, ends: np.ndarray) -> float:
         """End ``job``'s tasks at ``ends`` (one per window slot, shape (n,)): pay, log, release.

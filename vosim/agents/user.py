@@ -158,12 +158,15 @@ class UserAgent(mesa.Agent):
                 job.reason = "user left the VO (satisfaction below the threshold)"
                 self.model.metascheduler.withdrawn += 1
             return
+        accepted = False
         while self._next < len(self.jobs) and self.jobs[self._next].submit_time <= now:
             job = self.jobs[self._next]
             self._next += 1
             job.budget = self.budget_for(job)
             job.criterion = self.criterion
             self.submitted += 1
-            self.model.metascheduler.submit(job)
+            accepted |= self.model.metascheduler.submit(job)
         if self._next < len(self.jobs):
             self.model.schedule_event(self.submit_due, at=self.jobs[self._next].submit_time)
+        if accepted:
+            self.model.metascheduler.request_pass()  # last: the pass may run at once
