@@ -419,6 +419,10 @@ class VOModel(mesa.Model):
         factors = self.rng.uniform(lo, hi, size=len(user_ids))
         picks = self.rng.integers(0, len(user_criteria), size=len(user_ids))
         accounts = self.budget_period is not None
+        #: Each user's satisfaction and membership, by position in ``users`` (UserAgent's
+        #: ``satisfaction`` and ``active`` read and write them).
+        self.user_satisfaction = np.ones(len(user_ids))
+        self.user_active = np.ones(len(user_ids), dtype=bool)
         self.users = [
             UserAgent(
                 self,
@@ -427,7 +431,7 @@ class VOModel(mesa.Model):
                 float(f),
                 user_criteria[int(c)],
                 cost_per_work,
-                position=k if accounts else -1,
+                position=k,
             )
             for k, (uid, f, c) in enumerate(zip(user_ids, factors, picks, strict=True))
         ]
@@ -594,10 +598,11 @@ class VOModel(mesa.Model):
     def _users(self) -> tuple[int, float]:
         """(users active, their mean satisfaction), recomputed only after a user changed."""
         if self.users_changed:
-            values = [u.satisfaction for u in self.users if u.active]
+            active = self.user_active
+            values = self.user_satisfaction if active.all() else self.user_satisfaction[active]
             # np.mean's own sum and division, without its per-call overhead
-            mean = float(np.add.reduce(np.array(values)) / len(values)) if values else math.nan
-            self._user_stats = (len(values), mean)
+            mean = float(np.add.reduce(values) / values.size) if values.size else math.nan
+            self._user_stats = (values.size, mean)
             self.users_changed = False
         return self._user_stats
 

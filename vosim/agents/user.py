@@ -40,8 +40,9 @@ class UserAgent(mesa.Agent):
     cost_per_work : float
         ``c_max`` above, cost per (performance x time unit).
     position : int
-        This user's position in ``model.users`` (its entry of ``model.user_balance``); -1
-        (default) when the model keeps no per-period accounts.
+        This user's position in ``model.users``: its entries of ``model.user_satisfaction``,
+        ``model.user_active`` and ``model.user_balance`` (per-period accounts, when the
+        model's ``budget_period`` is set).
 
     Notes
     -----
@@ -61,7 +62,7 @@ class UserAgent(mesa.Agent):
         budget_factor: float,
         criterion: str,
         cost_per_work: float,
-        position: int = -1,
+        position: int,
     ) -> None:
         super().__init__(model)
         self.user_id = user_id
@@ -74,7 +75,6 @@ class UserAgent(mesa.Agent):
         self.jobs = sorted(jobs, key=lambda j: (j.submit_time, j.index))  # ties: trace order
         self._next = 0
         self.submitted = 0
-        #: Satisfaction in [0, 1]: a moving average of how each scheduled job went.
         self.satisfaction = 1.0
         self.evaluated = 0
         self.active = True
@@ -87,9 +87,36 @@ class UserAgent(mesa.Agent):
         return self.budget_factor * job.n * job.volume * self.cost_per_work
 
     @property
+    def satisfaction(self) -> float:
+        """Satisfaction in [0, 1]: a moving average of how each scheduled job went.
+
+        Held in ``model.user_satisfaction`` (one array for all users, so the model's mean
+        over them is one numpy sum per cycle record).
+        """
+        return float(self.model.user_satisfaction[self.position])
+
+    @satisfaction.setter
+    def satisfaction(self, value: float) -> None:
+        self.model.user_satisfaction[self.position] = value
+
+    @property
+    def active(self) -> bool:
+        """Whether the user is still in the VO (``model.user_active``)."""
+        return bool(self.model.user_active[self.position])
+
+    @active.setter
+    def active(self, value: bool) -> None:
+        self.model.user_active[self.position] = value
+
+    @property
+    def _accounts(self) -> bool:
+        """Whether the model keeps per-period accounts (``budget_period`` set)."""
+        return self.model.budget_period is not None
+
+    @property
     def balance(self) -> float:
         """What is left of this period's allowance, cost units (NaN: no per-period account)."""
-        if self.position < 0:
+        if not self._accounts:
             return math.nan
         return float(self.model.user_balance[self.position])
 
@@ -100,7 +127,7 @@ class UserAgent(mesa.Agent):
         ----------
         VO Preferences §4: users' budgets; the per-period account is vosim's extension.
         """
-        if self.position >= 0:
+        if self._accounts:
             self.model.user_balance[self.position] = self.allowance
 
     def charge(self, cost: float) -> None:
@@ -110,7 +137,7 @@ class UserAgent(mesa.Agent):
         ----------
         VO Preferences §4: users' budgets; the per-period account is vosim's extension.
         """
-        if self.position >= 0:
+        if self._accounts:
             self.model.user_balance[self.position] -= cost
 
     def evaluate(self, job: Job, u: float, wait: float) -> None:
