@@ -750,3 +750,66 @@ def test_node_schedule_buffered_shorten_equals_a_plain_list(ops):
     node, a, b, tag = s.intervals()
     got = zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True)
     assert sorted(map(list, got)) == sorted(plain)
+
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(0, 2), st.integers(0, 8), st.integers(0, 8),
+                  st.integers(-1, 3)),
+        st.tuples(st.just("add_many"), st.lists(st.integers(0, 2), min_size=1, max_size=3,
+                  unique=True), st.integers(0, 8), st.lists(st.integers(0, 8), min_size=3,
+                  max_size=3), st.integers(0, 3)),
+        st.tuples(st.just("shorten"), st.integers(0, 3), st.lists(st.integers(0, 2),
+                  min_size=1, max_size=3, unique=True), st.integers(0, 8)),
+        st.tuples(st.just("prune"), st.integers(0, 8)),
+        st.tuples(st.just("read"),),
+    ),
+    max_size=30,
+)  # fmt: skip
+
+
+@SETTINGS
+@given(_OPS)
+def test_node_schedule_buffers_equal_applying_each_call_at_once(ops):
+    """Rows (in order) and dirty nodes after any mix of add, add_many (empty spans among
+    them), shorten, prune and reads equal a plain list of rows changed call by call."""
+    s = NodeSchedule([0, 1, 2], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    rows: list[list] = []  # the oracle: [node, a, b, tag], in the order added
+    touched: set[int] = set()
+    for op in ops:
+        if op[0] == "add":
+            _, k, a, b, tag = op
+            s.add(k, float(a), float(b), tag)
+            if b > a:
+                rows.append([k, a, b, tag])
+                touched.add(k)
+        elif op[0] == "add_many":
+            _, nodes, a, ends, tag = op
+            ends = ends[: len(nodes)]
+            s.add_many(np.array(nodes), float(a), np.array(ends, dtype=float), tag)
+            rows += [[k, a, b, tag] for k, b in zip(nodes, ends, strict=True) if b > a]
+            touched.update(k for k, b in zip(nodes, ends, strict=True) if b > a)
+        elif op[0] == "shorten":
+            _, tag, nodes, end = op
+            s.shorten(tag, np.array(nodes), np.full(len(nodes), float(end)))
+            for row in rows:
+                if row[3] == tag and row[0] in nodes and end < row[2]:
+                    row[2] = end
+                    touched.add(row[0])
+            rows = [r for r in rows if r[2] > r[1]]
+        elif op[0] == "prune":
+            s.prune(float(op[1]))
+            rows = [r for r in rows if r[2] > op[1]]
+        else:
+            node, a, b, tag = s.intervals()
+            got = list(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True))
+            assert got == [tuple(r) for r in rows]
+            # every node whose busy time changed is dirty (others may be: nodes named)
+            assert touched <= s.dirty
+            s.dirty.clear()
+            touched = set()
+    node, a, b, tag = s.intervals()
+    got = list(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True))
+    assert got == [tuple(r) for r in rows]
+    assert s.rows == len(rows)
+    assert touched <= s.dirty

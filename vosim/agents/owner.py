@@ -17,7 +17,9 @@ __all__ = ["ResourceOwnerAgent"]
 
 #: A release prunes the schedule once it holds this many rows and twice those the last prune
 #: left: with no slot list asked for (the count form of the traced machine) nothing else would.
-_MIN_PRUNE_ROWS = 4096
+#: 2^16 rows (~2 MB): fewer, larger vectorised prunes (4,096 made 165 on Gaia, each mostly
+#: numpy call overhead).
+_MIN_PRUNE_ROWS = 65536
 
 
 class ResourceOwnerAgent(mesa.Agent):

@@ -59,8 +59,19 @@ class NodeSchedule:
         self._short: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._short_tags: set[int] = set()
         self._buffered = 0  # rows added since the last flush
-        #: Nodes whose busy time changed (add, shorten; not prune) since the last take_dirty().
-        self.dirty: set[int] = set()
+        self._dirty: set[int] = set()
+        self._dirty_parts: list[np.ndarray] = []  # node ids of add_many/shorten, not in _dirty
+
+    @property
+    def dirty(self) -> set[int]:
+        """Nodes whose busy time changed (add, shorten; not prune) since it was last cleared.
+
+        The caller clears the set it returns once it has read it (``dirty.clear()``).
+        """
+        if self._dirty_parts:
+            self._dirty.update(np.concatenate(self._dirty_parts).tolist())
+            self._dirty_parts = []
+        return self._dirty
 
     def _rows_to_chunk(self) -> None:
         """Move the buffered rows of :meth:`add` into a chunk (keeps the order of additions)."""
@@ -77,15 +88,26 @@ class NodeSchedule:
             self._pending.clear()
 
     def _flush(self) -> None:
-        """Apply the buffered additions, then the buffered shortenings (:meth:`shorten`)."""
+        """Apply the buffered additions, then the buffered shortenings (:meth:`shorten`).
+
+        Chunks of :meth:`add_many` hold their start and tag as scalars, expanded here; empty
+        spans (``b <= a``) are dropped here, as :meth:`add` drops them.
+        """
         self._rows_to_chunk()
         if self._chunks:
-            chunks = self._chunks
+            chunks, self._chunks = self._chunks, []
+            sizes = [c[0].size for c in chunks]
+            node = np.concatenate([c[0] for c in chunks])
+            a = _column([c[1] for c in chunks], sizes, float)
+            b = np.concatenate([c[2] for c in chunks])
+            tag = _column([c[3] for c in chunks], sizes, np.int64)
+            keep = b > a
+            if not keep.all():
+                node, a, b, tag = node[keep], a[keep], b[keep], tag[keep]
             self.node, self.a, self.b, self.tag = (
-                np.concatenate([getattr(self, f), *(c[k] for c in chunks)])
-                for k, f in enumerate(("node", "a", "b", "tag"))
+                np.concatenate([getattr(self, f), new])
+                for f, new in (("node", node), ("a", a), ("b", b), ("tag", tag))
             )
-            self._chunks = []
         self._buffered = 0
         if self._short:
             self._apply_shortenings()
@@ -132,7 +154,7 @@ class NodeSchedule:
                 self._flush()
             self._pending.append((node, a, b, tag))
             self._buffered += 1
-            self.dirty.add(node)
+            self._dirty.add(node)
 
     def add_many(self, nodes, a: float, b, tag: int) -> None:
         """:meth:`add` ``[a, b_i)`` on each of ``nodes``, one ``tag``.
@@ -146,15 +168,12 @@ class NodeSchedule:
             self._flush()
         nodes = np.asarray(nodes, dtype=np.int64)
         b = np.asarray(b, dtype=float)
-        keep = b > a
-        if not keep.all():
-            nodes, b = nodes[keep], b[keep]
         if nodes.size == 0:
             return
         self._rows_to_chunk()
-        self._chunks.append((nodes, filled(nodes.size, a), b, filled(nodes.size, tag, np.int64)))
+        self._chunks.append((nodes, float(a), b, int(tag)))  # expanded by _flush
         self._buffered += nodes.size
-        self.dirty.update(nodes.tolist())
+        self._dirty_parts.append(nodes)
 
     def shorten(self, tag: int, nodes, new_ends) -> None:
         """End the intervals of ``tag`` on ``nodes`` at ``new_ends`` (dropped if empty).
@@ -169,11 +188,12 @@ class NodeSchedule:
         ends = np.asarray(new_ends, dtype=float)
         if ends.shape != nodes.shape:  # one end for every node
             ends = filled(nodes.size, ends.item())
-        self.dirty.update(nodes.tolist())
+        self._dirty_parts.append(nodes)
         self._short.append((tag, nodes, ends))
         self._short_tags.add(tag)
 
     def _drop(self, rows: np.ndarray) -> None:
+        """Remove ``rows`` (positions in the columns, shape (k,))."""
         keep = np.ones(self.a.size, dtype=bool)
         keep[rows] = False
         self.node, self.a, self.b, self.tag = (
@@ -218,3 +238,26 @@ class NodeSchedule:
         return free_slots(
             self.nodes, self._price, self._perf, self.node, self.a, self.b, start, end
         )
+
+
+def _column(values: list, sizes: list[int], dtype) -> np.ndarray:
+    """One column, shape (sum(sizes),), from per-chunk values.
+
+    Each value is an array of its chunk's size, or a scalar repeated ``sizes[i]`` times
+    (runs of scalars are expanded by one ``np.repeat``).
+    """
+    parts: list[np.ndarray] = []
+    run: list = []
+    counts: list[int] = []
+    for value, size in zip(values, sizes, strict=True):
+        if isinstance(value, np.ndarray):
+            if run:
+                parts.append(np.repeat(np.array(run, dtype=dtype), counts))
+                run, counts = [], []
+            parts.append(value)
+        else:
+            run.append(value)
+            counts.append(size)
+    if run:
+        parts.append(np.repeat(np.array(run, dtype=dtype), counts))
+    return np.concatenate(parts).astype(dtype, copy=False)
