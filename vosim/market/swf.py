@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import warnings
 import zlib
 from collections.abc import Iterable
-from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -195,15 +195,16 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
         job_lines.append((lineno, line))
     if not job_lines:
         raise TraceFormatError(str(path), None, "holds no job line (is it an SWF file?)")
-    rows = [line.split() for _, line in job_lines]
-    if any(len(r) != 18 for r in rows):
-        raise _find_bad_line(path, job_lines)
-    tokens = list(chain.from_iterable(rows))
+    # pandas' C parser reads the fields; any line it cannot read as 18 finite numbers
+    # (too many fields raise, too few give NaN) is found and named by _find_bad_line
+    text = "\n".join(line for _, line in job_lines)
     try:
-        values = np.array(tokens, dtype=np.float64).reshape(len(job_lines), 18)
-    except ValueError:
+        values = pd.read_csv(
+            io.StringIO(text), sep=r"\s+", header=None, dtype=np.float64, engine="c"
+        ).to_numpy()
+    except (ValueError, pd.errors.ParserError):
         raise _find_bad_line(path, job_lines) from None
-    if not np.isfinite(values).all():
+    if values.shape != (len(job_lines), 18) or not np.isfinite(values).all():
         raise _find_bad_line(path, job_lines)
     _check_range(path, job_lines, values)
     df = pd.DataFrame(values, columns=list(SWF_COLUMNS))
