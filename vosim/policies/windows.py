@@ -349,6 +349,7 @@ class IdenticalSlots:
         #: Processors free now, by the end of their slot: ``[E]``, then ``[T, E]`` once
         #: :meth:`hold_head` set a reservation at ``T`` aside.
         self.groups = [_Group(end, free)]
+        self._free = free.size  # processors free now not taken yet, in all groups
         self._later = later
         self._taken: list[tuple[float, np.ndarray]] = []  # (t + d, ids): slots [t + d, E)
         self._held = False
@@ -403,7 +404,7 @@ class IdenticalSlots:
     @property
     def free_now(self) -> int:
         """Processors free at ``t`` not taken yet (for a task of any length)."""
-        return sum(g.free for g in self.groups)
+        return self._free
 
     def _task(self, job: QueuedJob) -> float:
         """The task time ``volume / performance``; raises :class:`NotIdentical` if unusable."""
@@ -449,13 +450,14 @@ class IdenticalSlots:
         Mu'alem & Feitelson (2001), §2: a job starts when ``p_j`` processors are free for
         its estimated run time.
         """
-        if job.n > self.free_now:
+        n = job.n
+        if n > self._free:
             return None
         d = self._task(job)
-        t, n = self.time, job.n
+        t = self.time
         need = d * (1 - _EPS)
         usable = [g for g in self.groups if g.free and g.end - t >= need]
-        if sum(g.free for g in usable) < n:
+        if (usable[0].free if len(usable) == 1 else sum(g.free for g in usable)) < n:
             return None
         cost = self._cost(n, d)
         if cost > job.budget * (1 + _EPS):
@@ -468,6 +470,7 @@ class IdenticalSlots:
                 raise NotIdentical(f"job {job.index}: end slacks equal in floats")
             a = min(n, first.free)
             parts = [(first.take(a), first.end), (second.take(n - a), second.end)]
+        self._free -= n
         if not self._held and self.end > t + d:  # its slots go on as [t + d, E)
             self._taken.append((t + d, np.concatenate([ids for ids, _ in parts])))
         return self._window(parts, t, d, cost)
