@@ -16,6 +16,24 @@ __all__ = ["UserAgent", "USER_CRITERIA"]
 USER_CRITERIA = ("finish", "runtime", "cost", "availability")
 
 
+class _InModel:
+    """A user's value held in a model array (one entry per user, at the user's position).
+
+    The model keeps all users' values in one array, so a mean over them is one numpy sum.
+    """
+
+    def __init__(self, column: str, kind: type) -> None:
+        self.column, self.kind = column, kind
+
+    def __get__(self, user, owner=None):
+        if user is None:
+            return self
+        return self.kind(getattr(user.model, self.column)[user.position])
+
+    def __set__(self, user, value) -> None:
+        getattr(user.model, self.column)[user.position] = value
+
+
 class UserAgent(mesa.Agent):
     """A VO user: submits its jobs at their submit times with a budget from its budget rule.
 
@@ -54,6 +72,12 @@ class UserAgent(mesa.Agent):
     metascheduler's vectorised screen); :attr:`balance` is a view of it.
     """
 
+    #: Satisfaction in [0, 1]: a moving average of how each scheduled job went
+    #: (``model.user_satisfaction``).
+    satisfaction = _InModel("user_satisfaction", float)
+    #: Whether the user is still in the VO (``model.user_active``).
+    active = _InModel("user_active", bool)
+
     def __init__(
         self,
         model: mesa.Model,
@@ -85,28 +109,6 @@ class UserAgent(mesa.Agent):
     def budget_for(self, job: Job) -> float:
         """Budget ``C`` of ``job`` under this user's budget rule (cost units)."""
         return self.budget_factor * job.n * job.volume * self.cost_per_work
-
-    @property
-    def satisfaction(self) -> float:
-        """Satisfaction in [0, 1]: a moving average of how each scheduled job went.
-
-        Held in ``model.user_satisfaction`` (one array for all users, so the model's mean
-        over them is one numpy sum per cycle record).
-        """
-        return float(self.model.user_satisfaction[self.position])
-
-    @satisfaction.setter
-    def satisfaction(self, value: float) -> None:
-        self.model.user_satisfaction[self.position] = value
-
-    @property
-    def active(self) -> bool:
-        """Whether the user is still in the VO (``model.user_active``)."""
-        return bool(self.model.user_active[self.position])
-
-    @active.setter
-    def active(self, value: bool) -> None:
-        self.model.user_active[self.position] = value
 
     @property
     def _accounts(self) -> bool:
