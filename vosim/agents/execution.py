@@ -158,8 +158,9 @@ class Execution:
         start, spans = window.start, window.spans
         nodes = spans.node
         ends = start + work / spans.performance
-        job.task_ends = tuple(ends.tolist())
-        job.finish = float(ends.max())
+        task_ends = ends.tolist()
+        job.task_ends = tuple(task_ends)
+        job.finish = finish = max(task_ends)
         self.reserved_until[nodes] = spans.end
         self.ahead = self.ahead or start > model.time
         for owner, at, _ in self._by_owner(nodes):
@@ -170,8 +171,8 @@ class Execution:
         # distinct task end, carrying the count
         events, key = self._busy_events, (job.index, job.attempt)
         heapq.heappush(events, (start, nodes.size, *key))
-        if job.finish == ends.min():
-            heapq.heappush(events, (job.finish, -nodes.size, *key))
+        if finish == min(task_ends):
+            heapq.heappush(events, (finish, -nodes.size, *key))
         else:
             distinct, counts = np.unique(ends, return_counts=True)
             for end, count in zip(distinct.tolist(), counts.tolist(), strict=True):
