@@ -55,6 +55,14 @@ def test_every_pass_comes_after_its_times_ends_and_arrivals(kwargs, monkeypatch)
 def test_simultaneous_arrivals_meet_in_one_pass(monkeypatch):
     """Two users submitting at one time are seen by one pass (the first user's event does not
     run it at once: the second user's event is still to come)."""
+    batches = {}
+    cycle = MetaschedulerAgent.cycle
+
+    def counted(self):
+        batches.setdefault(self.model.time, []).append(len(self.queue.arrived))
+        cycle(self)
+
+    monkeypatch.setattr(MetaschedulerAgent, "cycle", counted)  # before the agent is made
     model = VOModel(
         trace="UniLu-Gaia-2014-2", jobs=400, machine=True, policy="easy", rng=1, cycle_period=0
     )
@@ -63,14 +71,6 @@ def test_simultaneous_arrivals_meet_in_one_pass(monkeypatch):
         by_time.setdefault(job.submit_time, set()).add(job.user)
     shared = sorted(t for t, users in by_time.items() if len(users) > 1)
     assert shared, "the prefix has a time at which two users submit"
-    batches = {}
-    cycle = MetaschedulerAgent.cycle
-
-    def counted(self):
-        batches.setdefault(self.model.time, []).append(len(self.queue.arrived))
-        cycle(self)
-
-    monkeypatch.setattr(MetaschedulerAgent, "cycle", counted)
     model.run()
     first = shared[0]
     arrivals = sum(1 for j in model.jobs if j.submit_time == first and j.state != "rejected")

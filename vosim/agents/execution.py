@@ -11,6 +11,7 @@ import mesa
 import numpy as np
 import pandas as pd
 
+from vosim.agents.callbacks import callback
 from vosim.allocators.base import Window
 from vosim.core.windows import Spans
 from vosim.market.availability import UtilizationSchedule
@@ -71,6 +72,8 @@ class Execution:
         self._busy_at = -math.inf
         self._completions: list[tuple[float, int, int, Job]] = []
         self._due: set[float] = set()  # times with a complete_due event scheduled
+        self._complete_due = callback(self, "complete_due")  # what those events call
+        self._fail_due = callback(self, "fail_due")
         #: Each node's reserved end of its VO task (``-inf``: never reserved), by node id.
         self.reserved_until = np.full(model.node_count, -math.inf)
         self.ahead = False  # a window was ever reserved to start after its pass
@@ -180,7 +183,7 @@ class Execution:
         fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
         if fail < job.finish:
             heapq.heappush(self._failures, (fail, job.index, job.attempt, job))
-            model.schedule_event(self.fail_due, at=fail)
+            model.schedule_event(self._fail_due, at=fail)
         else:
             heapq.heappush(self._completions, (job.finish, job.index, job.attempt, job))
             # event driven: every end at a time comes before that time's arrivals and pass;
@@ -190,7 +193,7 @@ class Execution:
                 priority = (
                     mesa.time.Priority.HIGH if self.event_driven else mesa.time.Priority.DEFAULT
                 )
-                model.schedule_event(self.complete_due, at=job.finish, priority=priority)
+                model.schedule_event(self._complete_due, at=job.finish, priority=priority)
 
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.

@@ -8,6 +8,7 @@ from functools import partial
 import mesa
 import numpy as np
 
+from vosim.agents.callbacks import callback
 from vosim.agents.execution import Execution
 from vosim.agents.offers import Offers
 from vosim.agents.patience import Patience
@@ -93,7 +94,7 @@ class MetaschedulerAgent(mesa.Agent):
         self.replanner = (
             Replanner(static=not self._passes_act) if replans and not model.availability else None
         )
-        self._pass_at = -math.inf  # time of the pass already scheduled (event driven)
+        self._pass_at, self._cycle = -math.inf, callback(self, "cycle")  # pass: when, what
         #: The waiting jobs, arrivals and leavers between cycles.
         self.queue = JobQueue(model)
         self._freed: set[int] = set()  # nodes with reserved time released since the last cycle
@@ -262,9 +263,9 @@ class MetaschedulerAgent(mesa.Agent):
             self._pass_at = now
             events = self.model._event_list._events  # Mesa's heap (mesa pinned < 3.6)
             if events and events[0].time <= now:  # others first (a cancelled one: harmless)
-                self.model.schedule_event(self.cycle, at=now, priority=mesa.time.Priority.LOW)
+                self.model.schedule_event(self._cycle, at=now, priority=mesa.time.Priority.LOW)
             else:
-                self.cycle()
+                self._cycle()
 
     @property
     def queue_length(self) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import mesa
 
+from vosim.agents.callbacks import callback
 from vosim.market.workload import Job
 
 __all__ = ["Patience"]
@@ -49,6 +50,7 @@ class Patience:
         self._withdraw = withdraw
         self._watched: deque[Job] = deque()
         self._pending = math.inf  # time of the event scheduled, inf if none
+        self._expire_due = callback(self, "_expire")  # what that event calls
 
     def watch(self, job: Job) -> None:
         """Start ``job``'s clock (call at submission, in submission order)."""
@@ -67,7 +69,7 @@ class Patience:
         due = watched[0].submit_time + self.patience
         if due < self._pending:
             self._pending = due
-            self.model.schedule_event(self._expire, at=max(due, self.model.time))
+            self.model.schedule_event(self._expire_due, at=max(due, self.model.time))
 
     def requeued(self, jobs: list[Job]) -> None:
         """Withdraw, now, those of ``jobs`` (back in the queue) whose deadline has passed.

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import mesa
 
+from vosim.agents.callbacks import callback
 from vosim.market.workload import Job
 
 __all__ = ["UserAgent", "USER_CRITERIA"]
@@ -103,8 +104,9 @@ class UserAgent(mesa.Agent):
         self.evaluated = 0
         self.active = True
         self.left_at = math.nan
+        self._submit_due = callback(self, "submit_due")  # what submission events call
         if self.jobs:
-            model.schedule_event(self.submit_due, at=self.jobs[0].submit_time)
+            model.schedule_event(self._submit_due, at=self.jobs[0].submit_time)
 
     def budget_for(self, job: Job) -> float:
         """Budget ``C`` of ``job`` under this user's budget rule (cost units)."""
@@ -196,6 +198,6 @@ class UserAgent(mesa.Agent):
             self.submitted += 1
             accepted |= self.model.metascheduler.submit(job)
         if self._next < len(self.jobs):
-            self.model.schedule_event(self.submit_due, at=self.jobs[self._next].submit_time)
+            self.model.schedule_event(self._submit_due, at=self.jobs[self._next].submit_time)
         if accepted:
             self.model.metascheduler.request_pass()  # last: the pass may run at once
