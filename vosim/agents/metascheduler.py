@@ -178,7 +178,7 @@ class MetaschedulerAgent(mesa.Agent):
             queue.jobs,
             partial(queue.reserved, self.execution.running, self.execution.ahead),
             owner=self._owner,
-            arrived=[queue.view(j, model.jobs[j].budget) for j in arrived],
+            arrived=partial(queue.views, arrived),
             freed=np.fromiter(self._freed, dtype=np.int64, count=len(self._freed)),
             refreshed=self._refreshed,
             left=queue.take_left(),

@@ -184,6 +184,11 @@ class JobQueue:
             for j in later
         ]
 
+    def views(self, indices: list[int]) -> list[QueuedJob]:
+        """The jobs at model ``indices`` as a policy sees them, each with its budget ``C``."""
+        jobs = self.model.jobs
+        return [self.view(j, jobs[j].budget) for j in indices]
+
     def view(self, index: int, budget: float) -> QueuedJob:
         """The job at model ``index`` as a policy sees it (budget ``budget``, cost units)."""
         job = self.model.jobs[index]

@@ -98,7 +98,8 @@ _EMPTY.flags.writeable = False
 class CycleState:
     """The state of the VO at one scheduling pass, as a pure policy sees it.
 
-    ``slots``, ``queue``, ``reserved`` and ``availability`` may be given as callables; they
+    ``slots``, ``queue``, ``reserved``, ``arrived``, ``availability`` and ``processors`` may
+    be given as callables; they
     are then built on first read, so a pass that needs none of them (e.g. a cyclic scheme whose
     request classes all sleep) costs nothing per waiting job.
 
@@ -124,7 +125,7 @@ class CycleState:
         The resource owner of each node, indexed by node id (every node id in ``slots`` is
         an index). Policies that group nodes by owner (the knapsack policies, whose clusters
         are the owners) read it; ``None`` (default): unknown, the domain counts as one owner.
-    arrived : sequence of QueuedJob
+    arrived : sequence of QueuedJob, or callable () -> sequence of QueuedJob
         Jobs that joined the queue since the previous pass (submitted, or back after a
         failure or a cancellation), in trace order, each with its budget ``C``. Policies that
         keep their own queue between passes (the cyclic scheme's request classes) read it.
@@ -165,7 +166,7 @@ class CycleState:
     queue: Sequence[QueuedJob] = _Lazy()  # type: ignore[assignment]
     reserved: Sequence[tuple[QueuedJob, Window]] = _Lazy(())  # type: ignore[assignment]
     owner: np.ndarray | None = field(default=None, compare=False)
-    arrived: Sequence[QueuedJob] = ()
+    arrived: Sequence[QueuedJob] = _Lazy(())  # type: ignore[assignment]
     freed: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
     refreshed: bool = False
     left: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
@@ -181,7 +182,7 @@ class CycleState:
         queue: Sequence[QueuedJob] | Callable[[], Sequence[QueuedJob]],
         reserved: Sequence[tuple[QueuedJob, Window]] | Callable[[], Sequence] = (),
         owner: np.ndarray | None = None,
-        arrived: Sequence[QueuedJob] = (),
+        arrived: Sequence[QueuedJob] | Callable[[], Sequence[QueuedJob]] = (),
         freed: np.ndarray = _EMPTY,
         refreshed: bool = False,
         left: np.ndarray = _EMPTY,
@@ -191,12 +192,13 @@ class CycleState:
     ) -> None:
         # written straight into __dict__: a cycle builds one per pass, tens of thousands a run
         d = self.__dict__
-        d.update(time=time, until=until, owner=owner, arrived=arrived, freed=freed)
+        d.update(time=time, until=until, owner=owner, freed=freed)
         d.update(refreshed=refreshed, left=left, balance=balance)
         for name, value in (
             ("slots", slots),
             ("queue", queue),
             ("reserved", reserved),
+            ("arrived", arrived),
             ("availability", availability),
             ("processors", processors),
         ):

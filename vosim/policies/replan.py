@@ -434,7 +434,7 @@ class Replanner:
                 _given(state, "queue"),
                 result.reserved,
                 owner=state.owner,
-                arrived=state.arrived,
+                arrived=_given(state, "arrived"),
                 freed=np.union1d(state.freed, result.freed),
                 refreshed=state.refreshed,
                 left=state.left,

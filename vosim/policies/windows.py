@@ -454,11 +454,14 @@ class IdenticalSlots:
         if n > self._free:
             return None
         d = self._task(job)
-        t = self.time
+        t, groups = self.time, self.groups
         need = d * (1 - _EPS)
-        usable = [g for g in self.groups if g.free and g.end - t >= need]
-        if (usable[0].free if len(usable) == 1 else sum(g.free for g in usable)) < n:
+        # groups by end, the head's T < E first: the task fits all (n <= free, checked), or
+        # the last group alone, or none
+        last = groups[-1]
+        if groups[0].end - t < need and (last.end - t < need or last.free < n):
             return None
+        usable = [g for g in groups if g.free and g.end - t >= need]
         cost = self._cost(n, d)
         if cost > job.budget * (1 + _EPS):
             return None
