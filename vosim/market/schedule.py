@@ -120,7 +120,10 @@ class NodeSchedule:
         """
         short, self._short = self._short, []
         self._short_tags = set()
-        tag = np.concatenate([np.full(nodes.size, t, dtype=np.int64) for t, nodes, _ in short])
+        tag = np.repeat(
+            np.fromiter((t for t, _, _ in short), np.int64, len(short)),
+            [nodes.size for _, nodes, _ in short],
+        )
         node = np.concatenate([nodes for _, nodes, _ in short])
         end = np.concatenate([ends for _, _, ends in short])
         tags, tag_at = np.unique(tag, return_inverse=True)
@@ -244,20 +247,15 @@ def _column(values: list, sizes: list[int], dtype) -> np.ndarray:
     """One column, shape (sum(sizes),), from per-chunk values.
 
     Each value is an array of its chunk's size, or a scalar repeated ``sizes[i]`` times
-    (runs of scalars are expanded by one ``np.repeat``).
+    (each run of scalars between arrays is expanded by one ``np.repeat``).
     """
+    arrays = [i for i, v in enumerate(values) if type(v) is np.ndarray]
     parts: list[np.ndarray] = []
-    run: list = []
-    counts: list[int] = []
-    for value, size in zip(values, sizes, strict=True):
-        if isinstance(value, np.ndarray):
-            if run:
-                parts.append(np.repeat(np.array(run, dtype=dtype), counts))
-                run, counts = [], []
-            parts.append(value)
-        else:
-            run.append(value)
-            counts.append(size)
-    if run:
-        parts.append(np.repeat(np.array(run, dtype=dtype), counts))
+    lo = 0
+    for hi in [*arrays, len(values)]:
+        if hi > lo:  # scalars values[lo:hi]
+            parts.append(np.repeat(np.array(values[lo:hi], dtype=dtype), sizes[lo:hi]))
+        if hi < len(values):
+            parts.append(values[hi])
+        lo = hi + 1
     return np.concatenate(parts).astype(dtype, copy=False)
