@@ -15,6 +15,7 @@ from vosim.agents.user import USER_CRITERIA
 from vosim.allocators.css import VOPolicy
 from vosim.allocators.fallback import FallbackBudget
 from vosim.allocators.screen import BUDGET_TOO_LOW
+from vosim.core.collect import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError
 from vosim.market.local_trace import TraceLocalFlow
@@ -677,10 +678,11 @@ class VOModel(mesa.Model):
         """
         ms = self.metascheduler
         step = max(self.run_span / max(chunks, 1), self.cycle_period, 1.0)
-        while not self.ended:
-            self.run_until(min(self.horizon, self.time + step))
-            if progress is not None:
-                progress(ms.execution.completed + ms.rejected + ms.withdrawn, len(self.jobs))
+        with deferred_full_collections():  # the run's records live to its end
+            while not self.ended:
+                self.run_until(min(self.horizon, self.time + step))
+                if progress is not None:
+                    progress(ms.execution.completed + ms.rejected + ms.withdrawn, len(self.jobs))
         self.finish()
 
     @property

@@ -46,7 +46,7 @@ class JobQueue:
         self.waiting = np.zeros(len(model.jobs), dtype=bool)
         self._count = 0  # number of True in waiting
         self._order: list[int] = []  # waiting jobs ascending (and some that left: filtered)
-        self._views: dict[int, QueuedJob] = {}  # without accounts a job's view is fixed
+        self._views: dict[int, QueuedJob] = {}  # waiting jobs' views (fixed without accounts)
         self._left: list[int] = []  # withdrawn from the queue since the last cycle
         # Fixed prices: the cheapest window's cost per unit of work for n tasks, O(1) per job.
         self._least_per_work = (
@@ -98,12 +98,14 @@ class JobQueue:
             self._left.append(index)
         else:  # arrived since the last cycle: the policy never saw it
             self.arrived.remove(index)
+        self._views.pop(index, None)
 
     def remove(self, index: int) -> None:
         """The job at model ``index`` got a window: it leaves the queue (if it was in it)."""
         if self.waiting[index]:
             self.waiting[index] = False
             self._count -= 1
+        self._views.pop(index, None)  # made again, equal, if it ever waits again
 
     def take_arrivals(self) -> list[int]:
         """Move the jobs arrived since the last cycle into the queue; return them (indices)."""
