@@ -599,8 +599,7 @@ class VOModel(mesa.Model):
     def _users(self) -> tuple[int, float]:
         """(users active, their mean satisfaction), recomputed only after a user changed."""
         if self.users_changed:
-            active = self.user_active
-            values = self.user_satisfaction if active.all() else self.user_satisfaction[active]
+            values = self.user_satisfaction[self.user_active]
             # np.mean's own sum and division, without its per-call overhead
             mean = float(np.add.reduce(values) / values.size) if values.size else math.nan
             self._user_stats = (values.size, mean)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -205,8 +204,6 @@ def _profile_name(run_time: float) -> str:
 
 def _interval_set(ids: Sequence[int]) -> str:
     """Batsim interval-set string of sorted node ids: ``[0, 1, 2, 3, 7] -> '0-3 7'``."""
-    if len(ids) == 1:
-        return str(ids[0])
     out: list[str] = []
     ids = sorted(ids)
     i = 0
@@ -256,103 +253,68 @@ def job_table(
     ----------
     Batsim documentation, "Jobs" output file, for the Batsim columns.
     """
-    # one C-level attribute fetch per job, then column by column (a Gaia run: 52,000 jobs)
-    k = len(jobs)
-    (
-        job_id, run_time, submit, n, requested, state, start, finish, left, window, reason,
-        user, criterion, processors, task_ends, paid, paid_failed, failures, predicted,
-        alternatives, evaluation, budget,
-    ) = zip(*map(_JOB_FIELDS, jobs), strict=True) if k else [()] * 22  # fmt: skip
-    nan = np.full(k, np.nan)
-    completed = np.array([s == "completed" for s in state], dtype=bool)
-    held = np.array([w is not None for w in window], dtype=bool)
-    start_at = np.where(held, np.array(start, dtype=float), nan) if k else nan
-    finish_at = np.where(completed, np.array(finish, dtype=float), nan) if k else nan
-    submit_at = np.array(submit, dtype=float)
-    final = [
-        batsim_final_state(
-            s, r, q,
-            started=w is not None and not a >= t,  # NaN: mid-run
-            submitted=not math.isnan(t),  # unfinished: left the queue at the end
+    rows = []
+    for job in jobs:
+        w = job.window
+        completed = job.state == "completed"
+        start = job.start if w is not None else np.nan
+        finish = job.finish if completed else np.nan
+        nodes = list(w.nodes) if w is not None else []
+        final = batsim_final_state(
+            job.state,
+            job.run_time,
+            job.requested_time,
+            started=w is not None and not job.start >= job.left_time,  # NaN: mid-run
+            submitted=not math.isnan(job.left_time),  # unfinished: left the queue at the end
         )
-        for s, r, q, w, a, t in zip(state, run_time, requested, window, start, left, strict=True)
-    ]  # fmt: skip
-    owner = np.array([o.owner_id for o in owner_of_node], dtype=np.int64)
-    columns = {
-        "job_id": job_id,
-        "workload_name": [workload_name] * k,
-        "profile": [_profile_name(r) for r in run_time],
-        "submission_time": submit_at,
-        "requested_number_of_resources": n,
-        "requested_time": requested,
-        "success": np.array([f == "COMPLETED_SUCCESSFULLY" for f in final], dtype=np.int64),
-        "final_state": final,
-        "starting_time": start_at,
-        "execution_time": finish_at - start_at,
-        "finish_time": finish_at,
-        "waiting_time": start_at - submit_at,
-        "turnaround_time": finish_at - submit_at,
-        "allocated_resources": [_interval_set(w.nodes) if w is not None else "" for w in window],
-        "consumed_energy": nan,
-        "metadata": [
-            "" if c else f"{s}: {r}".removesuffix(": ")
-            for c, s, r in zip(completed.tolist(), state, reason, strict=True)
-        ],
-        "user": user,
-        "owners": (
-            [str(owner[0]) if w is not None else "" for w in window]
-            if owner.size and (owner == owner[0]).all()  # one owner (the traced machine)
-            else [_owner_set(owner, w) for w in window]
-        ),
-        "criterion": criterion,
-        "requested_processors": processors,
-        "window_runtime": [w.runtime if w is not None else math.nan for w in window],
-        "run_time": run_time,
-        "left_time": left,
-        "node_time": [
-            sum(e - a for e in ends) if c else math.nan
-            for c, ends, a in zip(completed.tolist(), task_ends, start, strict=True)
-        ],
-        "cost": np.array(paid, dtype=float) + np.array(paid_failed, dtype=float),
-        "window_cost": [w.cost if w is not None else math.nan for w in window],
-        "failures": failures,
-        "paid_for_failures": paid_failed,
-        "predicted_availability": predicted,
-        "alternatives": alternatives,
-        "user_evaluation": evaluation,
-        "budget": budget,
-        "state": pd.Categorical(state, categories=list(JOB_STATES)),
-        "reason": ["" if c else r for c, r in zip(completed.tolist(), reason, strict=True)],
-    }
-    df = pd.DataFrame({c: columns[c] for c in JOB_COLUMNS if c != "stretch"})
+        rows.append(
+            (
+                job.job_id,
+                workload_name,
+                _profile_name(job.run_time),
+                job.submit_time,
+                job.n,
+                job.requested_time,
+                int(final == "COMPLETED_SUCCESSFULLY"),
+                final,
+                start,
+                finish - start,
+                finish,
+                start - job.submit_time,
+                finish - job.submit_time,
+                _interval_set(nodes),
+                np.nan,
+                "" if completed else f"{job.state}: {job.reason}".removesuffix(": "),
+                job.user,
+                " ".join(str(o) for o in sorted({owner_of_node[k].owner_id for k in nodes})),
+                job.criterion,
+                job.requested_processors,
+                w.runtime if w is not None else np.nan,
+                job.run_time,
+                job.left_time,
+                sum(e - start for e in job.task_ends) if completed else np.nan,
+                job.paid + job.paid_for_failures,
+                w.cost if w is not None else np.nan,
+                job.failures,
+                job.paid_for_failures,
+                job.predicted_availability,
+                job.alternatives,
+                job.user_evaluation,
+                job.budget,
+                job.state,
+                "" if completed else job.reason,
+            )
+        )
+    cols = [c for c in JOB_COLUMNS if c != "stretch"]
+    df = pd.DataFrame.from_records(rows, columns=cols)
     with np.errstate(divide="ignore", invalid="ignore"):
         stretch = df["turnaround_time"] / df["execution_time"]
-    at = list(JOB_COLUMNS).index("stretch")
-    df.insert(at, "stretch", stretch.where(df["execution_time"] > 0))
+    df.insert(cols.index("turnaround_time") + 1, "stretch", stretch.where(df["execution_time"] > 0))
+    df["state"] = pd.Categorical(df["state"], categories=list(JOB_STATES))
+    df["success"] = df["success"].astype("int64")
     df["final_state"] = pd.Categorical(df["final_state"], categories=list(BATSIM_FINAL_STATES))
+    df["consumed_energy"] = df["consumed_energy"].astype("float64")
     return df
-
-
-#: The :class:`~vosim.market.workload.Job` fields :func:`job_table` reads, in its order.
-_JOB_FIELDS = attrgetter(
-    "job_id", "run_time", "submit_time", "n", "requested_time", "state", "start", "finish",
-    "left_time", "window", "reason", "user", "criterion", "requested_processors", "task_ends",
-    "paid", "paid_for_failures", "failures", "predicted_availability", "alternatives",
-    "user_evaluation", "budget",
-)  # fmt: skip
-
-
-def _owner_set(owner: np.ndarray, window) -> str:
-    """The owners of ``window``'s nodes, ascending ids space separated ("" for no window).
-
-    ``owner``: each node's owner id, indexed by node id, shape (n_nodes,).
-    """
-    if window is None:
-        return ""
-    ids = owner[np.asarray(window.spans.node, dtype=np.int64)]
-    if ids.size and (ids == ids[0]).all():
-        return str(int(ids[0]))
-    return " ".join(map(str, np.unique(ids).tolist()))
 
 
 def batsim_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
