@@ -29,7 +29,7 @@ from vosim.analysis.metrics import (
     BATSIM_COLUMNS,
     BATSIM_FINAL_STATES,
     JOB_COLUMNS,
-    _interval_set,
+    _node_strings,
     batsim_final_state,
     batsim_jobs,
     job_table,
@@ -153,13 +153,16 @@ def test_allocated_resources_are_batsim_interval_sets(hand_table):
     assert hand_table["allocated_resources"].tolist() == ["0-1 3", "4", "", "", "2", "2", "", ""]
 
 
-@given(st.sets(st.integers(min_value=0, max_value=300), max_size=40))
-def test_interval_sets_parse_back_in_batsim_s_canonical_form(ids):
-    """procset (evalys's interval sets) reads the same ids and writes the same string."""
-    text = _interval_set(sorted(ids))
-    parsed = ProcSet.from_str(text)
-    assert set(parsed) == ids
-    assert str(parsed) == text
+@given(st.lists(st.sets(st.integers(min_value=0, max_value=300), min_size=1, max_size=40)))
+def test_interval_sets_parse_back_in_batsim_s_canonical_form(windows):
+    """procset (evalys's interval sets) reads each job's ids and writes the same string."""
+    owners = [_Owner(0)] * 301
+    nodes = [np.array(sorted(w, reverse=True)) for w in windows]  # any order in a window
+    sets, _ = _node_strings(nodes, np.arange(len(nodes)), len(nodes), owners)
+    for ids, text in zip(windows, sets, strict=True):
+        parsed = ProcSet.from_str(text)
+        assert set(parsed) == ids
+        assert str(parsed) == text
 
 
 # -- the states -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import pytest
 
 from vosim.analysis.charts import utilization_queue_chart
 from vosim.analysis.metrics import (
-    _interval_set,
+    _node_strings,
     bounded_slowdown,
     gini,
     jain_index,
@@ -19,10 +19,18 @@ def test_bounded_slowdown_threshold():
     assert bounded_slowdown([100.0], [100.0]).tolist() == [2.0]
 
 
-def test_interval_set_matches_batsim_style():
-    assert _interval_set([7, 0, 1, 2, 3]) == "0-3 7"
-    assert _interval_set([]) == ""
-    assert _interval_set([5]) == "5"
+class _Owner:
+    def __init__(self, owner_id: int):
+        self.owner_id = owner_id
+
+
+def test_interval_sets_and_owners_match_batsim_style():
+    """Jobs 0, 2 and 3 ran on nodes 7,0,1,2,3 / 5 / 8,9; job 1 never ran; 2 nodes per owner."""
+    windows = [np.array([7, 0, 1, 2, 3]), np.array([5]), np.array([9, 8])]
+    owners = [_Owner(k // 2) for k in range(10)]
+    sets, ids = _node_strings(windows, np.array([0, 2, 3]), 4, owners)
+    assert sets == ["0-3 7", "", "5", "8-9"]
+    assert ids == ["0 1 3", "", "2", "4"]
 
 
 def test_run_summary_counts_every_job_that_entered_the_queue():

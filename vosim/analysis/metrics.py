@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -202,20 +203,6 @@ def _profile_name(run_time: float) -> str:
     return f"delay_{run_time:.15g}"
 
 
-def _interval_set(ids: Sequence[int]) -> str:
-    """Batsim interval-set string of sorted node ids: ``[0, 1, 2, 3, 7] -> '0-3 7'``."""
-    out: list[str] = []
-    ids = sorted(ids)
-    i = 0
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        out.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
-        i = j + 1
-    return " ".join(out)
-
-
 def job_table(
     jobs: Sequence[Job], owner_of_node: Sequence, *, workload_name: str = ""
 ) -> pd.DataFrame:
@@ -253,68 +240,164 @@ def job_table(
     ----------
     Batsim documentation, "Jobs" output file, for the Batsim columns.
     """
-    rows = []
-    for job in jobs:
-        w = job.window
-        completed = job.state == "completed"
-        start = job.start if w is not None else np.nan
-        finish = job.finish if completed else np.nan
-        nodes = list(w.nodes) if w is not None else []
-        final = batsim_final_state(
-            job.state,
-            job.run_time,
-            job.requested_time,
-            started=w is not None and not job.start >= job.left_time,  # NaN: mid-run
-            submitted=not math.isnan(job.left_time),  # unfinished: left the queue at the end
-        )
-        rows.append(
-            (
-                job.job_id,
-                workload_name,
-                _profile_name(job.run_time),
-                job.submit_time,
-                job.n,
-                job.requested_time,
-                int(final == "COMPLETED_SUCCESSFULLY"),
-                final,
-                start,
-                finish - start,
-                finish,
-                start - job.submit_time,
-                finish - job.submit_time,
-                _interval_set(nodes),
-                np.nan,
-                "" if completed else f"{job.state}: {job.reason}".removesuffix(": "),
-                job.user,
-                " ".join(str(o) for o in sorted({owner_of_node[k].owner_id for k in nodes})),
-                job.criterion,
-                job.requested_processors,
-                w.runtime if w is not None else np.nan,
-                job.run_time,
-                job.left_time,
-                sum(e - start for e in job.task_ends) if completed else np.nan,
-                job.paid + job.paid_for_failures,
-                w.cost if w is not None else np.nan,
-                job.failures,
-                job.paid_for_failures,
-                job.predicted_availability,
-                job.alternatives,
-                job.user_evaluation,
-                job.budget,
-                job.state,
-                "" if completed else job.reason,
-            )
-        )
-    cols = [c for c in JOB_COLUMNS if c != "stretch"]
-    df = pd.DataFrame.from_records(rows, columns=cols)
+    k = len(jobs)
+    get = attrgetter(*_JOB_FIELDS)
+    rows = zip(*map(get, jobs), strict=True)  # one tuple per field
+    col = dict(zip(_JOB_FIELDS, rows, strict=True)) if k else dict.fromkeys(_JOB_FIELDS, ())
+    window = col["window"]
+    has_w = np.fromiter((w is not None for w in window), dtype=bool, count=k)
+    state = np.array(col["state"], dtype=object).reshape(k)
+    completed = state == "completed"
+    submit = np.array(col["submit_time"], dtype=float).reshape(k)
+    start = np.where(has_w, np.array(col["start"], dtype=float).reshape(k), np.nan)
+    finish = np.where(completed, np.array(col["finish"], dtype=float).reshape(k), np.nan)
+    run_time = np.array(col["run_time"], dtype=float).reshape(k)
+    requested = np.array(col["requested_time"], dtype=float).reshape(k)
+    left = np.array(col["left_time"], dtype=float).reshape(k)
+    with np.errstate(invalid="ignore"):
+        started = has_w & ~(start >= left)  # NaN left: mid-run, started
+    final = _final_states(state, run_time, requested, started, ~np.isnan(left))
+    nodes = [w.spans.node for w in window if w is not None]
+    sets, owners = _node_strings(nodes, np.flatnonzero(has_w), k, owner_of_node)
+    reason = col["reason"]
+    metadata = [
+        "" if done else f"{s}: {r}".removesuffix(": ")
+        for done, s, r in zip(completed.tolist(), col["state"], reason, strict=True)
+    ]
+    node_time = [
+        sum(e - s for e in ends) if done else math.nan
+        for done, s, ends in zip(completed.tolist(), start.tolist(), col["task_ends"], strict=True)
+    ]
+    window_value = [(w.runtime, w.cost) if w is not None else (math.nan, math.nan) for w in window]
+    paid = np.array(col["paid"], dtype=float).reshape(k)
+    paid_for_failures = np.array(col["paid_for_failures"], dtype=float).reshape(k)
+    data = {
+        "job_id": np.array(col["job_id"], dtype=np.int64).reshape(k),
+        "workload_name": [workload_name] * k,
+        "profile": [_profile_name(r) for r in col["run_time"]],
+        "submission_time": submit,
+        "requested_number_of_resources": np.array(col["n"], dtype=np.int64).reshape(k),
+        "requested_time": requested,
+        "success": (final == "COMPLETED_SUCCESSFULLY").astype(np.int64),
+        "final_state": pd.Categorical(final, categories=list(BATSIM_FINAL_STATES)),
+        "starting_time": start,
+        "execution_time": finish - start,
+        "finish_time": finish,
+        "waiting_time": start - submit,
+        "turnaround_time": finish - submit,
+        "allocated_resources": sets,
+        "consumed_energy": np.full(k, np.nan),
+        "metadata": metadata,
+        "user": np.array(col["user"], dtype=np.int64).reshape(k),
+        "owners": owners,
+        "criterion": list(col["criterion"]),
+        "requested_processors": np.array(col["requested_processors"], dtype=np.int64).reshape(k),
+        "window_runtime": np.array([v[0] for v in window_value], dtype=float).reshape(k),
+        "run_time": run_time,
+        "left_time": left,
+        "node_time": np.array(node_time, dtype=float).reshape(k),
+        "cost": paid + paid_for_failures,
+        "window_cost": np.array([v[1] for v in window_value], dtype=float).reshape(k),
+        "failures": np.array(col["failures"], dtype=np.int64).reshape(k),
+        "paid_for_failures": paid_for_failures,
+        "predicted_availability": np.array(col["predicted_availability"], dtype=float).reshape(k),
+        "alternatives": np.array(col["alternatives"], dtype=np.int64).reshape(k),
+        "user_evaluation": np.array(col["user_evaluation"], dtype=float).reshape(k),
+        "budget": np.array(col["budget"], dtype=float).reshape(k),
+        "state": pd.Categorical(state, categories=list(JOB_STATES)),
+        "reason": ["" if done else r for done, r in zip(completed.tolist(), reason, strict=True)],
+    }
     with np.errstate(divide="ignore", invalid="ignore"):
-        stretch = df["turnaround_time"] / df["execution_time"]
-    df.insert(cols.index("turnaround_time") + 1, "stretch", stretch.where(df["execution_time"] > 0))
-    df["state"] = pd.Categorical(df["state"], categories=list(JOB_STATES))
-    df["success"] = df["success"].astype("int64")
-    df["final_state"] = pd.Categorical(df["final_state"], categories=list(BATSIM_FINAL_STATES))
-    df["consumed_energy"] = df["consumed_energy"].astype("float64")
+        stretch = data["turnaround_time"] / data["execution_time"]
+    data["stretch"] = np.where(data["execution_time"] > 0, stretch, np.nan)
+    df = pd.DataFrame({c: data[c] for c in JOB_COLUMNS})
+    if k == 0:  # empty lists of text would be typed float
+        df = df.astype({c: "str" for c, v in data.items() if isinstance(v, list)})
     return df
+
+
+#: The :class:`~vosim.market.workload.Job` attributes :func:`job_table` reads.
+_JOB_FIELDS = (
+    "job_id", "user", "submit_time", "n", "requested_time", "run_time", "requested_processors",
+    "reason", "budget", "criterion", "state", "window", "start", "finish", "task_ends",
+    "failures", "paid", "paid_for_failures", "left_time", "predicted_availability",
+    "alternatives", "user_evaluation",
+)  # fmt: skip
+
+
+def _final_states(
+    state: np.ndarray,
+    run_time: np.ndarray,
+    requested: np.ndarray,
+    started: np.ndarray,
+    submitted: np.ndarray,
+) -> np.ndarray:
+    """:func:`batsim_final_state` of every job (arrays of shape (k,)), one call per case.
+
+    The jobs fall in a handful of cases (state, walltime reached, started, submitted); the
+    rule is asked once per case, so it stays the one definition of the mapping.
+    """
+    if state.size == 0:
+        return np.empty(0, dtype=object)
+    names, code = np.unique(state.astype(str), return_inverse=True)
+    reached = ~(run_time < requested)
+    case = ((code * 2 + reached) * 2 + started) * 2 + submitted
+    cases, at = np.unique(case, return_inverse=True)
+    answers = np.empty(cases.size, dtype=object)
+    for i, c in enumerate(cases.tolist()):
+        s = names[c >> 3]  # reached: run_time >= requested_time (or NaN: not before it)
+        answers[i] = batsim_final_state(
+            s, 1.0 if c & 4 else 0.0, 1.0, started=bool(c & 2), submitted=bool(c & 1)
+        )
+    return answers[at]
+
+
+def _node_strings(
+    nodes: list[np.ndarray], rows: np.ndarray, k: int, owner_of_node: Sequence
+) -> tuple[list[str], list[str]]:
+    """Per job, the interval set of its window's nodes and its owners' ids (space separated).
+
+    ``nodes[i]`` (node ids) is the window of job ``rows[i]`` (of ``k``); jobs without a
+    window get empty strings. Runs of consecutive ids are found with numpy over all windows
+    at once; only the strings are made per run.
+    """
+    sets, owners = [""] * k, [""] * k
+    if not nodes:
+        return sets, owners
+    sizes = np.fromiter((a.size for a in nodes), dtype=np.int64, count=len(nodes))
+    job = np.repeat(rows, sizes)
+    ids = np.concatenate(nodes)
+    order = np.lexsort((ids, job))
+    ids, job = ids[order], job[order]
+    first = np.ones(ids.size, dtype=bool)
+    first[1:] = (np.diff(ids) != 1) | (job[1:] != job[:-1])
+    lo = np.flatnonzero(first)
+    hi = np.append(lo[1:], ids.size) - 1
+    runs = [
+        str(a) if a == b else f"{a}-{b}"
+        for a, b in zip(ids[lo].tolist(), ids[hi].tolist(), strict=True)
+    ]
+    for j, text in _joined(job[lo], runs):
+        sets[j] = text
+    owner_ids = np.array([owner_of_node[n].owner_id for n in range(len(owner_of_node))])
+    span = int(owner_ids.max()) + 1
+    pair = np.unique(job * span + owner_ids[ids])  # sorted by job, then owner id
+    for j, text in _joined(pair // span, [str(o) for o in (pair % span).tolist()]):
+        owners[j] = text
+    return sets, owners
+
+
+def _joined(keys: np.ndarray, items: list[str]) -> list[tuple[int, str]]:
+    """Join ``items`` by runs of equal sorted ``keys`` (shape (r,)): ``(key, text)`` per run.
+
+    The items of one run are joined with spaces; the runs are cut from one string.
+    """
+    new = np.ones(len(items), dtype=bool)
+    new[1:] = keys[1:] != keys[:-1]
+    text = "".join(
+        ("\n" if first else " ") + item for first, item in zip(new.tolist(), items, strict=True)
+    )
+    return list(zip(keys[new].tolist(), text[1:].split("\n"), strict=True))
 
 
 def batsim_jobs(jobs: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,144 @@
+"""The columnar :func:`~vosim.analysis.metrics.job_table` equals a plain row-by-row build.
+
+The oracle below builds the table one job at a time, as vosim did before the table was built
+by columns (issue 17's speed target: the per-job output is part of the timed run). Both are
+compared on hand-made jobs of every state and on runs that leave jobs completed, rejected,
+withdrawn, unfinished, interrupted and moved.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_batsim_output import CASES, _Owner
+
+from vosim.analysis.metrics import (
+    BATSIM_FINAL_STATES,
+    JOB_COLUMNS,
+    _profile_name,
+    batsim_final_state,
+    job_table,
+)
+from vosim.market.workload import JOB_STATES
+from vosim.model import VOModel
+
+
+def _interval_set(ids) -> str:
+    """Batsim interval-set string of sorted node ids: ``[0, 1, 2, 3, 7] -> '0-3 7'``."""
+    out: list[str] = []
+    ids = sorted(ids)
+    i = 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        out.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return " ".join(out)
+
+
+def rows_job_table(jobs, owner_of_node, *, workload_name=""):
+    """The oracle: :func:`job_table`'s columns built one row per job."""
+    rows = []
+    for job in jobs:
+        w = job.window
+        completed = job.state == "completed"
+        start = job.start if w is not None else np.nan
+        finish = job.finish if completed else np.nan
+        nodes = list(w.nodes) if w is not None else []
+        final = batsim_final_state(
+            job.state,
+            job.run_time,
+            job.requested_time,
+            started=w is not None and not job.start >= job.left_time,  # NaN: mid-run
+            submitted=not math.isnan(job.left_time),  # unfinished: left the queue at the end
+        )
+        rows.append(
+            (
+                job.job_id,
+                workload_name,
+                _profile_name(job.run_time),
+                job.submit_time,
+                job.n,
+                job.requested_time,
+                int(final == "COMPLETED_SUCCESSFULLY"),
+                final,
+                start,
+                finish - start,
+                finish,
+                start - job.submit_time,
+                finish - job.submit_time,
+                _interval_set(nodes),
+                np.nan,
+                "" if completed else f"{job.state}: {job.reason}".removesuffix(": "),
+                job.user,
+                " ".join(str(o) for o in sorted({owner_of_node[k].owner_id for k in nodes})),
+                job.criterion,
+                job.requested_processors,
+                w.runtime if w is not None else np.nan,
+                job.run_time,
+                job.left_time,
+                sum(e - start for e in job.task_ends) if completed else np.nan,
+                job.paid + job.paid_for_failures,
+                w.cost if w is not None else np.nan,
+                job.failures,
+                job.paid_for_failures,
+                job.predicted_availability,
+                job.alternatives,
+                job.user_evaluation,
+                job.budget,
+                job.state,
+                "" if completed else job.reason,
+            )
+        )
+    cols = [c for c in JOB_COLUMNS if c != "stretch"]
+    df = pd.DataFrame.from_records(rows, columns=cols)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stretch = df["turnaround_time"] / df["execution_time"]
+    df.insert(cols.index("turnaround_time") + 1, "stretch", stretch.where(df["execution_time"] > 0))
+    df["state"] = pd.Categorical(df["state"], categories=list(JOB_STATES))
+    df["success"] = df["success"].astype("int64")
+    df["final_state"] = pd.Categorical(df["final_state"], categories=list(BATSIM_FINAL_STATES))
+    df["consumed_energy"] = df["consumed_energy"].astype("float64")
+    return df
+
+
+def _same(jobs, owners, name="w"):
+    got = job_table(jobs, owners, workload_name=name)
+    want = rows_job_table(jobs, owners, workload_name=name)
+    assert list(got.columns) == list(JOB_COLUMNS)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    return got
+
+
+def test_hand_made_jobs_of_every_state():
+    owners = [_Owner(k // 2) for k in range(6)]
+    table = _same([c[0] for c in CASES], owners)
+    assert table["owners"].tolist()[0] == "0 1"  # nodes 0, 1, 3: owners 0 and 1
+
+
+def test_no_jobs_gives_the_typed_columns():
+    """No jobs: no rows, and the columns typed as for a run's jobs (the oracle gives objects)."""
+    owners = [_Owner(k // 2) for k in range(6)]
+    table = job_table([], owners)
+    assert table.shape == (0, len(JOB_COLUMNS))
+    assert table.dtypes.equals(_same([c[0] for c in CASES], owners).dtypes)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(trace="UniLu-Gaia-2014-2", jobs=1500, machine=True, cycle_period=0, policy="easy"),
+        dict(trace="NASA-iPSC-1993-3.1-cln", jobs=300, availability=True, patience=3600.0),
+        dict(jobs=400, patience=None, horizon=20 * 3600.0),
+    ],
+    ids=["gaia-easy", "nasa-availability-patience", "synthetic-horizon"],
+)
+def test_runs(kwargs):
+    model = VOModel(**kwargs, rng=3)
+    model.run()
+    table = _same(model.jobs, model.owner_of_node, model.trace_name)
+    assert len(table) == len(model.jobs)
