@@ -175,15 +175,15 @@ def jobs_from_trace(
     actual = np.where(run_t >= 0, np.minimum(run_t, t_res), t_res)
     longest = t_res * reference_performance / max_performance
     jobs = []
-    cols = zip(
-        trace["job_id"].to_numpy(),
-        trace["user_id"].to_numpy(),
-        trace["submit_time"].to_numpy(dtype=float),
-        procs,
-        nodes,
-        t_res,
-        actual,
-        longest,
+    cols = zip(  # Python scalars: numpy scalars are slow to compare and convert one by one
+        trace["job_id"].to_numpy(dtype=np.int64).tolist(),
+        trace["user_id"].to_numpy(dtype=np.int64).tolist(),
+        np.maximum(trace["submit_time"].to_numpy(dtype=float), 0.0).tolist(),
+        np.asarray(procs, dtype=np.int64).tolist(),
+        np.asarray(nodes, dtype=np.int64).tolist(),
+        t_res.tolist(),
+        actual.tolist(),
+        longest.tolist(),
         strict=True,
     )
     for index, (job_id, user, submit, p, n, t, a, tmin) in enumerate(cols):
@@ -202,14 +202,14 @@ def jobs_from_trace(
             reason = ""
         jobs.append(
             Job(
-                job_id=int(job_id),
-                user=int(user),
-                submit_time=float(max(submit, 0.0)),
-                n=int(n),
-                requested_time=float(t),
-                run_time=float(a),
-                volume=float(t * reference_performance),
-                requested_processors=int(p),
+                job_id=job_id,
+                user=user,
+                submit_time=submit,
+                n=n,
+                requested_time=t,
+                run_time=a,
+                volume=t * reference_performance,
+                requested_processors=p,
                 reason=reason,
                 index=index,
             )
