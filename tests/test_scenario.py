@@ -39,6 +39,7 @@ BAD = {
     "trace": (5, ParameterError),
     "jobs": (0, ParameterError),
     "nodes": (-1, ParameterError),
+    "resources": ("cores", ParameterError),
     "owners": (0, ParameterError),
     "cycle_period": (-5.0, ParameterError),
     "scheduling_interval": (0.0, ParameterError),

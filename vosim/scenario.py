@@ -401,6 +401,12 @@ def _evaluations() -> tuple[str, ...]:
     return tuple(EVALUATIONS)
 
 
+def _resource_kinds() -> tuple[str, ...]:
+    from vosim.market.nodes import RESOURCE_KINDS  # numpy only, no pandas
+
+    return tuple(RESOURCE_KINDS)
+
+
 def _replan_modes() -> tuple[str, ...]:
     from vosim.policies.replan import REPLAN_MODES
 
@@ -538,10 +544,20 @@ class Scenario:
     )
     nodes: int | None = _p(
         None,
-        "nodes of the simulated domain",
+        "physical nodes of the simulated domain (with resources=processors each holds "
+        "MaxProcs/MaxNodes processors)",
         group="domain",
         check=Integer(low=1),
         none="the trace header's MaxNodes, else MaxProcs, else 100",
+    )
+    resources: str = _p(
+        "nodes",
+        "what the slots are on: nodes (whole nodes, exclusive: a job gets ceil(p N / MaxProcs)) "
+        "or processors (a job of p processors gets p slots; each node holds MaxProcs/MaxNodes "
+        "of them, sharing its performance, price, owner and local load; slower: the slot "
+        "lists are MaxProcs/MaxNodes times longer); the same on the papers' synthetic domains",
+        group="domain",
+        check=Choice(_resource_kinds),
     )
     owners: int = _p(
         10,

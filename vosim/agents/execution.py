@@ -314,12 +314,13 @@ class Execution:
     def task_frame(self) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.
 
-        Columns: ``job_id``, ``attempt`` (1 for a job's first window), ``resource`` and
-        ``node`` (the slot's node id; one resource per node while resources are whole
-        nodes), ``owner``, ``start`` and ``end`` (model time units: when the task occupied
-        its resource; ``end`` is its own end, never past its reserved slot, or the
-        interruption), ``price`` (cost units per time unit) and ``cost`` = ``price * (end -
-        start)``, cost units. Owners' revenue is the sum of ``cost`` (tested).
+        Columns: ``job_id``, ``attempt`` (1 for a job's first window), ``resource`` (the
+        slot's resource id: a processor's, or a node's when resources are whole nodes),
+        ``node`` (its physical node, ``model.resource_node``), ``owner``, ``start`` and
+        ``end`` (model time units: when the task occupied its resource; ``end`` is its own
+        end, never past its reserved slot, or the interruption), ``price`` (cost units per
+        time unit) and ``cost`` = ``price * (end - start)``, cost units. Owners' revenue is
+        the sum of ``cost`` (tested).
         """
         columns = ("job_id", "attempt", "resource", "start", "end", "price", "cost")
         if not self._tasks:
@@ -338,7 +339,7 @@ class Execution:
                 }
             )
         frame = frame.astype({"job_id": np.int64, "attempt": np.int64, "resource": np.int64})
-        frame.insert(3, "node", frame["resource"].to_numpy())
+        frame.insert(3, "node", self.model.resource_node[frame["resource"].to_numpy()])
         frame.insert(4, "owner", self._owner_id[frame["resource"].to_numpy()])
         return frame
 

@@ -32,10 +32,12 @@ class ResourceOwnerAgent(mesa.Agent):
     owner_id : int
         Owner index.
     nodes : sequence of Node
-        The owner's nodes (their ``price`` is this owner's pricing).
+        The owner's resources, whole nodes or processors (their ``price`` is this owner's
+        pricing); ``model.resource_node`` gives the physical node of each.
     local_load : LocalJobFlow or None
         The owners' local job flow (:class:`~vosim.market.workload.HypergeometricLocalLoad`
         or :class:`~vosim.market.local_trace.TraceLocalFlow`); ``None`` for dedicated nodes.
+        It is generated per physical node; a local job occupies every processor of its node.
     pricing : DemandPricing or None
         Repricing rule (``None``: the fixed prices of VO Preferences §4).
 
@@ -78,6 +80,10 @@ class ResourceOwnerAgent(mesa.Agent):
         self._prune_rows = _MIN_PRUNE_ROWS  # rows at which a release prunes the schedule
         self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
         self._local_spans: list[tuple[float, float]] = []  # every local job: (start, end)
+        # the local flow runs on physical nodes: their ids, and each one's resources (issue 18)
+        host = np.asarray(model.resource_node)[self.node_ids]
+        self._hosts = list(dict.fromkeys(host.tolist()))
+        self._members = {h: self.node_ids[host == h].tolist() for h in self._hosts}
 
     @property
     def known_until(self) -> float:
@@ -102,25 +108,30 @@ class ResourceOwnerAgent(mesa.Agent):
         Forgets intervals that ended by ``now`` (in batches) and generates the local job flow
         up to ``until`` (local jobs have priority, so they are placed before any VO reservation
         in that time; VO reservations never reach past generated local load, so they never
-        clash).
+        clash). The flow draws local jobs per physical node, as it did per node when nodes
+        were the resources (the same draws); each occupies all of its node's processors for
+        the same interval, one schedule row and one span of :meth:`local_busy` per processor.
         """
         if now >= self._pruned_at + (until - now) / 16:  # dropping ended rows is bookkeeping
             self._prune(now)
         if self.local_load is not None:
             rng = self.model.rng
+            members = self._members
             while self._load_until < until:
-                ids = [node.id for node in self.nodes]
-                for k, a, b in self.local_load.occupy(ids, self._load_until, rng):
-                    self.schedule.add(k, a, b, LOCAL)
-                    self.local_jobs.append((k, a, b))
-                    self._local_spans.append((a, b))
+                for h, a, b in self.local_load.occupy(self._hosts, self._load_until, rng):
+                    for k in members[h]:  # every processor of physical node h
+                        self.schedule.add(k, a, b, LOCAL)
+                        self.local_jobs.append((k, a, b))
+                        self._local_spans.append((a, b))
                 self._load_until += self.local_load.period
 
     def local_busy(self, start: float, end: float) -> float:
-        """Node time the owner's local jobs occupied within ``[start, end)``, node x time units.
+        """Resource time the owner's local jobs occupied within ``[start, end)``.
 
-        Counts every local job generated so far (they are generated ahead of the cycles, up to
-        one scheduling interval past the last one), clipped to the period.
+        In resource x time units (a local job on a node of ``c`` processors counts ``c`` times
+        its length when processors are the resources). Counts every local job generated so
+        far (they are generated ahead of the cycles, up to one scheduling interval past the
+        last one), clipped to the period.
         """
         if not self._local_spans:
             return 0.0

@@ -20,12 +20,16 @@ __all__ = ["TraceLocalFlow"]
 class TraceLocalFlow:
     """The owners' local job flow taken from a real workload trace (SWF) instead of a generator.
 
-    The trace's jobs become local jobs of the domain's nodes, the high-priority work owners
-    run outside the VO. :meth:`from_swf` places them once, before the run:
+    The trace's jobs become local jobs of the domain's (physical) nodes, the high-priority
+    work owners run outside the VO. :meth:`from_swf` places them once, before the run:
 
-    * node count ``n = ceil(p * N / MaxProcs)`` as for VO jobs
-      (:func:`~vosim.market.workload.node_counts`: the traced machine's processors spread
-      evenly over the ``N`` nodes of the domain);
+    * node count ``n = ceil(p * N / MaxProcs)``, whole nodes
+      (:func:`~vosim.market.workload.node_counts` with ``resources="nodes"``: the traced
+      machine's processors spread evenly over the ``N`` nodes of the domain). When
+      processors are the resources (``VOModel(resources="processors")``, the default) the
+      owners put each local job on every processor of its nodes
+      (:meth:`~vosim.agents.owner.ResourceOwnerAgent.prepare`): a node's processors share its
+      local load;
     * duration: the recorded run time (SWF field 4), else the requested time (field 9); a
       local job occupies its nodes for that long whatever their performance (it runs on the
       owner's own terms, not as a VO request of volume ``V``);
@@ -104,7 +108,7 @@ class TraceLocalFlow:
         period: float,
         offset: float = 0.0,
     ) -> TraceLocalFlow:
-        """Place an SWF trace's jobs on the nodes ``0 .. domain_nodes - 1``.
+        """Place an SWF trace's jobs on the (physical) nodes ``0 .. domain_nodes - 1``.
 
         Parameters
         ----------
@@ -113,7 +117,7 @@ class TraceLocalFlow:
             time units); its header's ``MaxProcs`` (else the largest processor count, at
             least ``domain_nodes``) sizes the traced machine.
         domain_nodes : int
-            Nodes ``N`` of the domain (>= 1).
+            Physical nodes ``N`` of the domain (>= 1), whatever the model's resources.
         period : float
             See the class (> 0).
         offset : float
@@ -133,7 +137,7 @@ class TraceLocalFlow:
         if max_procs is None:
             procs = trace[["requested_processors", "allocated_processors"]].max(axis=1)
             max_procs = max(int(procs.max()), domain_nodes)
-        procs, n = node_counts(trace, domain_nodes, max_procs)
+        procs, n = node_counts(trace, domain_nodes, max_procs, "nodes")
         run = trace["run_time"].to_numpy(dtype=float)
         run = np.where(run > 0, run, trace["requested_time"].to_numpy(dtype=float))
         submit = trace["submit_time"].to_numpy(dtype=float)

@@ -1,4 +1,8 @@
-"""Computing nodes of a VO domain: performance, price per time unit and owner."""
+"""Computing nodes of a VO domain: performance, price per time unit and owner.
+
+The slots the metascheduler co-allocates are on *resources*: whole nodes, or the processors
+of the nodes (:func:`processor_counts`, :func:`expand_processors`; ``VOModel(resources=...)``).
+"""
 
 from __future__ import annotations
 
@@ -9,17 +13,24 @@ import numpy as np
 from vosim.errors import ParameterError
 from vosim.market.pricing import ExponentialPricing, PricingPolicy
 
-__all__ = ["Node", "generate_nodes"]
+__all__ = ["RESOURCE_KINDS", "Node", "expand_processors", "generate_nodes", "processor_counts"]
+
+#: What the slots are on, ``VOModel(resources=...)``: ``"processors"`` (a job needing ``p``
+#: processors gets ``p`` slots; the processors of a physical node share its performance, price,
+#: owner and local load) or ``"nodes"`` (whole nodes, allocated exclusively: a job gets
+#: ``ceil(p * N / MaxProcs)`` of the ``N`` nodes). Issue 18.
+RESOURCE_KINDS = ("processors", "nodes")
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """A computing node (CPU node) of the VO domain.
+    """A computing node (CPU node) of the VO domain, or one processor of one.
 
     Parameters
     ----------
     id : int
-        Node index in the domain, ``0 <= id < N``.
+        Index of the resource in the domain, ``0 <= id < R``: a node's when resources are
+        whole nodes, a processor's when they are processors (:func:`expand_processors`).
     performance : float
         Relative performance in [2, 10]: a task of volume ``V`` runs ``V / performance`` model
         time units on this node.
@@ -104,3 +115,101 @@ def generate_nodes(
         Node(id=i, performance=float(performance[i]), price=float(price[i]), owner=int(owner[i]))
         for i in range(count)
     ]
+
+
+def processor_counts(nodes: int, processors: int) -> np.ndarray:
+    """Processors of each of ``nodes`` physical nodes holding ``processors`` in all.
+
+    As even as possible: node ``i`` gets ``floor((i + 1) P / N) - floor(i P / N)``, i.e.
+    ``floor(P / N)`` or one more, the larger nodes spread over the ids (UniLu-Gaia's 2004
+    processors on 151 nodes: 41 nodes of 14 and 110 of 13).
+
+    Parameters
+    ----------
+    nodes : int
+        Physical nodes ``N`` (>= 1).
+    processors : int
+        Processors ``P`` in all (>= ``nodes``: every node has at least one).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (nodes,)
+        Processors per node, summing to ``processors``.
+
+    Raises
+    ------
+    ParameterError
+        ``nodes < 1`` or ``processors < nodes``.
+
+    References
+    ----------
+    vosim's grouping of a trace's ``MaxProcs`` processors into its ``MaxNodes`` nodes (SWF
+    header fields of the Parallel Workloads Archive); issue 18.
+
+    Examples
+    --------
+    >>> processor_counts(3, 7).tolist()
+    [2, 2, 3]
+    >>> c = processor_counts(151, 2004)
+    >>> int(c.sum()), sorted(set(c.tolist())), int((c == 14).sum())
+    (2004, [13, 14], 41)
+    """
+    if nodes < 1:
+        raise ParameterError(f"nodes must be >= 1, got {nodes}")
+    if processors < nodes:
+        raise ParameterError(
+            f"processors must be >= nodes={nodes} (one per node at least), got {processors}"
+        )
+    bounds = np.arange(nodes + 1, dtype=np.int64) * processors // nodes
+    return np.diff(bounds)
+
+
+def expand_processors(nodes: list[Node], counts) -> tuple[list[Node], np.ndarray]:
+    """The processors of physical ``nodes``: the resources when processors are the resources.
+
+    Node ``i`` becomes ``counts[i]`` processors that share its performance, price and owner,
+    numbered in node order (node 0's first), so each owner's processors stay a contiguous
+    block as its nodes were. With one processor per node the result equals ``nodes``.
+
+    Parameters
+    ----------
+    nodes : list of Node
+        Physical nodes, ids ``0 .. N-1`` in order.
+    counts : array-like of int, shape (N,)
+        Processors of each node (>= 1), e.g. :func:`processor_counts`.
+
+    Returns
+    -------
+    processors : list of Node
+        Length ``P = sum(counts)``, ids ``0 .. P-1``.
+    resource_node : numpy.ndarray of int64, shape (P,)
+        The physical node (index into ``nodes``) of each processor, non-decreasing.
+
+    Raises
+    ------
+    ParameterError
+        ``counts`` not of ``len(nodes)`` or holding a count below 1.
+
+    References
+    ----------
+    Issue 18 of vosim: processors are the resources (the papers' "CPU nodes"); a trace's
+    processors are grouped into its ``MaxNodes`` physical nodes, which share performance,
+    price, owner and local load.
+
+    Examples
+    --------
+    >>> procs, host = expand_processors([Node(0, 2.0, 1.0, 0), Node(1, 4.0, 3.0, 1)], [2, 1])
+    >>> [(p.id, p.performance, p.owner) for p in procs], host.tolist()
+    ([(0, 2.0, 0), (1, 2.0, 0), (2, 4.0, 1)], [0, 0, 1])
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.shape != (len(nodes),) or (counts < 1).any():
+        raise ParameterError(
+            f"counts must give each of the {len(nodes)} nodes >= 1 processor, got {counts!r}"
+        )
+    resource_node = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
+    processors = [
+        Node(id=k, performance=nodes[h].performance, price=nodes[h].price, owner=nodes[h].owner)
+        for k, h in enumerate(resource_node.tolist())
+    ]
+    return processors, resource_node

@@ -12,6 +12,7 @@ import pandas as pd
 
 from vosim.core.windows import Window
 from vosim.errors import ParameterError
+from vosim.market.nodes import RESOURCE_KINDS
 from vosim.market.swf import FIELD_LIMIT
 
 __all__ = [
@@ -43,7 +44,8 @@ class Job:
     submit_time : float
         Submission time, model time units (seconds for traces).
     n : int
-        Node count of the resource request (0 if the trace gives no processor count).
+        Resources of the request, one slot each (0 if the trace gives no processor count):
+        processors, or nodes when resources are whole nodes (:func:`node_counts`).
     requested_time : float
         Reservation time ``T`` on a node of the reference performance, model time units.
     run_time : float
@@ -116,14 +118,17 @@ def jobs_from_trace(
     reference_performance: float,
     max_performance: float,
     scheduling_interval: float,
+    resources: str = "nodes",
 ) -> list[Job]:
     """Map SWF job rows to VO jobs (resource requests), documenting every unusable job.
 
     The mapping, per row:
 
     * processors ``p`` = requested processors (field 8), else allocated (field 5);
-    * node count ``n = ceil(p * domain_nodes / max_procs)`` (the trace machine's processors are
-      spread evenly over the simulated domain's nodes);
+    * resources ``n`` (slots of the window, :func:`node_counts`): ``n = p`` processors when
+      ``resources="processors"``; ``n = ceil(p * domain_nodes / max_procs)`` whole nodes when
+      ``resources="nodes"`` (the traced machine's processors spread evenly over the simulated
+      domain's nodes);
     * reservation time ``T`` = requested time (field 9), else the run time (field 4); it is the
       time on a node of ``reference_performance``, so ``V = T * reference_performance`` and node
       ``i`` needs ``T_i = V / performance_i``;
@@ -131,33 +136,39 @@ def jobs_from_trace(
       a batch system kills it at its walltime); unknown (-1) run time counts as ``T``.
 
     A job is marked with a ``reason`` (later *rejected*) when ``p`` is unknown, ``T`` is
-    unknown or zero, ``n`` exceeds the domain, or ``T_i`` exceeds the scheduling interval even
-    on the fastest node.
+    unknown or zero, ``n`` exceeds the domain's resources, or ``T_i`` exceeds the scheduling
+    interval even on the fastest node.
 
     Parameters
     ----------
     trace : pandas.DataFrame
         Rows as returned by :func:`vosim.market.swf.read_swf`.
     domain_nodes : int
-        Nodes ``N`` of the simulated domain (>= 1).
+        Resources of the simulated domain (>= 1): its nodes ``N`` with ``resources="nodes"``,
+        its processors with ``resources="processors"``.
     max_procs : int
-        Processors of the traced machine (header ``MaxProcs``, >= 1).
+        Processors of the traced machine (header ``MaxProcs``, >= 1; used with
+        ``resources="nodes"``).
     reference_performance : float
         Performance at which the trace's times hold (> 0).
     max_performance : float
         Performance of the fastest node in the domain (> 0).
     scheduling_interval : float
         Length ``L`` of the metascheduler's scheduling interval, model time units (> 0).
+    resources : str
+        What a slot is on, one of :data:`~vosim.market.nodes.RESOURCE_KINDS` (default
+        ``"nodes"``, the mapping before issue 18; :class:`~vosim.model.VOModel` passes its
+        own, default processors).
 
     Returns
     -------
     list of Job
-        One per row, in trace order, state ``pending``.
+        One per row, in trace order, state ``pending``; ``Job.n`` counts resources.
 
     Raises
     ------
     ParameterError
-        A non-positive size or performance.
+        A non-positive size or performance, or an unknown ``resources``.
     """
     for name, value in [
         ("domain_nodes", domain_nodes),
@@ -168,7 +179,8 @@ def jobs_from_trace(
     ]:
         if not value > 0:
             raise ParameterError(f"{name} must be > 0, got {value}")
-    procs, nodes = node_counts(trace, domain_nodes, max_procs)
+    procs, nodes = node_counts(trace, domain_nodes, max_procs, resources)
+    unit = "processors" if resources == "processors" else "nodes"
     req_t = trace["requested_time"].to_numpy(dtype=float)
     run_t = trace["run_time"].to_numpy(dtype=float)
     t_res = np.where(req_t > 0, req_t, run_t)
@@ -192,7 +204,7 @@ def jobs_from_trace(
         elif t <= 0:
             reason = "unusable runtime: neither requested nor actual runtime is known and > 0"
         elif n > domain_nodes:
-            reason = f"needs {n} nodes, more than the domain's {domain_nodes}"
+            reason = f"needs {n} {unit}, more than the domain's {domain_nodes}"
         elif tmin > scheduling_interval:
             reason = (
                 f"reservation time {tmin:g} on the fastest node exceeds the scheduling "
@@ -218,23 +230,47 @@ def jobs_from_trace(
 
 
 def node_counts(
-    trace: pd.DataFrame, domain_nodes: int, max_procs: int
+    trace: pd.DataFrame, domain_nodes: int, max_procs: int, resources: str = "nodes"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Processors ``p`` and node counts ``n`` of SWF job rows on a domain of ``domain_nodes``.
+    """Processors ``p`` and resource counts ``n`` of SWF job rows.
 
-    ``p`` = requested processors (field 8), else allocated (field 5); ``n = ceil(p *
-    domain_nodes / max_procs)``: the traced machine's ``max_procs`` processors spread evenly
-    over the domain's nodes. Both arrays have shape ``(len(trace),)``; an unknown ``p`` (-1)
-    gives ``n = 0``. Raises nothing; sizes are checked by the callers.
+    ``p`` = requested processors (field 8), else allocated (field 5). With
+    ``resources="nodes"``, ``n = ceil(p * domain_nodes / max_procs)`` whole nodes: the traced
+    machine's ``max_procs`` processors spread evenly over the domain's ``domain_nodes`` nodes
+    (a 1-processor job of UniLu-Gaia takes a whole 13- or 14-processor node). With
+    ``resources="processors"``, ``n = p``: one slot per processor (``domain_nodes`` and
+    ``max_procs`` unused). Both arrays have shape ``(len(trace),)``; an unknown ``p`` (-1)
+    gives ``n = 0``. Sizes are checked by the callers.
+
+    Raises
+    ------
+    ParameterError
+        ``resources`` not one of :data:`~vosim.market.nodes.RESOURCE_KINDS`.
 
     References
     ----------
     vosim's mapping of SWF fields 5 and 8 (the SWF definition of the Parallel Workloads
     Archive) onto the VO Preferences §4 domain; used by :func:`jobs_from_trace` and
-    :class:`~vosim.market.local_trace.TraceLocalFlow`.
+    :class:`~vosim.market.local_trace.TraceLocalFlow` (which places local jobs on whole
+    nodes). Processors as the resources: issue 18.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"requested_processors": [1, 14, -1], "allocated_processors": 2})
+    >>> [n.tolist() for n in node_counts(rows, 151, 2004)]
+    [[1, 14, 2], [1, 2, 1]]
+    >>> node_counts(rows, 151, 2004, "processors")[1].tolist()
+    [1, 14, 2]
     """
+    if resources not in RESOURCE_KINDS:
+        raise ParameterError(
+            f"resources must be one of {', '.join(RESOURCE_KINDS)}, got {resources!r}"
+        )
     req_p = trace["requested_processors"].to_numpy()
     procs = np.where(req_p > 0, req_p, trace["allocated_processors"].to_numpy())
+    if resources == "processors":
+        return procs, np.maximum(procs, 0).astype(np.int64)
     # in floats: p * N overflows int64 for p near SWF's field limit (2^53); n is capped there
     share = np.maximum(procs, 0).astype(float) * domain_nodes / max_procs
     nodes = np.minimum(np.ceil(share), FIELD_LIMIT).astype(np.int64)
