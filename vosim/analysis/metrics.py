@@ -246,14 +246,14 @@ def job_table(
     col = dict(zip(_JOB_FIELDS, rows, strict=True)) if k else dict.fromkeys(_JOB_FIELDS, ())
     window = col["window"]
     has_w = np.fromiter((w is not None for w in window), dtype=bool, count=k)
-    state = np.array(col["state"], dtype=object).reshape(k)
+    state = np.array(col["state"], dtype=object)
     completed = state == "completed"
-    submit = np.array(col["submit_time"], dtype=float).reshape(k)
-    start = np.where(has_w, np.array(col["start"], dtype=float).reshape(k), np.nan)
-    finish = np.where(completed, np.array(col["finish"], dtype=float).reshape(k), np.nan)
-    run_time = np.array(col["run_time"], dtype=float).reshape(k)
-    requested = np.array(col["requested_time"], dtype=float).reshape(k)
-    left = np.array(col["left_time"], dtype=float).reshape(k)
+    submit = np.array(col["submit_time"], dtype=float)
+    start = np.where(has_w, np.array(col["start"], dtype=float), np.nan)
+    finish = np.where(completed, np.array(col["finish"], dtype=float), np.nan)
+    run_time = np.array(col["run_time"], dtype=float)
+    requested = np.array(col["requested_time"], dtype=float)
+    left = np.array(col["left_time"], dtype=float)
     with np.errstate(invalid="ignore"):
         started = has_w & ~(start >= left)  # NaN left: mid-run, started
     final = _final_states(state, run_time, requested, started, ~np.isnan(left))
@@ -269,14 +269,14 @@ def job_table(
         for done, s, ends in zip(completed.tolist(), start.tolist(), col["task_ends"], strict=True)
     ]
     window_value = [(w.runtime, w.cost) if w is not None else (math.nan, math.nan) for w in window]
-    paid = np.array(col["paid"], dtype=float).reshape(k)
-    paid_for_failures = np.array(col["paid_for_failures"], dtype=float).reshape(k)
+    paid = np.array(col["paid"], dtype=float)
+    paid_for_failures = np.array(col["paid_for_failures"], dtype=float)
     data = {
-        "job_id": np.array(col["job_id"], dtype=np.int64).reshape(k),
+        "job_id": np.array(col["job_id"], dtype=np.int64),
         "workload_name": [workload_name] * k,
         "profile": [_profile_name(r) for r in col["run_time"]],
         "submission_time": submit,
-        "requested_number_of_resources": np.array(col["n"], dtype=np.int64).reshape(k),
+        "requested_number_of_resources": np.array(col["n"], dtype=np.int64),
         "requested_time": requested,
         "success": (final == "COMPLETED_SUCCESSFULLY").astype(np.int64),
         "final_state": pd.Categorical(final, categories=list(BATSIM_FINAL_STATES)),
@@ -288,22 +288,22 @@ def job_table(
         "allocated_resources": sets,
         "consumed_energy": np.full(k, np.nan),
         "metadata": metadata,
-        "user": np.array(col["user"], dtype=np.int64).reshape(k),
+        "user": np.array(col["user"], dtype=np.int64),
         "owners": owners,
         "criterion": list(col["criterion"]),
-        "requested_processors": np.array(col["requested_processors"], dtype=np.int64).reshape(k),
-        "window_runtime": np.array([v[0] for v in window_value], dtype=float).reshape(k),
+        "requested_processors": np.array(col["requested_processors"], dtype=np.int64),
+        "window_runtime": np.array([v[0] for v in window_value], dtype=float),
         "run_time": run_time,
         "left_time": left,
-        "node_time": np.array(node_time, dtype=float).reshape(k),
+        "node_time": np.array(node_time, dtype=float),
         "cost": paid + paid_for_failures,
-        "window_cost": np.array([v[1] for v in window_value], dtype=float).reshape(k),
-        "failures": np.array(col["failures"], dtype=np.int64).reshape(k),
+        "window_cost": np.array([v[1] for v in window_value], dtype=float),
+        "failures": np.array(col["failures"], dtype=np.int64),
         "paid_for_failures": paid_for_failures,
-        "predicted_availability": np.array(col["predicted_availability"], dtype=float).reshape(k),
-        "alternatives": np.array(col["alternatives"], dtype=np.int64).reshape(k),
-        "user_evaluation": np.array(col["user_evaluation"], dtype=float).reshape(k),
-        "budget": np.array(col["budget"], dtype=float).reshape(k),
+        "predicted_availability": np.array(col["predicted_availability"], dtype=float),
+        "alternatives": np.array(col["alternatives"], dtype=np.int64),
+        "user_evaluation": np.array(col["user_evaluation"], dtype=float),
+        "budget": np.array(col["budget"], dtype=float),
         "state": pd.Categorical(state, categories=list(JOB_STATES)),
         "reason": ["" if done else r for done, r in zip(completed.tolist(), reason, strict=True)],
     }
@@ -357,8 +357,8 @@ def _node_strings(
 ) -> tuple[list[str], list[str]]:
     """Per job, the interval set of its window's nodes and its owners' ids (space separated).
 
-    ``nodes[i]`` (node ids) is the window of job ``rows[i]`` (of ``k``); jobs without a
-    window get empty strings. Runs of consecutive ids are found with numpy over all windows
+    ``nodes[i]`` (node ids, int array) is the window of job ``rows[i]`` (of ``k``); jobs
+    without a window get empty strings. ``owner_of_node[node].owner_id`` is an int >= 0. Runs of consecutive ids are found with numpy over all windows
     at once; only the strings are made per run.
     """
     sets, owners = [""] * k, [""] * k
