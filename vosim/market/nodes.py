@@ -13,13 +13,30 @@ import numpy as np
 from vosim.errors import ParameterError
 from vosim.market.pricing import ExponentialPricing, PricingPolicy
 
-__all__ = ["RESOURCE_KINDS", "Node", "expand_processors", "generate_nodes", "processor_counts"]
+__all__ = [
+    "MAX_RESOURCES",
+    "RESOURCE_KINDS",
+    "Node",
+    "expand_processors",
+    "generate_nodes",
+    "processor_counts",
+]
 
 #: What the slots are on, ``VOModel(resources=...)``: ``"processors"`` (a job needing ``p``
 #: processors gets ``p`` slots; the processors of a physical node share its performance, price,
 #: owner and local load) or ``"nodes"`` (whole nodes, allocated exclusively: a job gets
 #: ``ceil(p * N / MaxProcs)`` of the ``N`` nodes). Issue 18.
 RESOURCE_KINDS = ("processors", "nodes")
+
+#: The most resources (nodes, or processors with ``resources="processors"``) a domain may
+#: have, checked before anything of that size is built (``VOModel(nodes=...)``, a trace
+#: header's ``MaxNodes``/``MaxProcs``), so a typo is refused with one line naming the value
+#: instead of exhausting memory (issue 21, item 5). Every cycle builds a slot list of at
+#: least one row per resource and the domain keeps several ``(R,)`` arrays; already at 5,000
+#: nodes under the generated local load a 20-job NASA run took 55 s and 2.4 GB (measured),
+#: so 10**6 bounds what can be built, not what runs comfortably. LCG-2005-1, the largest
+#: bundled trace, has 24,515 processors.
+MAX_RESOURCES = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
