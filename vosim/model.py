@@ -772,11 +772,17 @@ class VOModel(mesa.Model):
             and not ms.queue.arrived
         )
 
-    def finish(self) -> None:
+    def finish(self, interrupted: bool = False) -> None:
         """Mark every job not completed, rejected or withdrawn ``unfinished`` (end of the run).
 
         A submitted job's ``left_time`` is the end of the run (the horizon, or when a drain
         without patience stalled); one not yet submitted never entered the queue.
+
+        Parameters
+        ----------
+        interrupted : bool
+            The run was stopped before its end (Ctrl-C at the CLI): the reasons say so
+            ("interrupted at t=...") instead of naming the horizon (issue 21, item 10).
         """
         for job in self.jobs:
             if job.state not in ("completed", "rejected", "withdrawn"):
@@ -784,12 +790,14 @@ class VOModel(mesa.Model):
                     job.left_time = float(self.time)
                 elif not job.reason:
                     job.reason = "not submitted before the horizon"
-                if not job.reason:
+                why = job.reason or self._balance_reason(job) or self.metascheduler.wait_reason(job)
+                if interrupted:  # the run's end was Ctrl-C, not the horizon
                     job.reason = (
-                        self._balance_reason(job)
-                        or self.metascheduler.wait_reason(job)
-                        or f"still {job.state} at the horizon"
+                        f"still {job.state} when the run was interrupted at t={self.time:g}"
                     )
+                    job.reason += f" (last search: {why})" if why and job.state == "waiting" else ""
+                else:
+                    job.reason = why or f"still {job.state} at the horizon"
                 job.state = "unfinished"
 
     def _balance_reason(self, job: Job) -> str:

@@ -515,3 +515,40 @@ def test_repeated_ids_warn_once_naming_the_lines(tmp_path):
 def test_distinct_ids_do_not_warn(tmp_path, recwarn):
     read_swf(write(tmp_path, "\n".join([job(1), job(2), job(-1)]) + "\n"))
     assert not [w for w in recwarn if issubclass(w.category, TraceWarning)]
+
+
+# -- header sizes and long lines (issue 21, items 5 and 10) -----------------------------------
+@pytest.mark.parametrize("value", ["-5", "0", "151.5", "lots", "100000000000", "-1"])
+@pytest.mark.parametrize("key", ["MaxNodes", "MaxProcs"])
+def test_a_bad_domain_size_in_the_header_names_file_line_and_value(tmp_path, key, value):
+    """Before: -5 and 0 gave errors naming no file, 151.5 and lots were ignored, 1e11 ran
+    out of memory with a traceback."""
+    path = write(tmp_path, f"; Version: 2.2\n; {key}: {value}\n{job(1)}\n")
+    with pytest.raises(TraceFormatError) as err:
+        read_swf(path)
+    assert err.value.line == 2
+    assert str(path) in str(err.value) and key in str(err.value)
+    assert repr(value) in str(err.value)
+
+
+def test_a_domain_size_followed_by_words_is_read_and_an_empty_one_is_absent(tmp_path):
+    path = write(tmp_path, f"; MaxProcs: 128 (4 per node)\n; MaxNodes: \n{job(1)}\n")
+    header = read_swf(path).attrs["header"]
+    assert header_int(header, "MaxProcs") == 128 and header_int(header, "MaxNodes") is None
+
+
+@pytest.mark.parametrize("bad", ["x" * 2_000_000, "1 " * 1_000_000])
+def test_a_huge_bad_line_is_cut_in_the_message(tmp_path, bad):
+    """Before: a 2 MB line was echoed whole in the one-line error."""
+    path = write(tmp_path, f"{job(1)}\n{bad}\n")
+    with pytest.raises(TraceFormatError) as err:
+        read_swf(path)
+    assert err.value.line == 2
+    assert len(str(err.value)) < 300
+    assert "characters)" in str(err.value)
+
+
+def test_a_directory_given_as_a_trace_name_is_called_a_directory(tmp_path):
+    """Before: trace_path said "no such file and not a bundled trace" for a directory."""
+    with pytest.raises(TraceFormatError, match="is a directory"):
+        trace_path(str(tmp_path))

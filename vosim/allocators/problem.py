@@ -23,6 +23,27 @@ __all__ = [
 ]
 
 
+def _real_array(name: str, value: Any, keep_int: bool = False) -> np.ndarray:
+    """``value`` as a float array (or, with ``keep_int``, as given if integer), checked.
+
+    Raises
+    ------
+    ProblemError
+        ``value`` is ``None`` or holds booleans, strings, complex numbers or other objects,
+        naming the field ``name`` (issue 21, item 10: numpy's own errors named none, and
+        ``group=[True, False]`` passed as groups 1 and 0).
+    """
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise ProblemError(f"{name} must be numbers, got {value!r} ({exc})") from None
+    if value is None or array.dtype.kind not in "iuf":
+        raise ProblemError(
+            f"{name} must be real numbers (not booleans, strings, complex or None), got {value!r}"
+        )
+    return array if keep_int and array.dtype.kind in "iu" else array.astype(float)
+
+
 @dataclass(frozen=True, eq=False)
 class AvailabilityProblem:
     """Select ``n`` of ``N`` resources within budget ``C`` maximising window availability (eq. 3).
@@ -72,9 +93,9 @@ class AvailabilityProblem:
     budget: float = math.inf
 
     def __post_init__(self) -> None:
-        cost = np.asarray(self.cost, dtype=float)
-        group_p = np.asarray(self.group_p, dtype=float)
-        raw_group = np.asarray(self.group)
+        cost = _real_array("cost", self.cost)
+        group_p = _real_array("group_p", self.group_p)
+        raw_group = _real_array("group", self.group, keep_int=True)
         if cost.ndim != 1:
             raise ProblemError(f"cost must be one-dimensional (N,), got shape {cost.shape}")
         if raw_group.shape != cost.shape:
@@ -102,8 +123,9 @@ class AvailabilityProblem:
             raise ProblemError(f"n must be an integer, got {self.n!r}")
         if not 1 <= self.n <= cost.size:
             raise ProblemError(f"n must be in [1, N={cost.size}], got {self.n}")
-        if not float(self.budget) >= 0:
-            raise ProblemError(f"budget must be >= 0, got {self.budget!r}")
+        budget = _real_array("budget", self.budget)
+        if budget.ndim != 0 or not budget >= 0:
+            raise ProblemError(f"budget must be a number >= 0, got {self.budget!r}")
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "group", group)
         object.__setattr__(self, "group_p", group_p)

@@ -47,7 +47,8 @@ def trace_path(name: str) -> Path:
     Raises
     ------
     TraceFormatError
-        ``name`` is neither a bundled trace nor an existing file.
+        ``name`` is neither a bundled trace nor an existing file (a directory is named as
+        one, issue 21 item 10).
 
     Examples
     --------
@@ -59,5 +60,7 @@ def trace_path(name: str) -> Path:
     path = Path(name)
     if path.is_file():
         return path
+    if path.is_dir():
+        raise TraceFormatError(name, None, "is a directory, not an SWF file")
     known = ", ".join(TRACES)
     raise TraceFormatError(name, None, f"no such file and not a bundled trace (bundled: {known})")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.errors import TraceFormatError, TraceWarning
+from vosim.market.nodes import MAX_RESOURCES
 
 __all__ = ["SWF_COLUMNS", "FIELD_LIMIT", "read_swf", "header_int"]
 
@@ -104,7 +105,9 @@ def _find_bad_line(path: Path, numbers: list[tuple[int, str]]) -> TraceFormatErr
         fields = line.split()
         if len(fields) != 18:
             return TraceFormatError(
-                str(path), lineno, f"expected 18 fields, found {len(fields)}: {line.strip()!r}"
+                str(path),
+                lineno,
+                f"expected 18 fields, found {len(fields)}: {_cut(line.strip())!r}",
             )
         for i, tok in enumerate(fields, start=1):
             try:
@@ -113,13 +116,13 @@ def _find_bad_line(path: Path, numbers: list[tuple[int, str]]) -> TraceFormatErr
                 return TraceFormatError(
                     str(path),
                     lineno,
-                    f"field {i} ({list(SWF_COLUMNS)[i - 1]}) is not a number: {tok!r}",
+                    f"field {i} ({list(SWF_COLUMNS)[i - 1]}) is not a number: {_cut(tok)!r}",
                 )
             if not np.isfinite(value):
                 return TraceFormatError(
                     str(path),
                     lineno,
-                    f"field {i} ({list(SWF_COLUMNS)[i - 1]}) is not finite: {tok!r}",
+                    f"field {i} ({list(SWF_COLUMNS)[i - 1]}) is not finite: {_cut(tok)!r}",
                 )
     return TraceFormatError(str(path), None, "unparseable job lines")  # pragma: no cover
 
@@ -151,7 +154,9 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
     TraceFormatError
         The file is missing or unreadable, holds no job line, or a job line has the wrong
         number of fields, a non-numeric field or a field of magnitude above
-        :data:`FIELD_LIMIT` (2^53); the message names the file and the line.
+        :data:`FIELD_LIMIT` (2^53), or a ``MaxNodes``/``MaxProcs`` header line whose value
+        is not an integer in ``[1, MAX_RESOURCES]``; the message names the file and the line
+        (a quoted line or field is cut to 80 characters).
     ValueError
         ``max_jobs < 1``.
 
@@ -189,6 +194,7 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
             continue
         if stripped.startswith(";"):
             header_lines.append(stripped)
+            _check_size_line(path, lineno, stripped)
             continue
         if max_jobs is not None and len(job_lines) >= max_jobs:
             break
@@ -213,6 +219,42 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
     df.attrs["path"] = str(path)
     _warn_repeated_ids(path, job_lines, df["job_id"].to_numpy())
     return df
+
+
+#: Header keys that size the domain (``VOModel`` builds that many nodes or processors).
+SIZE_KEYS = ("MaxNodes", "MaxProcs")
+
+
+def _check_size_line(path: Path, lineno: int, line: str) -> None:
+    """Raise :class:`TraceFormatError` (file and line) if ``line`` gives a bad domain size.
+
+    A ``MaxNodes`` or ``MaxProcs`` header line's value must start with an integer in
+    ``[1, MAX_RESOURCES]`` (:data:`vosim.market.nodes.MAX_RESOURCES`; words may follow it,
+    as in ``MaxProcs: 128 (4 per node)``; an empty value is as if absent): ``0``, ``-5``,
+    ``151.5`` or ``lots`` would
+    otherwise be ignored or build an impossible domain (issue 21, items 5 and 10).
+    """
+    m = _HEADER_RE.match(line)
+    if m is None or m.group(1) not in SIZE_KEYS:
+        return
+    key, value = m.groups()
+    if not value:  # "MaxNodes:" with no value: as if absent
+        return
+    first = value.split()[0]
+    if re.fullmatch(r"[+]?\d+", first) and 1 <= int(first) <= MAX_RESOURCES:
+        return
+    raise TraceFormatError(
+        str(path),
+        lineno,
+        f"header {key} must be an integer in [1, {MAX_RESOURCES:,}], got {_cut(value)!r}",
+    )
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    """``text``, cut to ``limit`` characters with its length said (messages quote lines)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
 
 
 #: The largest magnitude a field may have: every integer up to it is exact in float64, so

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
 import time
 import warnings
@@ -425,6 +426,7 @@ def _run(args: argparse.Namespace) -> int:
     from vosim.scenario import Scenario
 
     values = Scenario(**run_values(args)).kwargs()  # checked before Mesa is imported
+    _output_dir(args.out)
     from vosim.model import VOModel
 
     started = time.perf_counter()
@@ -441,7 +443,7 @@ def _run(args: argparse.Namespace) -> int:
         model.run(progress=progress)
     except KeyboardInterrupt:
         interrupted = True
-        model.finish()
+        model.finish(interrupted=True)
     finally:
         bar.close()
     wall = time.perf_counter() - started
@@ -524,6 +526,26 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output_dir(path: Path) -> Path:
+    """Create ``path`` (the ``--out`` directory) and check it is writable, before any work.
+
+    Raises
+    ------
+    VosimError
+        It cannot be created or written (a file on the way, no permission), naming it: the
+        check comes before the simulation, so nothing computed is lost (issue 21, item 10).
+    """
+    import tempfile
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise VosimError(f"--out {str(path)!r}: cannot write there ({exc.strerror})") from None
+    return path
+
+
 def _experiment(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -537,6 +559,7 @@ def _experiment(args: argparse.Namespace) -> int:
     if args.name not in registry:
         raise VosimError(f"unknown experiment {args.name!r}; available: {', '.join(registry)}")
     e = registry[args.name]
+    _output_dir(args.out)
     started = time.perf_counter()
     with tqdm(total=e.points(args.quick), unit="point", desc=args.name, disable=args.quiet) as bar:
         written = run_experiment(
@@ -559,7 +582,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
     if args.ray_address is not None and args.backend != "ray":
         raise VosimError("--ray-address needs --backend ray")
-    return _run_config(load_sweep(args.file), args.out, args)
+    config = load_sweep(args.file)
+    return _run_config(config, _output_dir(args.out), args)
 
 
 def _run_config(config, out: Path, args: argparse.Namespace) -> int:
@@ -634,7 +658,7 @@ def _study(args: argparse.Namespace) -> int:
     from vosim.runs.studies import study_config
 
     config = study_config(args.name, quick=args.quick)
-    out: Path = args.out if args.out is not None else Path(config.name)
+    out: Path = _output_dir(args.out if args.out is not None else Path(config.name))
     status = _run_config(config, out, args)
     if status == 130:
         return status
@@ -650,13 +674,42 @@ def main(argv: list[str] | None = None) -> int:
     and return 2, without a traceback.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help()
         return 2
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         return _dispatch(args)
+
+
+#: A value that starts with "-" but is a number or a list of numbers ("-1", "-1,1", "-.5,2").
+_NEGATIVE_VALUE = re.compile(r"-(\d|\.\d|inf|nan)", re.IGNORECASE)
+
+
+def _attach_negative_values(argv: list[str]) -> list[str]:
+    """``["--opt", "-1,1"]`` as ``["--opt=-1,1"]``: a negative value is a value, not an option.
+
+    argparse takes a token starting with ``-`` for an option unless it is one plain negative
+    number, so ``--budget-range -1,1`` failed with "expected one argument" instead of the
+    range check's message naming the value (issue 21, item 10). Tokens after ``--`` are left
+    alone.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            out.extend(argv[i:])
+            break
+        value = argv[i + 1] if i + 1 < len(argv) else ""
+        if token.startswith("--") and "=" not in token and _NEGATIVE_VALUE.match(value):
+            out.append(f"{token}={value}")
+            i += 2
+        else:
+            out.append(token)
+            i += 1
+    return out
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
