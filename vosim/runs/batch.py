@@ -22,11 +22,18 @@ the others go on.
 :func:`load_results` reads the finished runs into one table in the sweep's order,
 :func:`load_cycles` their per-cycle tables (owners and users active, prices, utilization...).
 
-Resume: a run's id is a hash of all its model arguments, repetition and seed, so on start every
-run whose part exists is skipped; a sweep killed at any point and started again ends with the
-table an uninterrupted sweep gives. Parts are content addressed: adding values to a sweep and
-running it into the same directory reuses the finished runs; a directory whose manifest names
-another vosim version is refused. One sweep at a time may write a directory (a lock file).
+Resume: a run's id is a hash of all its model arguments, repetition and seed, the content of
+the trace files it reads and the vosim version (:func:`run_id`), so on start every run whose
+part exists is skipped; a sweep killed at any point and started again ends with the table an
+uninterrupted sweep gives. Parts are content addressed: adding values to a sweep and running it
+into the same directory reuses the finished runs, while editing a trace file runs them again; a
+directory whose manifest names another vosim version is refused. One sweep at a time may write
+a directory (a lock file). Parts are flushed to disk before their rename
+(:mod:`vosim.runs.store`); one that cannot be read all the same (zero bytes or truncated, e.g.
+by a power cut on a file system that reorders writes) counts as not done: the sweep runs it
+again and says so, :func:`load_results` and :func:`load_cycles` skip it and say so (an
+:class:`UnreadablePartWarning`, one line ``vosim: warning: ...`` at the command line).
+A sweep of more than :data:`vosim.runs.config.MAX_RUNS` runs is refused before it is expanded.
 
 Backends. ``"local"`` runs in this process when ``workers == 1`` and otherwise on a
 :class:`concurrent.futures.ProcessPoolExecutor` of spawned processes (spawn-safe: a worker
@@ -35,11 +42,12 @@ imports vosim and receives a :class:`RunSpec`). It is preferred to Mesa's
 (so no per-run parts, no resume, and a crash loses all), lets one run's exception abort the
 batch, drives ``model.step()`` up to ``max_steps`` rather than vosim's event-driven
 ``model.run()``, reports DataCollector variables rather than the run summary, and sets the
-process-wide start method. ``"ray"`` runs the same :func:`execute` as Ray tasks on a local
-instance or the cluster at ``ray_address`` (``pip install "vosim[ray]"``; a remote cluster's
-Python needs the same vosim installed); the driver writes the parts, so they land on this
-machine. Results do not depend on the backend or the worker count: each run is seeded from the
-sweep, never from a worker.
+process-wide start method. A worker exits as soon as the sweep's process is gone (killed
+included), so no worker or resource tracker outlives it. ``"ray"`` runs the same
+:func:`execute` as Ray tasks on a local instance or the cluster at ``ray_address``
+(``pip install "vosim[ray]"``; a remote cluster's Python needs the same vosim installed); the
+driver writes the parts, so they land on this machine. Results do not depend on the backend
+or the worker count: each run is seeded from the sweep, never from a worker.
 
 Examples
 --------
@@ -56,7 +64,7 @@ Examples
 ... owners = [2, 1000]
 ... ''')
 >>> [spec.run_id for spec in expand(config)]
-['2f0d61ffead8', '6aa06f9ebf98']
+['61f24ad9bc4e', 'f41be8aeec7c']
 >>> with tempfile.TemporaryDirectory() as out:
 ...     result = run_sweep(config, out, workers=1)
 ...     table = load_results(out)
@@ -78,8 +86,12 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import signal
+import socket
+import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -92,13 +104,15 @@ import pandas as pd
 
 from vosim import __version__
 from vosim.errors import ConfigError, ParameterError
-from vosim.runs.config import SweepConfig, canonical_json
+from vosim.runs.config import SweepConfig, canonical_json, check_run_count
 from vosim.runs.store import write_json, write_table
 
 __all__ = [
     "BACKENDS",
     "RunSpec",
     "SweepResult",
+    "UnreadablePartWarning",
+    "run_id",
     "expand",
     "execute",
     "run_sweep",
@@ -115,6 +129,23 @@ RESERVED_COLUMNS = ("run_id", "repetition", "seed", "status", "error", "seconds"
 MANIFEST = "manifest.json"
 PARTS = "runs"
 CYCLES = "cycles"
+#: Model arguments that may name a file the run reads: their content goes in the run id.
+FILE_ARGUMENTS = ("trace", "local_trace")
+#: Seconds between a local worker's checks that the sweep's process is alive (issue 21,
+#: item 4): a worker outlives a killed sweep by at most this long (plus its exit).
+PARENT_POLL_SECONDS = 0.5
+#: Seconds to wait for a Ray address to accept a TCP connection before ``ray.init``, which
+#: would otherwise retry an unreachable address for many minutes (issue 21, item 8).
+RAY_CONNECT_TIMEOUT = 10.0
+
+
+class UnreadablePartWarning(UserWarning):
+    """A part of a sweep directory cannot be read (zero bytes, truncated, not Parquet).
+
+    :func:`run_sweep` runs such a run again, :func:`load_results` and :func:`load_cycles`
+    skip it; the message names the parts (issue 21, item 9). The CLI prints it as one line
+    ``vosim: warning: ...``.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +155,8 @@ class RunSpec:
     Parameters
     ----------
     run_id : str
-        12 hex digits of the SHA-256 of the run's model arguments, repetition and seed.
+        12 hex digits of the SHA-256 of the run's model arguments, repetition, seed, trace
+        file contents and vosim version (:func:`run_id`).
     point : dict
         The swept parameters' values (model types).
     repetition : int
@@ -194,15 +226,107 @@ def _column_encoder(values: Sequence[Any]) -> Callable[[Any], Any]:
     return lambda v: None if v is None else json.dumps(v)
 
 
-def run_id(kwargs: dict[str, Any], repetition: int, seed: int) -> str:
-    """The id of a run: 12 hex digits of a hash of its model arguments, repetition and seed.
+#: Digests of the trace files read by this process: (absolute path, size, mtime_ns) -> SHA-256.
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _hash_file(path: str) -> str:
+    """SHA-256 (hex) of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    """:func:`_hash_file` of ``path``, cached per (path, size, mtime): one read per sweep."""
+    info = os.stat(path)
+    key = (os.path.abspath(path), info.st_size, info.st_mtime_ns)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        digest = _DIGESTS[key] = _hash_file(path)
+    return digest
+
+
+def _file_digests(kwargs: dict[str, Any]) -> dict[str, str]:
+    """SHA-256 of each :data:`FILE_ARGUMENTS` value that is a file, not a bundled name."""
+    from vosim.data import TRACES
+    from vosim.market.synthetic import SYNTHETIC_TRACES
+
+    digests = {}
+    for key in FILE_ARGUMENTS:
+        value = kwargs.get(key)
+        if isinstance(value, Path):
+            value = str(value)
+        if not isinstance(value, str) or value in TRACES or value in SYNTHETIC_TRACES:
+            continue
+        try:
+            digests[key] = _file_digest(value)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ParameterError(f"{key} {value!r}: cannot read the file: {reason}") from None
+    return digests
+
+
+def run_id(
+    kwargs: dict[str, Any],
+    repetition: int,
+    seed: int,
+    digests: dict[str, str] | None = None,
+) -> str:
+    """The id of a run: 12 hex digits of a SHA-256 of everything known to shape its results.
+
+    Covered: the model arguments ``kwargs`` (values, so a trace file's path too), the
+    repetition, the seed, the *content* of the files named by ``trace`` and ``local_trace``
+    (SHA-256 of the bytes; bundled trace names such as ``"UniLu-Gaia-2014-2"`` and synthetic
+    streams such as ``"synthetic:aep"`` are fixed by the vosim version and not read) and
+    ``vosim.__version__``. Not covered: edits to vosim's own code that keep its version (a
+    development checkout), and the versions of its dependencies (Mesa, NumPy, pandas); use a
+    new output directory after such changes.
+
+    Parameters
+    ----------
+    kwargs : dict
+        The run's :class:`vosim.VOModel` keyword arguments but ``rng`` (JSON values).
+    repetition : int
+        0-based repetition.
+    seed : int
+        The model's seed.
+    digests : dict or None
+        Argument -> SHA-256 of its file, as computed here when ``None`` (each file is read
+        once per process while its size and modification time stay the same).
+
+    Returns
+    -------
+    str
+        12 lowercase hex digits.
+
+    Raises
+    ------
+    ParameterError
+        A trace file named in ``kwargs`` cannot be read (it names the argument and path).
+
+    References
+    ----------
+    Issue 21, item 7 (an edited trace file reused the old results).
 
     Examples
     --------
     >>> run_id({"jobs": 30, "ua": 25.0}, 0, 7)
-    'ea189844607d'
+    '3e183c45ba1f'
     """
-    text = canonical_json({"kwargs": kwargs, "repetition": repetition, "seed": seed})
+    if digests is None:
+        digests = _file_digests(kwargs)
+    text = canonical_json(
+        {
+            "kwargs": kwargs,
+            "repetition": repetition,
+            "seed": seed,
+            "files": digests,
+            "vosim": __version__,
+        }
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -218,18 +342,28 @@ def expand(config: SweepConfig) -> list[RunSpec]:
     -------
     list of RunSpec
         ``config.run_count`` runs, combinations in :meth:`SweepConfig.points` order and
-        repetitions innermost; ids are distinct and stable (they depend on values only).
+        repetitions innermost; ids are distinct and stable (they depend on values, trace
+        contents and the vosim version only; see :func:`run_id`).
+
+    Raises
+    ------
+    ConfigError
+        More than :data:`vosim.runs.config.MAX_RUNS` runs (counted before expanding; issue 21,
+        item 5).
+    ParameterError
+        A trace file cannot be read.
     """
+    check_run_count(config)
     encoders = {key: _column_encoder(values) for key, values in config.sweep.items()}
     runs = []
     for point in config.points():
         kwargs = {**config.scenario, **point}
+        digests = _file_digests(kwargs)
         columns = {key: encoders[key](value) for key, value in point.items()}
         for repetition in range(config.repetitions):
             seed = config.run_seed(point, repetition)
-            runs.append(
-                RunSpec(run_id(kwargs, repetition, seed), point, repetition, seed, kwargs, columns)
-            )
+            rid = run_id(kwargs, repetition, seed, digests)
+            runs.append(RunSpec(rid, point, repetition, seed, kwargs, columns))
     return runs
 
 
@@ -314,9 +448,42 @@ def _failed_row(spec: RunSpec, message: str) -> dict[str, Any]:
 # -- backends ------------------------------------------------------------------------------------
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle (it stops the workers)."""
+def _init_worker(parent: int) -> None:
+    """Worker initializer: leave Ctrl-C to the parent; exit when the parent is gone.
+
+    Ctrl-C is the parent's to handle (it stops the workers). A daemon thread checks every
+    :data:`PARENT_POLL_SECONDS` that the worker's parent is still ``parent`` (the sweep's
+    process: with the spawn context it starts the workers itself); once the parent dies, even
+    by SIGKILL, the worker is re-parented and exits at once, in a run or waiting for one.
+    Otherwise it would wait forever for work, since it holds the write end of its own task
+    queue; and the multiprocessing resource tracker, which lives until every holder of its
+    pipe is gone, ends with the last worker. POSIX: on Windows a process's parent id does not
+    change when the parent dies, and the thread just sleeps.
+
+    Parameters
+    ----------
+    parent : int
+        Process id of the sweep's process.
+
+    References
+    ----------
+    Issue 21, item 4 (two workers and the resource tracker were alive 38 minutes after the
+    sweep was killed).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.getppid() != parent:  # already gone while this worker started
+        os._exit(1)
+    watch = threading.Thread(
+        target=_watch_parent, args=(parent,), name="vosim-watch-parent", daemon=True
+    )
+    watch.start()
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit this process as soon as its parent is no longer ``parent``."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
 
 
 Outcome = tuple[dict[str, Any], "pd.DataFrame | None"]
@@ -330,7 +497,8 @@ def _local_rows(pending: list[RunSpec], workers: int) -> Iterator[Outcome]:
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_ignore_sigint,
+        initializer=_init_worker,
+        initargs=(os.getpid(),),
     )
     finished = False
     try:
@@ -364,6 +532,58 @@ def _import_ray():
             'backend "ray" needs Ray, an optional extra: pip install "vosim[ray]"'
         ) from exc
     return ray
+
+
+def _probe_ray_address(address: str | None) -> None:
+    """Check that a Ray address accepts a TCP connection within :data:`RAY_CONNECT_TIMEOUT`.
+
+    ``ray.init`` retries an unreachable ``host:port`` for many minutes; this fails at once
+    (connection refused) or after the timeout instead. Only ``host:port`` and
+    ``ray://host:port`` addresses are probed; ``"auto"`` and ``"local"`` are left to Ray,
+    which resolves them quickly. Not covered: a port that accepts connections but is not a Ray
+    head (``ray.init`` may still wait there).
+
+    Parameters
+    ----------
+    address : str or None
+        The ``ray_address`` of :func:`run_sweep`; ``None``: the ``RAY_ADDRESS`` environment
+        variable, which ``ray.init`` uses then, if it is set.
+
+    Raises
+    ------
+    ParameterError
+        Nothing accepts a connection at the address; the message names it and the reason.
+
+    References
+    ----------
+    Issue 21, item 8 (``--ray-address 127.0.0.1:1`` hung for more than 500 s).
+    """
+    origin = ""
+    if address is None:
+        address = os.environ.get("RAY_ADDRESS") or None
+        origin = " (RAY_ADDRESS)"
+    if address is None:
+        return
+    scheme, sep, rest = address.strip().rpartition("://")
+    if sep and scheme != "ray":
+        return
+    rest = rest.split("/", 1)[0]
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return  # "auto", "local", a bare host name: Ray's own rules
+    host = host.strip("[]")  # an IPv6 literal
+    try:
+        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT):
+            pass
+    except OSError as exc:
+        if isinstance(exc, TimeoutError):
+            reason = f"no answer within {RAY_CONNECT_TIMEOUT:g} s"
+        else:
+            reason = exc.strerror or str(exc) or type(exc).__name__
+        raise ParameterError(
+            f"cannot reach the Ray cluster at {address!r}{origin}: {reason} (is a Ray head running "
+            "there? start one with: ray start --head)"
+        ) from None
 
 
 def _ray_rows(
@@ -470,16 +690,54 @@ def _manifest(config: SweepConfig, runs: list[RunSpec]) -> dict[str, Any]:
     }
 
 
-def _statuses(out: Path, ids: Sequence[str]) -> dict[str, str]:
-    """Status of each run of ``ids`` whose part exists."""
+#: What reading a spoiled Parquet file raises (pyarrow's errors are ValueError or OSError).
+_UNREADABLE = (OSError, ValueError, KeyError, IndexError)
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of an exception's message, without pyarrow's long path prefix."""
+    text = (str(exc).splitlines() or [""])[0]
+    text = re.sub(r"^Could not open Parquet input source '[^']*': ", "", text)
+    return text or type(exc).__name__
+
+
+def _parts_text(unreadable: list[tuple[Path, str]]) -> str:
+    """``"2 unreadable parts: runs/part-a.parquet (reason), ..."`` (at most 5 named)."""
+    count = len(unreadable)
+    shown = [f"{path.parent.name}/{path.name} ({reason})" for path, reason in unreadable[:5]]
+    more = f" and {count - 5} more" if count > 5 else ""
+    return f"{count} unreadable part{'s' if count > 1 else ''}: {', '.join(shown)}{more}"
+
+
+def _statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple[Path, str]]]:
+    """Status of each run of ``ids`` whose part can be read, and the unreadable parts.
+
+    A run is done when its part reads and holds a status; one whose part, or whose
+    ``"ok"`` run's cycle table, cannot be read (zero bytes, truncated) is not done, and its
+    file is listed with the reason (issue 21, item 9).
+    """
     import pyarrow.parquet as pq
 
-    found = {}
+    found: dict[str, str] = {}
+    unreadable: list[tuple[Path, str]] = []
     for rid in ids:
         path = part_path(out, rid)
-        if path.exists():
-            found[rid] = pq.read_table(path, columns=["status"]).column("status")[0].as_py()
-    return found
+        if not path.exists():
+            continue
+        try:
+            status = pq.read_table(path, columns=["status"]).column("status")[0].as_py()
+        except _UNREADABLE as exc:
+            unreadable.append((path, _reason(exc)))
+            continue
+        cycles = cycles_path(out, rid)
+        if status == "ok" and cycles.exists():
+            try:
+                pq.read_metadata(cycles)
+            except _UNREADABLE as exc:
+                unreadable.append((cycles, _reason(exc)))
+                continue
+        found[rid] = status
+    return found, unreadable
 
 
 def run_sweep(
@@ -521,11 +779,20 @@ def run_sweep(
     Raises
     ------
     ParameterError
-        Unknown backend, ``workers < 1``, ``ray_address`` without Ray, or Ray not installed.
+        Unknown backend, ``workers < 1``, ``ray_address`` without Ray, Ray not installed, or
+        nothing answers at ``ray_address`` within :data:`RAY_CONNECT_TIMEOUT` (issue 21,
+        item 8).
     ConfigError
-        ``out`` holds results of another vosim version, or another sweep is writing to it.
+        ``out`` holds results of another vosim version, another sweep is writing to it, or the
+        sweep has more than :data:`vosim.runs.config.MAX_RUNS` runs (issue 21, item 5).
     RuntimeError
         A local worker process died (the finished parts are kept).
+
+    Warns
+    -----
+    UnreadablePartWarning
+        Parts of ``out`` cannot be read: they are named, and their runs run again (issue 21,
+        item 9).
     """
     if backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
@@ -533,8 +800,8 @@ def run_sweep(
         raise ParameterError(f"workers must be an integer >= 1 or None, got {workers!r}")
     if ray_address is not None and backend != "ray":
         raise ParameterError("ray_address is only for backend 'ray'")
-    if backend == "ray":
-        _import_ray()
+    if backend == "ray" and not _import_ray().is_initialized():
+        _probe_ray_address(ray_address)
     started = time.perf_counter()
     out = Path(out)
     runs = expand(config)
@@ -542,9 +809,10 @@ def run_sweep(
         manifest_path = out / MANIFEST
         if manifest_path.exists() and any((out / PARTS).glob("part-*.parquet")):
             try:
-                version = json.loads(manifest_path.read_text()).get("vosim_version")
+                previous = json.loads(manifest_path.read_text())
             except (OSError, ValueError):
-                version = None
+                previous = None
+            version = previous.get("vosim_version") if isinstance(previous, dict) else None
             if version is not None and version != __version__:
                 raise ConfigError(
                     str(manifest_path),
@@ -557,7 +825,14 @@ def run_sweep(
             for stale in (out / folder).glob(".part-*.tmp"):
                 stale.unlink(missing_ok=True)
 
-        statuses = _statuses(out, [spec.run_id for spec in runs])
+        statuses, unreadable = _statuses(out, [spec.run_id for spec in runs])
+        if unreadable:
+            count = len(unreadable)
+            warnings.warn(
+                f"{_parts_text(unreadable)}: running {'it' if count == 1 else 'them'} again",
+                UnreadablePartWarning,
+                stacklevel=2,
+            )
         if retry_failed:
             statuses = {rid: s for rid, s in statuses.items() if s != "error"}
         failed = sum(s == "error" for s in statuses.values())
@@ -596,20 +871,77 @@ def run_sweep(
     )
 
 
-def _finished(out: str | Path, path_of) -> tuple[dict, list[Path]]:
+def _read_manifest(out: Path) -> dict:
+    """The manifest of ``out``, checked to list its runs.
+
+    Raises FileNotFoundError when there is none, and :class:`ConfigError` naming the file
+    when it cannot be read or parsed or has no ``runs`` list of entries with a ``run_id``
+    (issue 21, item 9).
+    """
+    path = out / MANIFEST
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise ConfigError(str(path), None, f"cannot read the manifest: {_reason(exc)}") from None
+    runs = manifest.get("runs") if isinstance(manifest, dict) else None
+    if not isinstance(runs, list) or not all(
+        isinstance(entry, dict) and isinstance(entry.get("run_id"), str) for entry in runs
+    ):
+        raise ConfigError(
+            str(path),
+            None,
+            "no 'runs' list with a run_id per run: not a complete vosim sweep manifest (run "
+            "the sweep again into this directory to rewrite it)",
+        )
+    return manifest
+
+
+def _finished(out: str | Path, path_of) -> tuple[dict, list[Path], list[tuple[Path, str]]]:
     """The manifest of ``out`` and ``path_of(out, run_id)`` of each finished run, in order.
 
     A run is finished when its result part exists; ``path_of`` names the file wanted
-    (the part itself, or the run's cycle table, listed only if it exists too).
+    (the part itself, or the run's cycle table, listed only if it exists too and the run's
+    part can be read: the third item lists the runs' parts that cannot, with the reason).
     """
+    import pyarrow.parquet as pq
+
     out = Path(out)
-    manifest = json.loads((out / MANIFEST).read_text())
-    paths = []
+    manifest = _read_manifest(out)
+    paths, unreadable = [], []
     for entry in manifest["runs"]:
+        part = part_path(out, entry["run_id"])
         path = path_of(out, entry["run_id"])
-        if path.exists() and part_path(out, entry["run_id"]).exists():
-            paths.append(path)
-    return manifest, paths
+        if not (path.exists() and part.exists()):
+            continue
+        if path != part:  # a run whose part is unreadable is not finished
+            try:
+                pq.read_metadata(part)
+            except _UNREADABLE as exc:
+                unreadable.append((part, _reason(exc)))
+                continue
+        paths.append(path)
+    return manifest, paths, unreadable
+
+
+def _read_parts(paths: list[Path], read, unreadable: list[tuple[Path, str]]) -> list:
+    """``read(path)`` of each path that can be read; warn once naming the others."""
+    tables, unreadable = [], list(unreadable)
+    for path in paths:
+        try:
+            tables.append(read(path))
+        except _UNREADABLE as exc:
+            unreadable.append((path, _reason(exc)))
+    if unreadable:
+        count = len(unreadable)
+        warnings.warn(
+            f"skipped {_parts_text(unreadable)}; run the sweep again to redo "
+            f"{'it' if count == 1 else 'them'}",
+            UnreadablePartWarning,
+            stacklevel=3,
+        )
+    return tables
 
 
 def load_results(out: str | Path) -> pd.DataFrame:
@@ -631,14 +963,23 @@ def load_results(out: str | Path) -> pd.DataFrame:
     ------
     FileNotFoundError
         ``out`` has no ``manifest.json``.
+    ConfigError
+        The manifest cannot be read or lists no runs (issue 21, item 9).
+
+    Warns
+    -----
+    UnreadablePartWarning
+        Parts that cannot be read (zero bytes, truncated) are skipped and named.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    manifest, parts = _finished(out, part_path)
-    tables = [pq.read_table(path).replace_schema_metadata(None) for path in parts]
+    manifest, parts, _ = _finished(out, part_path)
+    tables = _read_parts(parts, lambda path: pq.read_table(path).replace_schema_metadata(None), [])
     if not tables:
-        columns = ["run_id", *manifest["parameters"], *RESERVED_COLUMNS[1:]]
+        parameters = manifest.get("parameters")
+        parameters = parameters if isinstance(parameters, list) else []
+        columns = ["run_id", *parameters, *RESERVED_COLUMNS[1:]]
         return pd.DataFrame(columns=columns)
     return pa.concat_tables(tables, promote_options="permissive").to_pandas()
 
@@ -664,9 +1005,17 @@ def load_cycles(out: str | Path) -> pd.DataFrame:
     ------
     FileNotFoundError
         ``out`` has no ``manifest.json``.
+    ConfigError
+        The manifest cannot be read or lists no runs (issue 21, item 9).
+
+    Warns
+    -----
+    UnreadablePartWarning
+        Cycle tables that cannot be read (zero bytes, truncated), and those of runs whose
+        part cannot be read, are skipped; the unreadable files are named.
     """
-    _, parts = _finished(out, cycles_path)
-    frames = [pd.read_parquet(path) for path in parts]
+    _, parts, unreadable = _finished(out, cycles_path)
+    frames = _read_parts(parts, pd.read_parquet, unreadable)
     if not frames:
         return pd.DataFrame(columns=["run_id"])
     return pd.concat(frames, ignore_index=True)

@@ -22,9 +22,10 @@ instances each combination gets::
     paired = true                        # default true; see "Seeds" below
 
 The runs are the cartesian product of the ``[sweep]`` lists, in file order (the first key
-varies slowest), times the repetitions. The keys of ``[scenario]`` and ``[sweep]`` are the
-parameters :class:`vosim.scenario.Scenario` declares, i.e. the keyword parameters of
-:class:`vosim.VOModel` (a test keeps the two equal); a key may be fixed or swept, not both.
+varies slowest), times the repetitions: at most :data:`MAX_RUNS` (100,000) of them. The keys
+of ``[scenario]`` and ``[sweep]`` are the parameters :class:`vosim.scenario.Scenario`
+declares, i.e. the keyword parameters of :class:`vosim.VOModel` (a test keeps the two equal);
+a key may be fixed or swept, not both.
 ``rng`` is not a key: seeds come from ``[run]``. ``[scenario]`` may also name a ``preset``
 (:data:`vosim.scenario.PRESETS`: ``aep``, ``vo-preferences``, ``machine``): its values are
 the starting point, and keys given in ``[scenario]`` or swept in ``[sweep]`` override them.
@@ -104,7 +105,15 @@ from vosim.errors import ConfigError, VosimError
 from vosim.market.synthetic import SYNTHETIC_TRACES
 from vosim.scenario import PARAMETERS, PRESETS, Param
 
-__all__ = ["SweepConfig", "load_sweep", "parse_sweep", "model_parameters", "canonical_json"]
+__all__ = [
+    "MAX_RUNS",
+    "SweepConfig",
+    "load_sweep",
+    "parse_sweep",
+    "model_parameters",
+    "canonical_json",
+    "check_run_count",
+]
 
 #: Top-level keys of a sweep file.
 TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run")
@@ -112,6 +121,13 @@ TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run")
 RUN_KEYS = ("repetitions", "seed", "paired")
 #: The string that stands for ``None`` (TOML has no null).
 NONE = "none"
+#: Most runs a sweep may have (combinations times repetitions); a bigger one is refused before
+#: it is expanded (issue 21, item 5: 100^5 x 1000 runs died after 15 s at 3.5 GB). Why this
+#: bound: planning holds every run at once, about 2 KB each (its :class:`~vosim.runs.batch.RunSpec`
+#: and its manifest entry while the manifest is written; 100,000 runs: ~200 MB and ~2.5 s), the
+#: manifest keeps ~175 bytes per run (~17 MB), and even the tiniest runs (~0.2 s) make 100,000
+#: of them over 5 CPU-hours. Split a bigger study into several sweeps.
+MAX_RUNS = 100_000
 
 
 def canonical_json(obj: Any) -> str:
@@ -319,7 +335,7 @@ class SweepConfig:
 
     @property
     def run_count(self) -> int:
-        """Number of runs: combinations times repetitions."""
+        """Number of runs: combinations times repetitions (counted, not expanded)."""
         count = self.repetitions
         for values in self.sweep.values():
             count *= len(values)
@@ -424,7 +440,7 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         repeated list of values; a key both fixed and swept; ``repetitions < 1`` or
         ``seed < 0``; a name outside its registry; a value outside its parameter's range
         (:meth:`vosim.scenario.Param.validate`); a trace that does not exist; an unknown
-        preset.
+        preset; more than :data:`MAX_RUNS` runs (counted before expanding; issue 21, item 5).
     """
     where = str(path) if path is not None else "<string>"
     base = Path(path).resolve().parent if path is not None else Path.cwd()
@@ -546,7 +562,7 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
                 fail("sweep", key, f"value {_show(raw_value)} is listed twice")
             seen.add(text_value)
         sweep[key] = tuple(converted)
-    return SweepConfig(
+    config = SweepConfig(
         name=name.strip(),
         scenario=scenario,
         preset=preset,
@@ -558,6 +574,60 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         path=str(path) if path is not None else None,
         text=text,
     )
+    too_big = _run_count_error(config)
+    if too_big is not None:
+        if sweep:
+            fail("sweep", None, too_big)
+        fail("run", "repetitions", too_big)
+    return config
+
+
+def _run_count_error(config: SweepConfig) -> str | None:
+    """Why ``config`` has too many runs (see :data:`MAX_RUNS`), or ``None`` if it has not."""
+    count = config.run_count
+    if count <= MAX_RUNS:
+        return None
+    factors = [f"{key} {len(values)}" for key, values in config.sweep.items()]
+    factors.append(f"repetitions {config.repetitions}")
+    return (
+        f"{count:,} runs ({' x '.join(factors)}), more than the {MAX_RUNS:,} a sweep may have "
+        "(MAX_RUNS); sweep fewer values or split it into several sweeps"
+    )
+
+
+def check_run_count(config: SweepConfig) -> None:
+    """Refuse a sweep of more than :data:`MAX_RUNS` runs, counted without expanding it.
+
+    :func:`parse_sweep` already checks this (with the line of ``[sweep]``);
+    :func:`vosim.runs.batch.expand` checks it again for a :class:`SweepConfig` built directly.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        The sweep.
+
+    Raises
+    ------
+    ConfigError
+        ``config.run_count > MAX_RUNS``: the message (one line) names the count and the
+        number of values of each swept key and the repetitions that make it.
+
+    References
+    ----------
+    Issue 21, item 5.
+
+    Examples
+    --------
+    >>> config = SweepConfig(name="big", sweep={"ua": tuple(range(100))}, repetitions=2000)
+    >>> try:
+    ...     check_run_count(config)
+    ... except ConfigError as exc:
+    ...     print(exc.message[:55])
+    200,000 runs (ua 100 x repetitions 2000), more than the
+    """
+    message = _run_count_error(config)
+    if message is not None:
+        raise ConfigError(config.path or "<sweep>", None, message)
 
 
 def _check_trace(
