@@ -358,8 +358,9 @@ def _node_strings(
     """Per job, the interval set of its window's nodes and its owners' ids (space separated).
 
     ``nodes[i]`` (node ids, int array) is the window of job ``rows[i]`` (of ``k``); jobs
-    without a window get empty strings. ``owner_of_node[node].owner_id`` is an int >= 0. Runs of consecutive ids are found with numpy over all windows
-    at once; only the strings are made per run.
+    without a window get empty strings. ``owner_of_node[node].owner_id`` is an int >= 0.
+    Runs of consecutive ids are found with numpy over all windows at once; only the strings
+    are made per run.
     """
     sets, owners = [""] * k, [""] * k
     if not nodes:
