@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
+from vosim.agents.periodic import PeriodicCycles
 from vosim.agents.user import USER_CRITERIA
 from vosim.allocators.css import VOPolicy
 from vosim.allocators.fallback import FallbackBudget
@@ -19,13 +20,25 @@ from vosim.core.collect import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError
 from vosim.market.local_trace import TraceLocalFlow
-from vosim.market.nodes import Node, expand_processors, generate_nodes, processor_counts
+from vosim.market.nodes import (
+    MAX_RESOURCES,
+    Node,
+    expand_processors,
+    generate_nodes,
+    processor_counts,
+)
 from vosim.market.pricing import DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
 from vosim.market.synthetic import load_trace
 from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
 from vosim.policies import make_policy
-from vosim.scenario import PARAMETERS, check_combination, check_parameters
+from vosim.scenario import (
+    MAX_LOCAL_DRAWS,
+    MAX_PERIODS,
+    PARAMETERS,
+    check_combination,
+    check_parameters,
+)
 
 __all__ = ["VOModel", "CYCLE_COLUMNS"]
 
@@ -54,13 +67,136 @@ CYCLE_COLUMNS = (
 _DEFAULT_NODES = 100
 
 
+def _check_run_size(
+    frame: pd.DataFrame,
+    nodes: int,
+    resources: int,
+    *,
+    cycle_period: float,
+    scheduling_interval: float,
+    budget_period: float | None,
+    horizon: float | None,
+    local_load: bool,
+    passes_act: bool,
+) -> None:
+    """Refuse a run too large to build or too long to end, before anything is built.
+
+    The bounds (issue 21, items 3 and 5) are declared once:
+    :data:`~vosim.market.nodes.MAX_RESOURCES` (nodes, or processors after
+    ``resources="processors"`` expansion), :data:`~vosim.scenario.MAX_PERIODS` (scheduling
+    cycles that can act, budget periods) and :data:`~vosim.scenario.MAX_LOCAL_DRAWS` (draws of
+    the owners' local load). Counts are estimated from
+    the trace: its jobs are active over the union of ``[s, s + T]`` (``s`` a submit time,
+    ``T`` the longest requested time, at most ``scheduling_interval``: longer jobs are
+    rejected), clipped at the horizon; the run ends near ``E``, the last submission plus
+    ``T``. Cycles that can act: the active time over ``cycle_period`` (idle stretches are
+    skipped, :class:`~vosim.agents.periodic.PeriodicCycles`), or ``E / cycle_period`` when
+    every pass acts (demand pricing, owners leaving). Budget periods: ``E / budget_period``
+    (one reset each, from time 0). Local-load draws: ``nodes * (E + L) / L`` (every node's
+    local jobs are drawn per interval ``L`` from time 0).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The jobs to run (:func:`~vosim.market.swf.read_swf` columns ``submit_time``,
+        ``requested_time``, ``run_time``; seconds).
+    nodes : int
+        Physical nodes of the domain.
+    resources : int
+        Resources the slots are on: ``nodes``, or the processors of ``resources="processors"``.
+    cycle_period, scheduling_interval : float
+        As :class:`VOModel` takes them, model time units (``cycle_period`` 0: event driven,
+        one pass per event, not bounded here).
+    budget_period, horizon : float or None
+        As :class:`VOModel` takes them (``None``: no accounts; the run drains).
+    local_load : bool
+        Whether owners run a local job flow (generated or replayed).
+    passes_act : bool
+        Whether every periodic pass acts (no idle stretch is skipped).
+
+    Raises
+    ------
+    ParameterError
+        One line naming the parameter, its value, the estimate and the bound.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> far = pd.DataFrame({"submit_time": [0, 1e15], "requested_time": [600, 600],
+    ...                     "run_time": [60, 60]})
+    >>> _check_run_size(far, 10, 10, cycle_period=300.0, scheduling_interval=604800.0,
+    ...                budget_period=None, horizon=None, local_load=False, passes_act=False)
+    >>> _check_run_size(far, 10, 10, cycle_period=300.0, scheduling_interval=604800.0,
+    ...                budget_period=86400.0, horizon=None, local_load=False, passes_act=False)
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    vosim.errors.ParameterError: budget_period 86400 makes about 1.16e+10 budget periods ...
+    """
+    if nodes > MAX_RESOURCES:
+        raise ParameterError(
+            f"nodes {nodes} is above the most resources a domain may have, "
+            f"{MAX_RESOURCES} (vosim.market.nodes.MAX_RESOURCES)"
+        )
+    if resources > MAX_RESOURCES:
+        raise ParameterError(
+            f"resources='processors': nodes {nodes} of the trace's MaxProcs/MaxNodes processors "
+            f"make {resources} processors, above the most a domain may have, {MAX_RESOURCES} "
+            "(vosim.market.nodes.MAX_RESOURCES); use fewer nodes or resources='nodes'"
+        )
+    if not len(frame):
+        return
+    end = math.inf if horizon is None else float(horizon)
+    submit = np.sort(frame["submit_time"].to_numpy(dtype=float))
+    submit = submit[submit <= end] if np.isfinite(end) else submit
+    asked = frame["requested_time"].where(frame["requested_time"] > 0, frame["run_time"])
+    longest = min(
+        max(float(asked.to_numpy(dtype=float).max(initial=0.0)), 0.0), scheduling_interval
+    )
+    last = float(submit[-1]) if submit.size else 0.0
+    ends = min(last + longest, end)  # E: near the end of the run
+    active = float(np.minimum(np.diff(submit), longest).sum()) + longest if submit.size else 0.0
+    span = f"the trace's jobs reach t={last:.6g} s plus {longest:.6g} s requested"
+
+    def refuse(name: str, value: float, count: float, what: str, why: str) -> None:
+        raise ParameterError(
+            f"{name} {value:g} makes about {count:.3g} {what} ({why}), above the bound of "
+            f"{MAX_PERIODS} (vosim.scenario.MAX_PERIODS): use a longer {name} or fewer jobs"
+        )
+
+    if cycle_period > 0:
+        every = ends if passes_act else min(active, ends)
+        cycles = every / cycle_period
+        if cycles > MAX_PERIODS:
+            why = (
+                f"every pass acts from 0 while {span}"
+                if passes_act
+                else f"the jobs are active for {active:.3g} s; idle stretches are skipped"
+            )
+            refuse("cycle_period", cycle_period, cycles, "scheduling cycles", why)
+    if budget_period is not None and ends / budget_period > MAX_PERIODS:
+        periods = ends / budget_period
+        refuse("budget_period", budget_period, periods, "budget periods", span)
+    draws = nodes * (ends + scheduling_interval) / scheduling_interval
+    if local_load and draws > MAX_LOCAL_DRAWS:
+        raise ParameterError(
+            f"scheduling_interval {scheduling_interval:g} makes about {draws:.3g} draws of the "
+            f"owners' local load ({nodes} nodes, one draw per interval from t=0 while {span}), "
+            f"above the bound of {MAX_LOCAL_DRAWS} (vosim.scenario.MAX_LOCAL_DRAWS): shift the "
+            "trace's submit times, use a longer scheduling_interval or no local load"
+        )
+
+
 class VOModel(mesa.Model):
     """A VO that co-allocates windows of concurrent slots for the jobs of a real trace.
 
     Time is event driven (Mesa's event list): each user submits its jobs at their submit
-    times, the metascheduler runs a scheduling cycle every ``cycle_period`` time units, and job
-    completions are events at their finish times; nothing happens between events, so a trace
-    spanning months runs in seconds. One model time unit is one second of the trace.
+    times, the metascheduler runs a scheduling cycle at each multiple of ``cycle_period`` at
+    which a cycle may act (idle stretches, where none can, are skipped to the next event:
+    :class:`~vosim.agents.periodic.PeriodicCycles`), and job completions are events at their
+    finish times; nothing happens between events, so a trace spanning months runs in seconds,
+    and one with Unix-timestamp submit times too. One model time unit is one second of the
+    trace.
 
     Parameters
     ----------
@@ -98,12 +234,16 @@ class VOModel(mesa.Model):
     owners : int
         Resource owners sharing the physical nodes in contiguous blocks (1 <= owners <= N).
     cycle_period : float
-        Time between scheduling cycles, model time units (>= 0; 0: a pass at every time a
-        job ends or arrives, after all ends and arrivals at that time, as batch systems
-        do). Default 300 s: UniLu-Gaia's
-        median inter-arrival time is 11 s and its mean 148 s, so a cycle batches a few jobs on
-        average while adding at most 5 minutes to any wait, small beside the trace's
-        requested times (median 3 days); it also keeps a 3-month trace under 26,000 cycles.
+        Time between scheduling cycles, model time units (0, or at least
+        :data:`~vosim.scenario.MIN_PERIOD` = 1; 0: a pass at every time a job ends or arrives,
+        after all ends and arrivals at that time, as batch systems do). Cycles run at its
+        multiples, skipping those that cannot act (nothing waits, every reservation has
+        started, no pass reprices or reviews owners) up to the next event. Default 300 s:
+        UniLu-Gaia's median inter-arrival time is 11 s and its mean 148 s, so a cycle batches a
+        few jobs on average while adding at most 5 minutes to any wait, small beside the
+        trace's requested times (median 3 days); it also keeps a 3-month trace under 26,000
+        cycles. A run whose cycles that may act would exceed
+        :data:`~vosim.scenario.MAX_PERIODS` (estimated from the trace) is refused.
     scheduling_interval : float
         Length ``L`` of the interval the slot list covers, model time units. Default 7 days:
         longer than 99.8 % of UniLu-Gaia's requested times; longer jobs are rejected.
@@ -352,6 +492,22 @@ class VOModel(mesa.Model):
             max_procs = max(int(procs.max()), nodes)
         if owners > nodes:  # owners >= 1 is checked above
             raise ParameterError(f"owners must be an integer in [1, nodes={nodes}], got {owners!r}")
+        resource_count = nodes  # processors: round(N * MaxProcs / MaxNodes), at least N
+        if resources == "processors" and per_node != (1, 1):
+            resource_count = max(
+                (2 * nodes * per_node[0] + per_node[1]) // (2 * per_node[1]), nodes
+            )
+        _check_run_size(
+            frame,
+            nodes,
+            resource_count,
+            cycle_period=float(cycle_period),
+            scheduling_interval=float(scheduling_interval),
+            budget_period=budget_period,
+            horizon=horizon,
+            local_load=not machine and (local_trace is not None or local_load is not None),
+            passes_act=pricing_policy != "fixed" or owner_exit_revenue is not None,
+        )
 
         self.cycle_period = float(cycle_period)
         self.scheduling_interval = float(scheduling_interval)
@@ -380,10 +536,9 @@ class VOModel(mesa.Model):
         self.resources = resources
         #: The physical nodes (performance, price, owner), ids ``0 .. N-1``.
         self.physical_nodes = physical
-        if resources == "processors" and per_node != (1, 1):
-            total = max((2 * nodes * per_node[0] + per_node[1]) // (2 * per_node[1]), nodes)
+        if resource_count != nodes:
             resources_of, resource_node = expand_processors(
-                physical, processor_counts(nodes, total)
+                physical, processor_counts(nodes, resource_count)
             )
         else:  # one resource per node: whole nodes, or nodes of one processor
             resources_of, resource_node = physical, np.arange(nodes, dtype=np.int64)
@@ -509,11 +664,9 @@ class VOModel(mesa.Model):
                 mesa.time.Schedule(interval=self.budget_period, start=0.0),
                 priority=mesa.time.Priority.HIGH,
             )
-        if self.cycle_period > 0:  # else passes follow job ends and arrivals
-            self.schedule_recurring(
-                self.metascheduler.cycle,
-                mesa.time.Schedule(interval=self.cycle_period, start=0.0),
-            )
+        #: The periodic cycles at multiples of ``cycle_period``, idle stretches skipped
+        #: (``None`` with ``cycle_period`` 0: passes follow job ends and arrivals).
+        self.periodic = PeriodicCycles(self, self.cycle_period) if self.cycle_period > 0 else None
         # Per-cycle records, one tuple per cycle (columns CYCLE_COLUMNS), appended by the
         # metascheduler at the end of each cycle. Mesa's DataCollector did the same at ~50 us a
         # cycle through getattr on every reporter; a trace has tens of thousands of cycles.
@@ -873,7 +1026,21 @@ class VOModel(mesa.Model):
         return df
 
     def cycle_frame(self) -> pd.DataFrame:
-        """One row per scheduling cycle.
+        """One row per scheduling cycle that ran (idle stretches are not rows).
+
+        A row is the state at the end of a cycle (a pass when ``cycle_period`` is 0) at
+        ``time``. Periodic cycles run at multiples of ``cycle_period``, but the cycles that
+        could not act (nothing waited, arrived, left or was freed, every reservation had
+        started, no pass reprices or reviews owners) up to the model's next event are skipped
+        and leave no row (issue 21, item 3); they used to be rows that decided nothing
+        (``batch_size``, ``jobs_scheduled`` and ``alternatives`` 0, evaluations NaN), their
+        other columns as the row before but ``utilization``, which falls as tasks on faster
+        nodes end before their job.
+        So consecutive ``time`` values may be several periods apart, the row count is the
+        cycles run (not the run's length over ``cycle_period``), and a mean over rows is a
+        mean over cycles that ran, not a time average: ``summary`` reads only the cycles
+        with a VO choice (``vo_evaluation``), which are never skipped, so its numbers are
+        unchanged; its utilization is computed from the jobs (``node_time``), not the rows.
 
         Columns :data:`CYCLE_COLUMNS`: ``time``, ``batch_size``, ``jobs_scheduled``,
         ``alternatives``, ``user_evaluation`` (mean chosen ``U``), ``vo_evaluation`` (``A``,

@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING, Any
 
 from vosim.data import DEFAULT_TRACE, TRACES
 from vosim.errors import ParameterError, UnknownAllocatorError
+from vosim.market.nodes import MAX_RESOURCES
 from vosim.market.synthetic import _SYNTHETIC, SYNTHETIC_TRACES
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GROUPS",
+    "MAX_LOCAL_DRAWS",
+    "MAX_PERIODS",
+    "MIN_PERIOD",
     "PARAMETERS",
     "PRESETS",
     "SYNTHETIC_TRACES",
@@ -95,6 +99,30 @@ __all__ = [
     "check_combination",
     "check_parameters",
 ]
+
+#: The shortest ``cycle_period`` (other than 0) and ``budget_period``, model time units (issue
+#: 21, item 3). Trace times are whole seconds (SWF) and model time units are seconds: a shorter
+#: period adds only cycles or budget resets between the events a pass can react to, and
+#: ``cycle_period 0`` already gives a pass at every job end and arrival. Periods of 1e-9 and
+#: 1e-6 made runs that never ended (``vosim run --cycle-period 1e-9``).
+MIN_PERIOD = 1.0
+
+#: The most scheduling cycles that can act, or budget periods, a run may have, estimated from
+#: its trace before it starts (:class:`~vosim.model.VOModel`; issue 21, item 3). A cycle with
+#: jobs waiting took 0.3-0.5 ms on 300 Gaia or NASA jobs, 13 ms when owners may leave
+#: (measured), and a budget period resets every balance and wakes a cycle: 10^6 of them take
+#: minutes to hours; beyond, a run is a typo of the period rather than a study. The whole Gaia
+#: trace (3 months) has 26,000 cycles at the default 300 s and 770,000 at 10 s; idle stretches
+#: are skipped and not counted.
+MAX_PERIODS = 10**6
+
+#: The most draws of the owners' local load a run may make: physical nodes times the
+#: scheduling intervals ``L`` from time 0 to the trace's end (every node's local jobs are
+#: drawn per interval ``L`` from time 0 on and kept for the whole run; issue 21, item 3).
+#: 10^6 draws took 13 s and 850 MB (measured: 20 Unix-timestamp jobs, 1.4e9 s, on 430
+#: nodes); UniLu-Gaia's 151 nodes over its 3 months make 2,000, a trace of Unix-timestamp
+#: submit times 350,000, and one job at 1e15 s 2.5e11, which would never end.
+MAX_LOCAL_DRAWS = 10**6
 
 # -- checks --------------------------------------------------------------------------------------
 
@@ -111,7 +139,10 @@ def _is_int(value: Any) -> bool:
 
 def _bound(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
     """``">= 0"``, ``"> 0"``, ``"in [2, 10]"``: a range as a reader writes it."""
-    g = "{:g}".format
+
+    def g(value: float) -> str:
+        return str(value) if _is_int(value) else f"{value:g}"  # 1000000, not 1e+06
+
     if low is not None and high is not None:
         return f"in {'(' if low_open else '['}{g(low)}, {g(high)}{')' if high_open else ']'}"
     if low is not None:
@@ -185,6 +216,25 @@ class Real(Check):
     def describe(self) -> str:
         bound = _bound(self.low, self.high, self.low_open, self.high_open)
         return f"a {'finite ' if self.finite else ''}number {bound}".rstrip()
+
+
+@dataclass(frozen=True)
+class Period(Real):
+    """A finite period ``>= low`` (:data:`MIN_PERIOD`); ``zero`` also allows 0.
+
+    Issue 21, item 3: a period far below the trace's time unit makes a run that never ends.
+    """
+
+    low: float | None = MIN_PERIOD
+    finite: bool = True
+    zero: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        return super().accepts(value) or (self.zero and _is_real(value) and value == 0)
+
+    def describe(self) -> str:
+        zero = "0 (a pass at every job end and arrival) or " if self.zero else ""
+        return f"{zero}a finite number >= {self.low:g} (vosim.scenario.MIN_PERIOD)"
 
 
 @dataclass(frozen=True)
@@ -547,7 +597,7 @@ class Scenario:
         "physical nodes of the simulated domain (with resources=processors each holds "
         "MaxProcs/MaxNodes processors)",
         group="domain",
-        check=Integer(low=1),
+        check=Integer(low=1, high=MAX_RESOURCES),
         none="the trace header's MaxNodes, else MaxProcs, else 100",
     )
     resources: str = _p(
@@ -568,11 +618,11 @@ class Scenario:
     )
     cycle_period: float = _p(
         300.0,
-        "time between scheduling cycles; 0: a pass at every job end and arrival, as batch "
-        "systems do",
+        "time between scheduling cycles, at least 1 (cycles that cannot act are skipped up to "
+        "the next event); 0: a pass at every job end and arrival, as batch systems do",
         group="domain",
         unit="s",
-        check=Real(low=0, finite=True),
+        check=Period(zero=True),
     )
     scheduling_interval: float = _p(
         7 * 86400.0,
@@ -732,11 +782,12 @@ class Scenario:
     )
     budget_period: float | None = _p(
         None,
-        "per-period user accounts: every period each user's balance is reset to its allowance "
-        "and each reserved window's cost is taken from it; a job may spend min(C, balance)",
+        "per-period user accounts: every period (at least 1) each user's balance is reset to "
+        "its allowance and each reserved window's cost is taken from it; a job may spend "
+        "min(C, balance)",
         group="market",
         unit="s",
-        check=Real(low=0, low_open=True, finite=True),
+        check=Period(),
         none="no accounts, each job may spend its budget C",
         metavar="SECONDS",
     )

@@ -283,8 +283,13 @@ def test_trace_scenario_steps():
     assert len({j.user for j in model.jobs}) <= 5
     model.step()
     model.step()
-    assert model.time == 2 * model.cycle_period
-    assert len(model.cycle_frame()) == 3
+    c = model.cycle_period
+    assert model.time == 2 * c
+    # cycles at 0, c, 2c, but those that cannot act are skipped to the next event (issue 21,
+    # item 3): here the one at 2c (nothing waits; the next submission is at 1460 s)
+    times = model.cycle_frame()["time"].tolist()
+    assert times[0] == 0.0 and set(times) <= {0.0, c, 2 * c}
+    assert len(times) == model.periodic.ran and len(times) + model.periodic.skipped >= 3
 
 
 # -- allocator input -------------------------------------------------------------------------

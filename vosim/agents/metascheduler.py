@@ -13,7 +13,6 @@ from vosim.agents.execution import Execution
 from vosim.agents.offers import Offers
 from vosim.agents.patience import Patience
 from vosim.agents.queue import JobQueue
-from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
 from vosim.allocators.screen import ALLOCATOR_FAILED, SCREEN_REASONS
 from vosim.core.slots import SlotList
@@ -31,16 +30,13 @@ _SINGLE = (0, np.zeros(1), 1.0)
 class MetaschedulerAgent(mesa.Agent):
     """The VO metascheduler: one scheduling cycle that asks a policy and applies its decisions.
 
-    Each cycle (a recurring Mesa event, or with ``event_driven`` a pass after every job end
-    and arrival that may change something: :meth:`request_pass`) it builds the
-    :class:`~vosim.policies.base.CycleState` (the free slot list of ``[t, t + L)`` from the
-    owners' schedules, the queue, the unstarted reservations; each built only if the policy
-    reads it), calls the policy, and applies its decisions:
-    cancellations first (refunded, released), then reservations at the owners (charged,
-    realised: a window can fail when owners' local jobs are uncertain), then the completion or
-    failure events. What to decide is the policy's alone (:mod:`vosim.policies`: the cyclic
-    scheduling scheme ``css``, ``availability``, ``fcfs``, ``easy``, ``conservative``,
-    ``knapsack``, ...).
+    Each cycle (periodic, :class:`~vosim.agents.periodic.PeriodicCycles`, or with
+    ``event_driven`` a pass after every job end and arrival that may change something:
+    :meth:`request_pass`) builds the :class:`~vosim.policies.base.CycleState` (the free slots
+    of ``[t, t + L)``, the queue, the unstarted reservations; each only if the policy reads
+    it), calls the policy (:mod:`vosim.policies`: ``css``, ``fcfs``, ``easy``, ...; what to
+    decide is its alone) and applies its decisions: cancellations (refunded, released), then
+    reservations at the owners (charged, realised: a window can fail), then the end events.
 
     Parameters
     ----------
@@ -67,8 +63,8 @@ class MetaschedulerAgent(mesa.Agent):
 
     References
     ----------
-    VO Preferences §2 (the metascheduler's cycle over the slot list of the scheduling
-    interval); AEP §1; Mu'alem & Feitelson (2001) §2 and vosim's issue 18 (re-planning).
+    VO Preferences §2 (the cycle over the slot list of the scheduling interval); AEP §1;
+    Mu'alem & Feitelson (2001) §2 and vosim's issue 18 (re-planning).
     """
 
     def __init__(
@@ -214,7 +210,8 @@ class MetaschedulerAgent(mesa.Agent):
         scheduled, accounts = 0, model.budget_period is not None
         for k, window in decisions.reserve:
             job = model.jobs[k]
-            if accounts and not self._affordable(job, window):
+            if accounts and (short := self.queue.unaffordable(job, window)):
+                self._reasons[job.index] = short  # waits for what is left of the balance
                 continue
             moved = k in cancelled  # keeps the user evaluation of the window it had
             if not moved:
@@ -234,21 +231,15 @@ class MetaschedulerAgent(mesa.Agent):
         self.queue.arrived.extend(cancelled)  # cancelled and not moved: waits again
         return scheduled
 
-    def _affordable(self, job: Job, window: Window) -> bool:
-        """Whether ``job``'s user can still pay ``window`` from this period's balance (accounts).
+    def can_act(self) -> bool:
+        """Whether a cycle now could decide or change anything (issue 21, item 3).
 
-        A policy decides with ``min(C, balance)`` per job; later jobs of one user in a cycle
-        may exceed it, and wait (VO Preferences §4; per-period accounts are vosim's).
+        Jobs wait, arrived or left; nodes were freed; balances grew; a reservation has not
+        started; or every pass reprices or reviews owners. If not, periodic cycles skip ahead.
         """
-        model = self.model
-        balance = float(model.user_balance[model.job_user_index[job.index]])
-        if window.cost <= balance * (1 + 1e-9):
-            return True
-        self._reasons[job.index] = (
-            f"user's balance {balance:.6g} below the window's cost {window.cost:.6g} after "
-            "this cycle's other reservations"
-        )
-        return False
+        ex, now = self.execution, self.model.time
+        pending = self._passes_act or self._freed or self._refreshed or not self.queue.settled
+        return bool(pending or (ex.ahead and any(j.start > now for j in ex.running)))
 
     def request_pass(self) -> None:
         """A pass now, after this time's other events (event driven; call it last in an event).

@@ -107,6 +107,30 @@ class JobQueue:
             self._count -= 1
         self._views.pop(index, None)  # made again, equal, if it ever waits again
 
+    @property
+    def settled(self) -> bool:
+        """Nothing for the next cycle to take: no job waiting or arrived, none withdrawn.
+
+        (Issue 21, item 3: a periodic cycle then may skip ahead.)
+        """
+        return not (self._count or self.arrived or self._left)
+
+    def unaffordable(self, job: Job, window: Window) -> str:
+        """Why ``job``'s user cannot pay ``window`` from this period's balance ("" if it can).
+
+        Under per-period accounts a policy decides with ``min(C, balance)`` per job; later
+        jobs of one user in a cycle may exceed what is left, and wait (VO Preferences §4;
+        per-period accounts are vosim's). ``window.cost`` in cost units.
+        """
+        model = self.model
+        balance = float(model.user_balance[model.job_user_index[job.index]])
+        if window.cost <= balance * (1 + 1e-9):
+            return ""
+        return (
+            f"user's balance {balance:.6g} below the window's cost {window.cost:.6g} after "
+            "this cycle's other reservations"
+        )
+
     def take_arrivals(self) -> list[int]:
         """Move the jobs arrived since the last cycle into the queue; return them (indices)."""
         arrived = self.arrived[:]

@@ -1,0 +1,146 @@
+"""Periodic scheduling cycles that skip the idle stretches between events (issue 21, item 3)."""
+
+from __future__ import annotations
+
+import math
+
+import mesa
+
+from vosim.agents.callbacks import callback
+
+__all__ = ["PeriodicCycles", "first_multiple"]
+
+
+def first_multiple(t: float, period: float, after: int = -1) -> int:
+    """The least integer ``k > after`` with ``k * period >= t`` (as float64 computes it).
+
+    Parameters
+    ----------
+    t : float
+        A model time (finite).
+    period : float
+        The cycle period, model time units (finite, > 0).
+    after : int
+        ``k`` must exceed it (default -1: any ``k >= 0``).
+
+    Returns
+    -------
+    int
+        The index of the first cycle at or after ``t`` (cycle ``k`` runs at ``k * period``).
+
+    Examples
+    --------
+    >>> first_multiple(601.0, 300.0), first_multiple(600.0, 300.0), first_multiple(0.0, 300.0, 0)
+    (3, 2, 1)
+    """
+    k = max(math.ceil(t / period), after + 1)
+    while k * period < t:  # t / period rounded down
+        k += 1
+    while k - 1 > after and (k - 1) * period >= t:  # rounded up
+        k -= 1
+    return k
+
+
+class PeriodicCycles:
+    """Runs the metascheduler's cycle at ``k * period``, skipping cycles that cannot act.
+
+    Cycle ``k`` is due at time ``k * period`` (``k = 0, 1, ...``). After each cycle, if the
+    metascheduler cannot act (:meth:`~vosim.agents.metascheduler.MetaschedulerAgent.can_act`:
+    nothing waits, arrived, left or was freed, balances did not grow, every reservation has
+    started, passes neither reprice nor review owners), every cycle before the model's next
+    event would repeat a pass that decides nothing on an unchanged state; so the next cycle is
+    the first multiple of ``period`` after now that is at or after the next event (a
+    submission, a job's end or interruption, a deadline of patience, a budget period...),
+    not the next period. A trace with a month-long gap, or with Unix-timestamp submit times,
+    then costs a few cycles per event instead of one per period.
+
+    Every cycle of the every-period schedule that may act still runs, at the same time and in
+    the same order among the events at that time (its event is created right after the cycle
+    run before it, as in the every-period schedule, since no event runs in between); the
+    cycles skipped are idle repeats. So every decision and every row kept is the same
+    (``tests/agents/test_periodic.py`` compares job, task and cycle tables). One more stop is
+    needed: a policy that reads the slot list even with nothing to do (conservative,
+    knapsack) makes the owners draw their local load for each new scheduling interval at
+    the first cycle that needs it; skipping past several such cycles would draw several
+    intervals at once, in another order, so the skip stops at the first cycle that would draw.
+
+    Parameters
+    ----------
+    model : VOModel
+        The model (``metascheduler``, ``owners``, ``scheduling_interval``, Mesa's event list).
+    period : float
+        Time between cycles, model time units (finite, > 0).
+
+    Attributes
+    ----------
+    ran : int
+        Cycles run.
+    skipped : int
+        Cycles of the every-period schedule skipped (they could not act).
+
+    Raises
+    ------
+    ValueError
+        ``period`` is not a finite number > 0.
+
+    References
+    ----------
+    VO Preferences §2 (the metascheduler's periodic cycle); vosim's issue 21, item 3.
+    """
+
+    def __init__(self, model: mesa.Model, period: float) -> None:
+        if not (math.isfinite(period) and period > 0):
+            raise ValueError(f"period must be a finite number > 0, got {period!r}")
+        self.model = model
+        self.period = float(period)
+        self.index: int | None = 0  # k of the cycle scheduled next (None: none)
+        self.ran = self.skipped = 0
+        self._due = callback(self, "due")  # what the cycle events call
+        model.schedule_event(self._due, at=0.0)
+
+    @property
+    def next_time(self) -> float | None:
+        """Time of the cycle scheduled next (``None``: none, nothing can happen any more)."""
+        return None if self.index is None else self.index * self.period
+
+    def due(self) -> None:
+        """Run the cycle due now, then schedule the next one that may act."""
+        self.model.metascheduler.cycle()
+        self.ran += 1
+        k, nxt = self.index, self._next_index()
+        self.skipped += (nxt if nxt is not None else k + 1) - k - 1
+        self.index = nxt
+        if nxt is not None:
+            self.model.schedule_event(self._due, at=nxt * self.period)
+
+    def _next_index(self) -> int | None:
+        """Index of the next cycle to run (``None``: no event is left, so none ever acts)."""
+        k, model = self.index, self.model
+        if model.metascheduler.can_act():
+            return k + 1
+        events = model._event_list
+        if events.is_empty():  # no event is left that is not cancelled
+            return None
+        head = events.peek_ahead(1)
+        target = first_multiple(head[0].time, self.period, after=k)
+        return min(target, self._first_drawing(k))
+
+    def _first_drawing(self, k: int) -> int | float:
+        """First cycle after ``k`` whose slot list would draw local load, if cycle ``k`` read one.
+
+        A slot list at ``t`` generates every owner's local load up to ``t + L``
+        (:meth:`~vosim.agents.owner.ResourceOwnerAgent.prepare`). If it is not generated up
+        to ``k * period + L``, cycle ``k`` read no slot list, nor would the skipped cycles
+        (same state): ``inf``, no stop.
+        """
+        model = self.model
+        span = model.scheduling_interval
+        known = min((o.known_until for o in model.owners), default=math.inf)
+        if math.isinf(known) or known < k * self.period + span:
+            return math.inf
+        j = max(math.floor((known - span) / self.period), k + 1)
+        while j * self.period + span <= known:
+            j += 1
+        while j - 1 > k and (j - 1) * self.period + span > known:
+            j -= 1
+        return j
