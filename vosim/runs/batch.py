@@ -408,8 +408,8 @@ def execute_with_cycles(spec: RunSpec) -> tuple[dict[str, Any], pd.DataFrame | N
     row : dict
         As :func:`execute` returns it.
     cycles : pandas.DataFrame or None
-        ``VOModel.cycle_frame()`` (one row per scheduling cycle) with a first column
-        ``run_id``; ``None`` when the run raised.
+        ``VOModel.cycle_frame()`` (one row per scheduling cycle run; idle ones are skipped)
+        with a first column ``run_id``; ``None`` when the run raised.
     """
     started = time.perf_counter()
     row: dict[str, Any] = {"run_id": spec.run_id, **spec.columns}

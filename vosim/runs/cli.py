@@ -226,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run the VO model on an SWF workload trace. Writes to --out: jobs.parquet (one row "
             "per job read; Batsim _jobs.csv column names plus vosim's own), tasks.parquet (one "
-            "row per task that ran), cycles.parquet (one row per scheduling cycle), summary.json "
+            "row per task that ran), cycles.parquet (one row per scheduling cycle run; idle "
+            "stretches are skipped), summary.json "
             "and chart.html/.png (utilization and queue length over time). With no --horizon the "
             "run drains: every job ends completed, rejected (never runnable here) or withdrawn "
             "(its user left, or it waited past --patience), each with its reason; with "
