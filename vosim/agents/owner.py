@@ -11,6 +11,7 @@ import numpy as np
 from vosim.market.nodes import Node
 from vosim.market.pricing import DemandPricing
 from vosim.market.schedule import LOCAL, NodeSchedule
+from vosim.market.uncertainty import LocalJobChains
 from vosim.market.workload import LocalJobFlow
 
 __all__ = ["ResourceOwnerAgent"]
@@ -78,7 +79,8 @@ class ResourceOwnerAgent(mesa.Agent):
         self._load_until = 0.0
         self._pruned_at = -math.inf
         self._prune_rows = _MIN_PRUNE_ROWS  # rows at which a release prunes the schedule
-        self.local_jobs: list[tuple[int, float, float]] = []  # (node, expected start, end)
+        # local jobs (node, expected start, end) as event chains, kept across cycles
+        self._local_chains = LocalJobChains()
         self._local_spans: list[tuple[float, float]] = []  # every local job: (start, end)
         # the local flow runs on physical nodes: their ids, and each one's resources (issue 18)
         host = np.asarray(model.resource_node)[self.node_ids]
@@ -117,11 +119,12 @@ class ResourceOwnerAgent(mesa.Agent):
         if self.local_load is not None:
             rng = self.model.rng
             members = self._members
+            add_chain = self._local_chains.add
             while self._load_until < until:
                 for h, a, b in self.local_load.occupy(self._hosts, self._load_until, rng):
                     for k in members[h]:  # every processor of physical node h
                         self.schedule.add(k, a, b, LOCAL)
-                        self.local_jobs.append((k, a, b))
+                        add_chain(k, a, b)
                         self._local_spans.append((a, b))
                 self._load_until += self.local_load.period
 
@@ -178,17 +181,34 @@ class ResourceOwnerAgent(mesa.Agent):
             return True
         return False
 
+    @property
+    def local_jobs(self) -> list[tuple[int, float, float]]:
+        """Local jobs known, ``(node, expected start, expected end)`` in the order placed.
+
+        Every local job placed so far except those :meth:`local_chains` forgot (model time
+        units; a new list each time).
+        """
+        return self._local_chains.jobs()
+
+    def local_chains(self, now: float) -> LocalJobChains:
+        """Local jobs that can still matter at ``now``, as event chains kept across cycles.
+
+        Local jobs whose expected end lies more than one job length before ``now`` (ten
+        release standard deviations) are forgotten. The chains are derived once per local
+        job and kept in the order placed; their ``version`` changes only when a job is added
+        or forgotten (issue 21, item 11: the availability schedule is reused until then).
+        """
+        self._local_chains.update(now)
+        return self._local_chains
+
     def local_job_arrays(self, now: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Local jobs that can still matter, as arrays ``(node, expected start, expected end)``.
 
-        Local jobs whose expected end lies more than one job length before ``now`` (ten
-        release standard deviations) are forgotten.
+        Those of :meth:`local_chains` (jobs forgotten the same way), shape (J,) each; the
+        arrays are the kept columns themselves: do not modify them.
         """
-        self.local_jobs = [j for j in self.local_jobs if j[2] + (j[2] - j[1]) > now]
-        if not self.local_jobs:
-            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
-        node, a, b = zip(*self.local_jobs, strict=True)
-        return np.asarray(node, dtype=np.int64), np.asarray(a), np.asarray(b)
+        chains = self.local_chains(now)
+        return chains.node, chains.chains.table.alloc_time, chains.chains.release_time
 
     def earn(self, amount: float) -> None:
         """Add a payment for VO tasks that ran on this owner's nodes (cost units, >= 0).

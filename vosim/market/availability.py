@@ -41,6 +41,7 @@ __all__ = [
     "normal_cdf",
     "availability",
     "UtilizationSchedule",
+    "ChainColumns",
     "generate_environment",
     "random_groups",
 ]
@@ -466,6 +467,101 @@ class _ChainTable(NamedTuple):
         )
 
 
+class ChainColumns(NamedTuple):
+    """Event chains as columns, with what evaluating them derives, computed once per chain.
+
+    What :class:`UtilizationSchedule` derives from its chains when it is built (lognormal
+    shapes, log medians, the span outside which a chain is negligible) is elementwise, so it
+    can be derived once when a chain is created and kept: chains that persist from one
+    scheduling cycle to the next are then not derived again. :meth:`take` and
+    :meth:`concatenate` keep the derived columns with their chains, and
+    :meth:`UtilizationSchedule.trusted` builds a schedule from them without deriving or
+    validating anything (issue 21, item 11).
+
+    Build it with :meth:`build`; the derived columns are internal.
+
+    Attributes
+    ----------
+    table : _ChainTable
+        ``alloc_time``, ``alloc_sd``, ``start``, ``end`` (the chains' fields) and the derived
+        columns, each of shape (C,).
+    release_time, release_sd : numpy.ndarray, shape (C,)
+        The chains' release fields (NaN ``release_time``: no release event).
+
+    Examples
+    --------
+    >>> c = ChainColumns.build([100.0], [5.0], [115.0], [170.0], [200.0], [10.0])
+    >>> len(c), c.take(np.array([False])).release_time.tolist()
+    (1, [])
+    """
+
+    table: _ChainTable
+    release_time: np.ndarray
+    release_sd: np.ndarray
+
+    @classmethod
+    def build(
+        cls,
+        alloc_time: npt.ArrayLike,
+        alloc_sd: npt.ArrayLike,
+        start: npt.ArrayLike,
+        end: npt.ArrayLike,
+        release_time: npt.ArrayLike,
+        release_sd: npt.ArrayLike,
+    ) -> ChainColumns:
+        """Columns of chains given by their fields (arrays of one shape (C,), model time units).
+
+        Checks each chain as :class:`UtilizationSchedule` does and derives what it derives,
+        with the same functions: once per chain, however many schedules it later joins.
+
+        Raises
+        ------
+        ParameterError
+            Fields of different shapes or not 1-D, or an invalid chain (named by index;
+            :class:`EventChain`'s rules).
+        """
+        cols = [
+            np.asarray(c, dtype=float)
+            for c in (alloc_time, alloc_sd, start, end, release_time, release_sd)
+        ]
+        if any(c.ndim != 1 or c.shape != cols[2].shape for c in cols):
+            raise ParameterError(
+                f"chain fields must be 1-D of one shape (C,), got {[c.shape for c in cols]}"
+            )
+        _check_chain_arrays(*cols)
+        return cls(_ChainTable.build(*cols), cols[4], cols[5])
+
+    def __len__(self) -> int:
+        """Number of chains C (not the number of columns)."""
+        return int(self.release_time.size)
+
+    def fields(self) -> tuple[np.ndarray, ...]:
+        """The six field columns in the order of :class:`UtilizationSchedule`'s parameters."""
+        t = self.table
+        return (t.alloc_time, t.alloc_sd, t.start, t.end, self.release_time, self.release_sd)
+
+    def take(self, keep: np.ndarray) -> ChainColumns:
+        """The chains where ``keep`` (bool, shape (C,)) is true, in their order."""
+        return ChainColumns(
+            _ChainTable(*(col[keep] for col in self.table)),
+            self.release_time[keep],
+            self.release_sd[keep],
+        )
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[ChainColumns]) -> ChainColumns:
+        """The chains of ``parts`` (at least one), one after the other."""
+        if len(parts) == 1:
+            return parts[0]
+        return cls(
+            _ChainTable(
+                *(np.concatenate(col) for col in zip(*(p.table for p in parts), strict=True))
+            ),
+            np.concatenate([p.release_time for p in parts]),
+            np.concatenate([p.release_sd for p in parts]),
+        )
+
+
 def _ratio(d: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """``d / sd``, with the step limit ``+-inf`` (and 0 for ``d = 0``) where ``sd = 0``."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -802,6 +898,54 @@ class UtilizationSchedule:
         object.__setattr__(self, "chain_of", chain_of)
         object.__setattr__(self, "resource_of", resource_of)
         object.__setattr__(self, "_table", _ChainTable.build(*cols))
+
+    @classmethod
+    def trusted(
+        cls,
+        global_p: np.ndarray,
+        chains: ChainColumns,
+        chain_of: np.ndarray,
+        resource_of: np.ndarray,
+    ) -> UtilizationSchedule:
+        """A schedule from columns valid by construction: nothing checked, nothing derived.
+
+        The constructor validates its input (a ``np.unique`` over the membership pairs among
+        others) and derives each chain's evaluation columns; a caller that keeps chains
+        across scheduling cycles (:class:`vosim.market.uncertainty.LocalJobChains`) has
+        validated and derived them once, when each chain was created, and builds each
+        cycle's schedule here instead (issue 21, item 11). The result equals, array for
+        array, what the constructor gives for the same fields.
+
+        Parameters
+        ----------
+        global_p : numpy.ndarray of float, shape (m,)
+            Global occupation probability of each resource, in [0, 1].
+        chains : ChainColumns
+            The C chains, valid (:class:`EventChain`'s rules).
+        chain_of, resource_of : numpy.ndarray of int64, shape (P,)
+            Membership pairs: every chain in ``[0, C)`` at least once, resources in
+            ``[0, m)``, no pair twice.
+
+        Returns
+        -------
+        UtilizationSchedule
+            Holding these arrays themselves (not copies): do not modify them afterwards.
+
+        Examples
+        --------
+        >>> chains = ChainColumns.build([100.0], [5.0], [115.0], [170.0], [200.0], [10.0])
+        >>> s = UtilizationSchedule.trusted(np.zeros(2), chains, np.array([0]), np.array([1]))
+        >>> s.p_avail(10.0, [150.0]).tolist()
+        [[1.0], [0.0]]
+        """
+        self = object.__new__(cls)
+        for name, value in zip(_CHAIN_FIELDS, chains.fields(), strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "global_p", global_p)
+        object.__setattr__(self, "chain_of", chain_of)
+        object.__setattr__(self, "resource_of", resource_of)
+        object.__setattr__(self, "_table", chains.table)
+        return self
 
     def __repr__(self) -> str:
         shared = int(np.sum(np.bincount(self.chain_of, minlength=self.n_chains) > 1))
