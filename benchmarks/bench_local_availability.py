@@ -49,23 +49,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import ROOT, commit, run_child
-
-#: Runs in the child: the model with the given options, timed; prints one JSON line.
-CHILD = r"""
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
-opts = json.loads(sys.argv[2])
-import vosim
-from vosim import VOModel
-t0 = time.perf_counter()
-model = VOModel(**opts)
-model.run()
-frame = model.job_frame()
-seconds = time.perf_counter() - t0
-frame.to_parquet(sys.argv[3])
-completed = int((frame["state"].astype(str) == "completed").sum())
-print("RESULT " + json.dumps({"s": seconds, "completed": completed, "vosim": vosim.__file__}))
-"""
+from benchmarks.bench_previous import CHILD  # the timed child run, one JSON line
 
 LOCAL = "NASA-iPSC-1993-3.1-cln"
 #: The runs: name -> options added to the common ones.

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_sweep import SCENARIO  # tiny runs (~0.2 s each)
 
 import vosim.data
 from vosim.errors import ConfigError, ParameterError
@@ -33,15 +34,6 @@ from vosim.runs.batch import (
 from vosim.runs.cli import main
 from vosim.runs.config import MAX_RUNS, SweepConfig, parse_sweep
 
-# Tiny runs (~0.2 s each), as in test_sweep.py.
-SCENARIO = """
-[scenario]
-trace = "NASA-iPSC-1993-3.1-cln"
-jobs = 30
-scheduling_interval = 86400.0
-cycle_period = 3600.0
-max_alternatives = 3
-"""
 TINY = 'name = "tiny"\n' + SCENARIO + '[sweep]\nua = ["none", 25, 50]\n'
 
 
