@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import gzip
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from vosim.data import TRACES, trace_path
 from vosim.errors import TraceFormatError, TraceWarning, VosimError
@@ -552,3 +555,55 @@ def test_a_directory_given_as_a_trace_name_is_called_a_directory(tmp_path):
     """Before: trace_path said "no such file and not a bundled trace" for a directory."""
     with pytest.raises(TraceFormatError, match="is a directory"):
         trace_path(str(tmp_path))
+
+
+# -- fuzzing (issue 21, Tests: "the SWF fuzz harness, hypothesis, bounded time") -------------
+_TOKENS = ["1", "0", "-1", "12.5", "1e3", "9e18", "1e300", "nan", "inf", "x", "", "-", "1,2"]
+
+
+@st.composite
+def swf_texts(draw) -> str:
+    """SWF-like files: header lines, good job lines, and job lines with mangled fields."""
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["header", "job", "mangled", "blank", "junk"]))
+        if kind == "header":
+            key = draw(st.sampled_from(["MaxNodes", "MaxProcs", "Version", "Note"]))
+            value = draw(st.sampled_from(["4", "0", "-5", "151.5", "lots", "", "8 cores"]))
+            lines.append(f"; {key}: {value}")
+        elif kind == "job":
+            lines.append(job(draw(st.integers(-1, 5))))
+        elif kind == "mangled":
+            fields = job(1).split()
+            for _ in range(draw(st.integers(1, 3))):
+                at = draw(st.integers(0, len(fields)))
+                fields[at : at + draw(st.integers(0, 1))] = [draw(st.sampled_from(_TOKENS))]
+            lines.append(" ".join(fields))
+        elif kind == "blank":
+            lines.append(draw(st.sampled_from(["", "   ", "\t"])))
+        else:
+            lines.append(draw(st.text(max_size=30)))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\r\n"]))
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=swf_texts())
+def test_fuzzed_swf_reads_or_fails_with_one_trace_error(tmp_path, text):
+    """Any input: a frame of one row per job line, or a TraceFormatError naming the file (and
+    the line, which exists), never another exception."""
+    path = tmp_path / "fuzz.swf"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass", newline="")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TraceWarning)  # repeated ids: tested above
+            frame = read_swf(path)
+    except TraceFormatError as err:
+        assert str(path) in str(err)
+        assert err.line is None or 1 <= err.line <= text.count("\n") + 1
+        assert len(str(err)) < 400
+        return
+    assert list(frame.columns) == list(SWF_COLUMNS)
+    assert len(frame) >= 1
+    assert (frame.abs() <= 2**53).all().all()  # nothing wrapped around (item 2)
