@@ -229,3 +229,19 @@ def test_count_form_windows_keep_no_view_of_the_pass():
     assert isinstance(spans, Spans)
     for column in (spans.node, spans.start, spans.end, spans.price, spans.performance):
         assert column.base is None
+
+
+def test_processors_refuse_a_later_read_after_reservations_changed():
+    """``later()`` reads the machine's reserved ends in place (no copy per pass): read after a
+    reservation or release changed them, it would describe another pass, so it raises."""
+    model = VOModel(
+        trace="UniLu-Gaia-2014-2", jobs=60, machine=True, cycle_period=0, policy="easy", rng=3
+    )
+    execution = model.metascheduler.execution
+    model.run_until(model.jobs[0].submit_time + 1.0)  # the first job runs
+    now = float(model.time)
+    *_, later = execution.processors(now, now + 1e6)
+    assert later()[1].size >= 1  # the running job's processors free up later
+    model.run_until(now + 1e6)  # jobs end and start: reserved ends change
+    with pytest.raises(RuntimeError, match="reservations changed"):
+        later()

@@ -80,6 +80,7 @@ class Execution:
         self._fail_due = callback(self, "fail_due")
         #: Each node's reserved end of its VO task (``-inf``: never reserved), by node id.
         self.reserved_until = np.full(model.node_count, -math.inf)
+        self._changes = 0  # writes to reserved_until so far (processors' staleness guard)
         self.ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
         self._attempt_row: dict[int, int] = {}  # job index -> row of model.attempts
@@ -87,6 +88,8 @@ class Execution:
         self._tasks: list[tuple] = []
         #: The owner of each node (position in ``model.owners``), by node id.
         self._owner_id = np.array([o.owner_id for o in model.owner_of_node], dtype=np.int64)
+        #: :meth:`_by_owner`'s answer without costs when the domain has one owner.
+        self._one_owner = [(model.owners[0], slice(None), 0.0)] if len(model.owners) == 1 else None
         # the last utilization schedule, and what it was built from (owners' local job
         # versions, global probabilities): reused while they are unchanged
         self._uncertain: UtilizationSchedule | None = None
@@ -194,6 +197,7 @@ class Execution:
         job.task_ends = tuple(task_ends)
         job.finish = finish = max(task_ends)
         self.reserved_until[nodes] = spans.end
+        self._changes += 1
         self.ahead = self.ahead or start > model.time
         for owner, at, _ in self._by_owner(nodes):
             owner.reserve(nodes[at], start, spans.end[at], job.index)
@@ -291,9 +295,10 @@ class Execution:
         window = job.window
         spans, start = window.spans, window.start
         costs = spans.price * (ends - start)
-        for owner, _, paid in self._by_owner(spans.node, costs):
-            owner.earn(paid)
-        paid = math.fsum(costs.tolist())
+        groups = self._by_owner(spans.node, costs)
+        for owner, _, amount in groups:
+            owner.earn(amount)
+        paid = groups[0][2] if len(groups) == 1 else math.fsum(costs.tolist())
         self._return_hold(job, window.cost - paid)
         self._tasks.append((job.job_id, job.attempt, spans.node, start, ends, spans.price, costs))
         self._release(job, ends)
@@ -321,6 +326,8 @@ class Execution:
         in the order of their first slot; ``positions`` index ``nodes``.
         """
         model = self.model
+        if costs is None and self._one_owner is not None:  # the common case: nothing to do
+            return self._one_owner
         ids = None if len(model.owners) == 1 else self._owner_id[nodes]
         if ids is None or (ids == ids[0]).all():  # one owner: no grouping
             total = math.fsum(costs.tolist()) if costs is not None else 0.0
@@ -337,6 +344,7 @@ class Execution:
         """End ``job``'s reserved spans at ``ends`` (one per window slot, shape (n,))."""
         nodes = job.window.spans.node
         self.reserved_until[nodes] = ends
+        self._changes += 1
         for owner, at, _ in self._by_owner(nodes):
             owner.release(nodes[at], job.index, ends[at])
 
@@ -389,12 +397,15 @@ class Execution:
             return None
         price = float(self.model.node_price[0])
         performance = float(self.model.node_performance[0])
-        ends = self.reserved_until.copy()  # as at this pass, whenever later() is called
-        free = np.flatnonzero(ends <= now)
+        ends, changes = self.reserved_until, self._changes
+        free = (ends <= now).nonzero()[0]
 
         def later() -> tuple[np.ndarray, np.ndarray]:
-            # read by EASY's shadow time only, a small share of the passes: sorted on demand
-            at = np.flatnonzero((ends > now) & (ends < until))
+            # read by EASY's shadow time only, a small share of the passes: sorted on demand,
+            # from the ends as at this pass (no copy: a read after a change is refused)
+            if self._changes != changes:
+                raise RuntimeError("processors: later() read after reservations changed")
+            at = ((ends > now) & (ends < until)).nonzero()[0]
             at = at[np.argsort(ends[at], kind="stable")]  # by release time, ties by id
             return ends[at], at
 

@@ -25,6 +25,8 @@ __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
 
 #: A reserved job with no choice made: one alternative, user evaluation 0 (scale 1).
 _SINGLE = (0, np.zeros(1), 1.0)
+_NONE = np.empty(0, dtype=np.int64)  # no node freed since the last cycle
+_NONE.flags.writeable = False
 
 
 class MetaschedulerAgent(mesa.Agent):
@@ -175,7 +177,9 @@ class MetaschedulerAgent(mesa.Agent):
             partial(queue.reserved, self.execution.running, self.execution.ahead),
             owner=self._owner,
             arrived=partial(queue.views, arrived),
-            freed=np.fromiter(self._freed, dtype=np.int64, count=len(self._freed)),
+            freed=np.fromiter(self._freed, dtype=np.int64, count=len(self._freed))
+            if self._freed
+            else _NONE,
             refreshed=self._refreshed,
             left=queue.take_left(),
             balance=model.user_balance if model.budget_period is not None else None,

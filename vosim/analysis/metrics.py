@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from operator import attrgetter
+from operator import add, attrgetter
 
 import numpy as np
 import pandas as pd
@@ -265,7 +265,7 @@ def job_table(
         for done, s, r in zip(completed.tolist(), col["state"], reason, strict=True)
     ]
     node_time = [
-        sum(e - s for e in ends) if done else math.nan
+        sum([e - s for e in ends]) if done else math.nan
         for done, s, ends in zip(completed.tolist(), start.tolist(), col["task_ends"], strict=True)
     ]
     window_value = [(w.runtime, w.cost) if w is not None else (math.nan, math.nan) for w in window]
@@ -378,27 +378,32 @@ def _node_strings(
         str(a) if a == b else f"{a}-{b}"
         for a, b in zip(ids[lo].tolist(), ids[hi].tolist(), strict=True)
     ]
-    for j, text in _joined(job[lo], runs):
-        sets[j] = text
+    keys, texts = _joined(job[lo], runs)
+    sets = _placed(k, keys, texts)
     owner_ids = np.array([owner_of_node[n].owner_id for n in range(len(owner_of_node))])
     span = int(owner_ids.max()) + 1
     pair = np.unique(job * span + owner_ids[ids])  # sorted by job, then owner id
-    for j, text in _joined(pair // span, [str(o) for o in (pair % span).tolist()]):
-        owners[j] = text
-    return sets, owners
+    keys, texts = _joined(pair // span, [str(o) for o in (pair % span).tolist()])
+    return sets, _placed(k, keys, texts)
 
 
-def _joined(keys: np.ndarray, items: list[str]) -> list[tuple[int, str]]:
-    """Join ``items`` by runs of equal sorted ``keys`` (shape (r,)): ``(key, text)`` per run.
+def _placed(k: int, keys: np.ndarray, texts: list[str]) -> list[str]:
+    """``k`` strings, ``texts[i]`` at position ``keys[i]`` (shape (r,)) and ``""`` elsewhere."""
+    out = np.full(k, "", dtype=object)
+    out[keys] = texts
+    return out.tolist()
 
-    The items of one run are joined with spaces; the runs are cut from one string.
+
+def _joined(keys: np.ndarray, items: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Join ``items`` by runs of equal sorted ``keys`` (shape (r,)): each run's key and text.
+
+    Returns the runs' keys (shape (u,)) and texts (``u`` strings): the items of one run
+    joined with spaces; the runs are cut from one string.
     """
     new = np.ones(len(items), dtype=bool)
     new[1:] = keys[1:] != keys[:-1]
-    text = "".join(
-        ("\n" if first else " ") + item for first, item in zip(new.tolist(), items, strict=True)
-    )
-    return list(zip(keys[new].tolist(), text[1:].split("\n"), strict=True))
+    text = "".join(map(add, np.where(new, "\n", " ").tolist(), items))
+    return keys[new], text[1:].split("\n")
 
 
 def batsim_jobs(jobs: pd.DataFrame) -> pd.DataFrame:

@@ -187,8 +187,9 @@ class NodeSchedule:
         shortenings in one vectorised pass (a job releases all its tasks' nodes at once, and
         on the traced machine nothing reads the rows between most releases).
         """
-        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
-        ends = np.asarray(new_ends, dtype=float)
+        if type(nodes) is not np.ndarray or nodes.dtype != np.int64 or nodes.ndim != 1:
+            nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        ends = new_ends if type(new_ends) is np.ndarray else np.asarray(new_ends, dtype=float)
         if ends.shape != nodes.shape:  # one end for every node
             ends = filled(nodes.size, ends.item())
         self._dirty_parts.append(nodes)
