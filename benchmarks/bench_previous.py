@@ -82,7 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default="all", help="first N jobs, or 'all' (default)")
     parser.add_argument("--policy", default="css", help="scheduling policy (default css)")
     parser.add_argument(
-        "--allocator", default="amp", help="window search of every user (default amp)"
+        "--allocator",
+        default="amp",
+        help="window search of every user (default amp; '' keeps each criterion's own)",
+    )
+    parser.add_argument(
+        "--resources",
+        choices=("nodes", "processors"),
+        help="what the slots are on (default: the model's default)",
     )
     parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
     parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
@@ -93,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         "policy": args.policy,
         "rng": args.seed,
     }
+    if args.resources:
+        options["resources"] = args.resources
     if args.policy in ("css", "availability") and args.allocator:
         options["criterion_allocators"] = dict.fromkeys(
             ("finish", "runtime", "cost"), args.allocator

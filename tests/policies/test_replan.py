@@ -221,3 +221,42 @@ def test_no_replanning_under_utilization_uncertainty_yet():
     """Documented limit (VOModel's ``replan``): with availability reservations stay."""
     model = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=5, availability=True, rng=1)
     assert model.metascheduler.replanner is None
+
+
+# -- the budget filter of the search, against plain sums ----------------------------------------
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.tuples(  # one slot per node (nodes alike: the groups)
+            st.sampled_from([0.0, 10.0, 20.0, 35.0]),  # start
+            st.sampled_from([40.0, 60.0, 100.0]),  # length
+            st.sampled_from([1.0, 2.0, 3.0]),  # price
+            st.sampled_from([1.0, 2.0]),  # performance
+        ),
+        min_size=1,
+        max_size=24,
+    ),
+    n=st.integers(1, 6),
+    budget=st.sampled_from([20.0, 60.0, 150.0, 1e9]),
+)
+def test_the_budget_filter_keeps_exactly_the_starts_whose_cheapest_tasks_fit(rows, n, budget):
+    """``_affordable`` (slots alike counted as one group) yields the starts at which the ``n``
+    cheapest tasks that fit sum to at most the budget, as a plain sort-and-sum at each start
+    says; so it never drops a start where ``window_at`` finds a window."""
+    from vosim.policies import replan as rp
+    from vosim.policies.windows import task_starts, window_at
+
+    slots = SlotList([Slot(k, a, a + d, p, f) for k, (a, d, p, f) in enumerate(rows)])
+    job = QueuedJob(index=0, n=n, volume=20.0, budget=budget)
+    starts = np.unique(np.concatenate([slots.start, slots.start + 5.0]))
+    got = list(rp._affordable(slots, job, starts, 0.0))
+    cost = rp._task_cost(slots, job)
+    lo, hi = task_starts(slots, job, 0.0)
+    plain = []
+    for t in starts.tolist():
+        fits = np.sort(cost[(lo <= t) & (t <= hi)])[:n]
+        if fits.sum() <= budget * (1 + 1e-6):
+            plain.append(t)
+    if starts.size > rp._FEW_STARTS:  # else every start is yielded as it is
+        assert got == plain
+    assert {t for t in starts.tolist() if window_at(slots, t, job) is not None} <= set(got)

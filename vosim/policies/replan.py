@@ -119,12 +119,12 @@ def earlier_window(
         return None
     budget = min(job.budget, old.cost)
     # a lower bound of any usable task's cost: the cheapest fast task of slots and of old
-    spans = np.array([(s.price, s.performance) for s in old.slots], dtype=float).reshape(-1, 2)
-    spans_fast = job.volume / spans[:, 1] <= old.runtime * (1 + _EPS)
+    spans = old.spans
+    spans_fast = job.volume / spans.performance <= old.runtime * (1 + _EPS)
     fast = _fast(slots, job, old)
     low = min(
         float(_task_cost(slots, job)[fast].min()) if fast.any() else np.inf,
-        float((spans[:, 0] * (job.volume / spans[:, 1]))[spans_fast].min())
+        float((spans.price * (job.volume / spans.performance))[spans_fast].min())
         if spans_fast.any()
         else np.inf,
     )
@@ -136,7 +136,7 @@ def earlier_window(
         cheap = _task_cost(sl, job) <= bound
         return (sl.start < old.start) & _fast(sl, job, old) & cheap
 
-    nodes = np.fromiter((s.node for s in old.slots), dtype=np.int64, count=len(old.slots))
+    nodes = spans.node
     free = release(_rows(slots, usable(slots) | np.isin(slots.node, nodes)), old)
     free = _rows(free, usable(free))
     search = job if budget == job.budget else dataclasses.replace(job, budget=budget)
@@ -165,21 +165,36 @@ def _affordable(
     :func:`~vosim.policies.windows.task_starts`' bound and the budget is loosened by
     ``1e-6``, so float rounding never drops a start that ``window_at`` takes. A few starts
     are yielded as they are (trying them costs less than the sums).
+
+    Slots alike for the sums (one task cost and one range of task starts: on processors, the
+    free processors of one node) are counted as one group with a multiplicity, which makes the
+    sums 10-15 times less work on UniLu-Gaia's processors; a test compares the starts yielded
+    with a plain sum of the ``n`` cheapest at each start.
     """
     if starts.size <= _FEW_STARTS:
         yield from starts.tolist()
         return
     cost = _task_cost(slots, job)
-    order = np.argsort(cost, kind="stable")
     lo, hi = task_starts(slots, job, not_before)
-    cost, lo, hi = cost[order], lo[order], hi[order] + 1e-9 * np.maximum(np.abs(hi[order]), 1.0)
+    hi = hi + 1e-9 * np.maximum(np.abs(hi), 1.0)
+    holds = lo <= hi  # a slot that can hold no task is never usable
+    cost, lo, hi = cost[holds], lo[holds], hi[holds]
+    # groups of equal (cost, lo, hi), by cost: a count each
+    order = np.lexsort((hi, lo, cost))
+    cost, lo, hi = cost[order], lo[order], hi[order]
+    new = np.ones(cost.size, dtype=bool)
+    new[1:] = (cost[1:] != cost[:-1]) | (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+    first = np.flatnonzero(new)
+    count = np.diff(np.append(first, cost.size))
+    cost, lo, hi = cost[first], lo[first], hi[first]
     limit = job.budget * (1 + 1e-6)
     step = max(1, _BLOCK // max(cost.size, 1))
     for a in range(0, starts.size, step):
         t = starts[a : a + step, None]
-        usable = (lo <= t) & (t <= hi)
-        cheapest = usable & (np.cumsum(usable, axis=1, dtype=np.int32) <= job.n)
-        total = np.where(cheapest, cost, 0.0).sum(axis=1)
+        usable = np.where((lo <= t) & (t <= hi), count, 0)  # (starts, groups)
+        before = np.cumsum(usable, axis=1) - usable  # tasks of cheaper groups
+        taken = np.clip(job.n - before, 0, usable)  # this group's share of the n cheapest
+        total = (taken * cost).sum(axis=1)
         yield from starts[a : a + step][total <= limit].tolist()
 
 
@@ -211,8 +226,7 @@ def _may_use(
     and cost no more than the window may. A necessary condition of :func:`earlier_window`
     with ``freed=near`` finding a window.
     """
-    near_set = set(near.tolist())
-    if any(s.node in near_set for s in old.slots):
+    if not set(near.tolist()).isdisjoint(old.spans.node.tolist()):
         return True
     sl = near_slots
     lo, hi = task_starts(sl, job, now)
@@ -243,7 +257,7 @@ def _may_use_each(
         & (sl.price * task <= budget * (1 + 1e-6))
     ).any(axis=1)
     near_set = set(near.tolist())
-    own = [any(s.node in near_set for s in old.slots) for _, old in reserved]
+    own = [not near_set.isdisjoint(old.spans.node.tolist()) for _, old in reserved]
     return usable | np.array(own, dtype=bool)
 
 
@@ -348,7 +362,7 @@ def replan(
         slots = release(slots, old).cut(window)
         decisions.cancel.append(job.index)
         decisions.reserve.append((job.index, window))
-        moved.extend(s.node for s in old.slots)
+        moved.extend(old.spans.node.tolist())
         out.append((job, window))
     decisions.stats["moved"] = len(decisions.reserve)
     if not moved:

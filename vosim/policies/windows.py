@@ -245,11 +245,12 @@ def release(slots: SlotList, window: Window) -> SlotList:
     Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2: compression takes a reservation out
     before searching the job an earlier one.
     """
-    node = np.concatenate([slots.node, [s.node for s in window.slots]]).astype(np.int64)
-    a = np.concatenate([slots.start, [s.start for s in window.slots]])
-    b = np.concatenate([slots.end, [s.end for s in window.slots]])
-    price = np.concatenate([slots.price, [s.price for s in window.slots]])
-    perf = np.concatenate([slots.performance, [s.performance for s in window.slots]])
+    spans = window.spans  # columns (kept as such by reservations: no per-span objects)
+    node = np.concatenate([slots.node, spans.node]).astype(np.int64, copy=False)
+    a = np.concatenate([slots.start, spans.start])
+    b = np.concatenate([slots.end, spans.end])
+    price = np.concatenate([slots.price, spans.price])
+    perf = np.concatenate([slots.performance, spans.performance])
     order = np.lexsort((a, node))
     node, a, b, price, perf = node[order], a[order], b[order], price[order], perf[order]
     # a row starts a new free span unless it touches the previous row of its node
@@ -415,7 +416,7 @@ class IdenticalSlots:
 
     def _cost(self, n: int, d: float) -> float:
         """The window cost as :func:`window_at` sums it (``n`` equal terms, numpy's sum)."""
-        return float(filled(n, self.price * d).sum())
+        return float(np.add.reduce(filled(n, self.price * d)))  # ndarray.sum without its wrapper
 
     def _window(
         self, parts: list[tuple[np.ndarray, float]], start: float, d: float, cost: float
@@ -426,9 +427,14 @@ class IdenticalSlots:
         rounding only).
         """
         # a copy: the ids are views of the pass's processor arrays, which it must not keep
-        node = np.concatenate([ids for ids, _ in parts])
-        stop = np.concatenate([filled(ids.size, min(start + d, end)) for ids, end in parts])
-        n = node.size
+        if len(parts) == 1:  # nearly always: one group of equal slots
+            ids, end = parts[0]
+            node, n = ids.copy(), ids.size
+            stop = filled(n, min(start + d, end))
+        else:
+            node = np.concatenate([ids for ids, _ in parts])
+            stop = np.concatenate([filled(ids.size, min(start + d, end)) for ids, end in parts])
+            n = node.size
         spans = Spans(
             node, filled(n, start), stop, filled(n, self.price), filled(n, self.performance)
         )
