@@ -29,6 +29,32 @@ def commit(*paths: str) -> str:
     return f"{head or 'unknown'}{' +changes' if dirty else ''}"
 
 
+def extract_vosim(revision: str, into: Path) -> str:
+    """Put the ``vosim/`` package of git ``revision`` into folder ``into``; its short sha.
+
+    ``git archive REVISION vosim | tar -x -C INTO``: no worktree, no git state touched, so a
+    run can import that revision with ``PYTHONPATH=INTO``. ``into`` is created if missing.
+
+    Raises
+    ------
+    ValueError
+        ``revision`` is not a commit of this repository, or holds no ``vosim/`` (git's own
+        message in the text).
+    """
+    archive = subprocess.run(["git", "archive", revision, "vosim"], cwd=ROOT, capture_output=True)
+    if archive.returncode:
+        raise ValueError(archive.stderr.decode().strip())
+    into.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return subprocess.run(
+        ["git", "rev-parse", "--short", f"{revision}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
 #: Runs ``argv[2:]`` as its child and writes the child's own peak resident memory (KiB) and
 #: CPU seconds to ``argv[1]`` as JSON. A process started from a big one (this benchmark, with
 #: pandas loaded) inherits its parent's size as its ``ru_maxrss`` (Linux keeps the high-water

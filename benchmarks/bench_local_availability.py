@@ -48,7 +48,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import ROOT, commit, run_child
+from benchmarks._common import ROOT, commit, extract_vosim, run_child
 from benchmarks.bench_previous import CHILD  # the timed child run, one JSON line
 
 LOCAL = "NASA-iPSC-1993-3.1-cln"
@@ -123,19 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             old, old_label = args.previous_dir.resolve(), f"{args.previous_dir} (--previous-dir)"
         else:
             old = work / "previous"
-            old.mkdir()
-            archive = subprocess.run(
-                ["git", "archive", args.previous, "vosim"], cwd=ROOT, capture_output=True
-            )
-            if archive.returncode:
-                parser.error(f"--previous {args.previous}: {archive.stderr.decode().strip()}")
-            subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
-            sha = subprocess.run(
-                ["git", "rev-parse", "--short", args.previous],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
+            try:
+                sha = extract_vosim(args.previous, old)
+            except ValueError as exc:
+                parser.error(f"--previous {args.previous}: {exc}")
             old_label = f"{sha} (--previous {args.previous})"
         sides = {f"working tree {commit('vosim')}": ROOT, old_label: old}
         print(f"Gaia, first {args.jobs} jobs, seed {args.seed}; local trace {LOCAL}\n")

@@ -2,8 +2,9 @@
 
 Issue 17's target: the whole UniLu-Gaia trace with every user's window search set to AMP is
 no slower than before the one-cycle refactor (ratio >= 0.95 against the previous commit). The
-script checks the revision out into a temporary git worktree, then runs the same model in a
-fresh interpreter per side, alternating sides ``--repeat`` times (the machine's speed drifts;
+script extracts the revision's vosim/ into a temporary folder (``git archive``, no git state
+touched: ``_common.extract_vosim``), then runs the same model in a fresh interpreter per side,
+alternating sides ``--repeat`` times (the machine's speed drifts;
 pairs measured back to back share it), and prints per pair the seconds of each (model build,
 ``run()`` and ``job_frame()``), completed jobs per second, and the ratio
 previous / working tree (> 1: the working tree is faster). The two sides' per-job tables must
@@ -26,7 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import ROOT, extract_vosim
+
 TARGET = 0.95
 
 #: Runs in the child: the model with the given options, timed; prints one JSON line.
@@ -110,38 +113,29 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         old = work / "previous"
         try:
-            subprocess.run(
-                ["git", "worktree", "add", "--detach", "-q", str(old), args.previous],
-                cwd=ROOT,
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-        except subprocess.CalledProcessError as exc:
-            parser.error(f"--previous {args.previous}: {exc.stderr.strip()}")
-        try:
-            ratios = []
-            for k in range(args.repeat):
-                pair = {}
-                for name, tree in (("previous", old), ("working tree", ROOT)):
-                    pair[name] = run_side(tree, options, work / f"{name.split()[0]}.parquet")
-                    r = pair[name]
-                    print(
-                        f"pair {k + 1} {name:>12}: {r['s']:7.2f} s, {r['completed']:,} "
-                        f"completed, {r['completed'] / r['s']:,.0f} completed jobs/s",
-                        flush=True,
-                    )
-                ratios.append(pair["previous"]["s"] / pair["working tree"]["s"])
-                print(f"pair {k + 1} ratio previous/working tree: {ratios[-1]:.3f}", flush=True)
-            same = pd.read_parquet(work / "previous.parquet").equals(
-                pd.read_parquet(work / "working.parquet")
-            )
-            print(
-                f"median ratio {statistics.median(ratios):.3f} (target >= {TARGET:g}); "
-                f"per-job tables identical: {'yes' if same else 'NO'}"
-            )
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT)
+            extract_vosim(args.previous, old)
+        except ValueError as exc:
+            parser.error(f"--previous {args.previous}: {exc}")
+        ratios = []
+        for k in range(args.repeat):
+            pair = {}
+            for name, tree in (("previous", old), ("working tree", ROOT)):
+                pair[name] = run_side(tree, options, work / f"{name.split()[0]}.parquet")
+                r = pair[name]
+                print(
+                    f"pair {k + 1} {name:>12}: {r['s']:7.2f} s, {r['completed']:,} "
+                    f"completed, {r['completed'] / r['s']:,.0f} completed jobs/s",
+                    flush=True,
+                )
+            ratios.append(pair["previous"]["s"] / pair["working tree"]["s"])
+            print(f"pair {k + 1} ratio previous/working tree: {ratios[-1]:.3f}", flush=True)
+        same = pd.read_parquet(work / "previous.parquet").equals(
+            pd.read_parquet(work / "working.parquet")
+        )
+        print(
+            f"median ratio {statistics.median(ratios):.3f} (target >= {TARGET:g}); "
+            f"per-job tables identical: {'yes' if same else 'NO'}"
+        )
     return 0
 
 
