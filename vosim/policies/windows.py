@@ -427,14 +427,9 @@ class IdenticalSlots:
         rounding only).
         """
         # a copy: the ids are views of the pass's processor arrays, which it must not keep
-        if len(parts) == 1:  # nearly always: one group of equal slots
-            ids, end = parts[0]
-            node, n = ids.copy(), ids.size
-            stop = filled(n, min(start + d, end))
-        else:
-            node = np.concatenate([ids for ids, _ in parts])
-            stop = np.concatenate([filled(ids.size, min(start + d, end)) for ids, end in parts])
-            n = node.size
+        node = np.concatenate([ids for ids, _ in parts])
+        stop = np.concatenate([filled(ids.size, min(start + d, end)) for ids, end in parts])
+        n = node.size
         spans = Spans(
             node, filled(n, start), stop, filled(n, self.price), filled(n, self.performance)
         )
