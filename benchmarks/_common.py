@@ -40,6 +40,10 @@ def extract_vosim(revision: str, into: Path) -> str:
     ValueError
         ``revision`` is not a commit of this repository, or holds no ``vosim/`` (git's own
         message in the text).
+
+    References
+    ----------
+    git-archive(1); vosim's benchmark tooling, no paper.
     """
     archive = subprocess.run(["git", "archive", revision, "vosim"], cwd=ROOT, capture_output=True)
     if archive.returncode:
