@@ -719,12 +719,23 @@ def test_default_criterion_is_amp():
     assert result.window == allocate_window(market(), request, "amp").window
 
 
-@SETTINGS
-@given(float_instances(), st.integers(0, 3))
-def test_amp_for_one_node_equals_the_scan(case, repeat):
-    """AMP's n = 1 shortcut gives the window, reason and stats of the block scan."""
-    from vosim.allocators.aep import _amp_scan, amp
+@settings(max_examples=400, deadline=None)
+@given(
+    # integral instances tie often: equal costs, task times and starts
+    st.one_of(float_instances(), int_instances(), int_instances(per_node=False)),
+    st.integers(0, 3),
+    st.sampled_from(["amp", "min_cost", "min_runtime", "min_finish"]),
+)
+def test_exact_criteria_for_one_node_equal_the_scan(case, repeat, name):
+    """The n = 1 shortcut of each exact criterion gives the window, reason and stats of its scan."""
+    from vosim.allocators import aep
 
+    scans = {
+        "amp": aep._amp_scan,
+        "min_cost": aep._min_cost_scan,
+        "min_runtime": aep._min_runtime_scan,
+        "min_finish": aep._min_finish_scan,
+    }
     slots, request = case
     request = ResourceRequest(
         n=1,
@@ -733,14 +744,18 @@ def test_amp_for_one_node_equals_the_scan(case, repeat):
         budget=request.budget,
         min_performance=request.min_performance,
     )
-    # repeated starts: several slots of other nodes beginning where an earlier one does
+    # repeated starts and ties: slots of other nodes beginning where an earlier one does,
+    # of equal task price (k = 0) or dearer, and slower but cheaper ones that cover as long
     if repeat and len(slots):
         extra = [
             Slot(20 + k, s.start, s.end + k, s.price * (1 + k), s.performance)
             for k, s in enumerate(list(slots)[:repeat])
+        ] + [
+            Slot(30 + k, s.start, s.end + 200, s.price / 8, s.performance / 2)
+            for k, s in enumerate(list(slots)[:repeat])
         ]
         slots = SlotList(list(slots) + extra)
-    fast, scan = amp(slots, request), _amp_scan(slots, request)
+    fast, scan = getattr(aep, name)(slots, request), scans[name](slots, request)
     assert fast.window == scan.window
     assert fast.reason == scan.reason
     assert fast.stats == scan.stats

@@ -49,7 +49,7 @@ BUDGET_RTOL = 1e-9
 _FLOAT_MAX = float(np.finfo(float).max)
 #: Smallest block of candidate starts evaluated at once after the first one.
 _MIN_BLOCK = 64
-#: Cells (starts x slots) a block may hold beyond 2N starts: ~8 MB of float64.
+#: Cells (starts x slots) a block of more than ``_MIN_BLOCK`` starts may hold: ~8 MB of float64.
 _BLOCK_CELLS = 1_000_000
 
 
@@ -140,16 +140,20 @@ def _cheapest_sums(cost: np.ndarray, n: int) -> np.ndarray:
 
 
 def _blocks(scan: _Scan, first: int = 8) -> Iterator[_Block]:
-    """Blocks of candidate starts, growing from ``first`` to about ``2 N`` starts.
+    """Blocks of candidate starts, growing from ``first`` to about ``_BLOCK_CELLS / N`` starts.
 
     A block of ``b`` starts spans the ``<= N`` slots alive at its first start plus the slots
-    starting inside it, so blocks of ``O(N)`` starts keep every matrix ``O(N^2)`` and a whole
-    scan ``O(K * N)``; the small first block lets AMP stop early at little cost.
+    starting inside it, so each start costs ``O(N + b)`` cells whatever ``b`` is: blocks
+    beyond ``O(N)`` starts only add work, and blocks of ``N`` starts hold ``O(N^2)`` cells
+    (LCG-2005-1's 24,515 processors: 10^9, more memory than the machine). A block therefore
+    grows only while it holds at most ``_BLOCK_CELLS`` cells (at least ``_MIN_BLOCK``
+    starts), which bounds every matrix and keeps a whole scan ``O(K * N)``; the small first
+    block lets AMP stop early at little cost.
     """
     k, size, total = 0, first, scan.candidates.size
-    # At least 2N starts a block; more while the matrix stays small (few slots), since every
-    # block costs a fixed numpy overhead.
-    cap = max(_MIN_BLOCK, 2 * scan.nodes, _BLOCK_CELLS // max(1, scan.start.size))
+    # columns of a block: at most the slots, and about the N alive plus those starting inside
+    width = max(1, min(scan.start.size, 2 * scan.nodes))
+    cap = max(_MIN_BLOCK, _BLOCK_CELLS // width)
     while k < total:
         end = min(total, k + size)
         yield _block(scan, k, end)
@@ -289,7 +293,7 @@ def amp(slots: SlotList, request: ResourceRequest) -> Allocation:
     (10.0, 40.0, 60.0)
     """
     if request.n == 1:
-        return _amp_single(slots, request)
+        return _single("amp", slots, request)
     return _amp_scan(slots, request)
 
 
@@ -307,28 +311,53 @@ def _amp_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     return _result("amp", slots, scan, request, np.inf)
 
 
-def _amp_single(slots: SlotList, request: ResourceRequest) -> Allocation:
-    """AMP for ``n = 1`` without the scan: the same window and reason as :func:`_amp_scan`.
+def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
+    """The exact criterion ``name`` for ``n = 1`` without the scan: the scan's window and reason.
 
-    A slot long enough for its task and within the budget is feasible at its own start, so the
-    earliest feasible start ``t`` is the least start of such a slot; the window is the cheapest
-    slot covering ``t`` (ties: shorter, then lower node id), as in the scan. ``O(m)``.
+    With one slot, a slot long enough for its task and within the budget is feasible at its
+    own start, and nowhere better than there (a later start only shortens what is left of
+    it), so each criterion is a minimum over single slots ``O(m)`` instead of a scan of every
+    start:
+
+    - ``amp``: the least start of a feasible slot;
+    - ``min_cost``: the cheapest usable slot's cost ``c*``, at the least start of a slot of
+      cost ``c*`` (when ``c*`` fits the budget);
+    - ``min_runtime``: the shortest feasible task time ``theta*``, at the least start of a
+      feasible slot that long;
+    - ``min_finish``: the least ``start + T_i`` of a feasible slot, at the least start
+      reaching it (a start ``t`` that reaches it is the start of a slot that does).
+
+    The window is then the scan's choice at that start: the cheapest slot covering it no
+    longer than the optimum's task time (ties: shorter, then lower node id). Slots are ordered
+    by start, so "the least start" is the first position. The tests compare every criterion
+    with its block scan on random slot lists (window, reason and stats).
     """
     duration = request.durations(slots.performance)
     latest = slots.end - duration
     usable = (slots.performance >= request.min_performance) & (latest >= slots.start)
     if not usable.any():
         reason = "only 0 node(s) have a slot long enough for the request (n=1 needed)"
-        return Allocation(None, reason, "amp", {"slots": len(slots)})
+        return Allocation(None, reason, name, {"slots": len(slots)})
     cost = slots.price * duration
     limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
     feasible = np.flatnonzero(usable & (cost <= limit))
     if feasible.size == 0:
         floor = float(cost[usable].min())
         reason = f"budget C={request.budget:g} is below the cheapest 1 slot(s), cost {floor:g}"
-        return Allocation(None, reason, "amp", {"slots": len(slots)})
-    t = slots.start[feasible[0]]  # slots are ordered by start
-    cover = np.flatnonzero(usable & (slots.start <= t) & (latest >= t))
+        return Allocation(None, reason, name, {"slots": len(slots)})
+    longest = np.inf
+    if name == "amp":
+        best = feasible[0]
+    elif name == "min_cost":
+        best = feasible[np.argmin(cost[feasible])]  # argmin: the first, the least start
+    elif name == "min_runtime":
+        best = feasible[np.argmin(duration[feasible])]
+        longest = duration[best]
+    else:  # min_finish
+        best = feasible[np.argmin(slots.start[feasible] + duration[feasible])]
+        longest = duration[best]
+    t = slots.start[best]
+    cover = np.flatnonzero(usable & (slots.start <= t) & (latest >= t) & (duration <= longest))
     j = int(cover[np.lexsort((slots.node[cover], duration[cover], cost[cover]))[0]])
     d = float(duration[j])
     slot = Slot(
@@ -339,10 +368,12 @@ def _amp_single(slots: SlotList, request: ResourceRequest) -> Allocation:
         float(slots.performance[j]),
     )
     starts = slots.start[usable]
-    candidates = int(np.count_nonzero(np.diff(starts[starts <= t]))) + 1
+    if name == "amp":  # AMP's scan stops at t: the distinct starts up to it
+        starts = starts[starts <= t]
+    candidates = int(np.count_nonzero(np.diff(starts))) + 1
     window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(cost[j]))
     stats = {"slots": len(slots), "candidates": candidates}
-    return Allocation(window, "", "amp", stats, exact=True)
+    return Allocation(window, "", name, stats, exact=True)
 
 
 @register_criterion("min_cost")
@@ -389,7 +420,8 @@ def min_cost(
 
     Notes
     -----
-    Exact; ``O(N)`` per candidate start, ``O(m * N)`` in all.
+    Exact; ``O(N)`` per candidate start, ``O(m * N)`` in all; ``O(m)`` for ``n = 1``
+    without limits (one pass over the slots, :func:`_single`).
 
     References
     ----------
@@ -401,7 +433,20 @@ def min_cost(
         raise ValueError(f"max_candidates must be >= 1 or None, got {max_candidates!r}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    if request.n == 1 and not limited:
+        return _single("min_cost", slots, request)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
+    return _min_cost_scan(slots, request, max_candidates, deadline)
+
+
+def _min_cost_scan(
+    slots: SlotList,
+    request: ResourceRequest,
+    max_candidates: int | None = None,
+    deadline: float | None = None,
+) -> Allocation:
+    """The minCost block scan of candidate starts (any ``n``), up to the given limits."""
+    limited = max_candidates is not None or deadline is not None
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_cost", {"slots": len(slots)})
@@ -459,7 +504,8 @@ def min_runtime(slots: SlotList, request: ResourceRequest) -> Allocation:
     Notes
     -----
     Exact; ``O(N log D)`` per candidate start for ``D <= N`` distinct task times (``D <= 9``
-    on nodes of integer performance in [2, 10]), ``O(m * N log D)`` in all.
+    on nodes of integer performance in [2, 10]), ``O(m * N log D)`` in all; ``O(m)`` for
+    ``n = 1`` (one pass over the slots, :func:`_single`).
 
     References
     ----------
@@ -480,6 +526,13 @@ def min_runtime(slots: SlotList, request: ResourceRequest) -> Allocation:
     >>> (w.nodes, w.runtime, w.cost)
     ((0, 2), 40.0, 80.0)
     """
+    if request.n == 1:
+        return _single("min_runtime", slots, request)
+    return _min_runtime_scan(slots, request)
+
+
+def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
+    """The minRuntime block scan of candidate starts (any ``n``)."""
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_runtime", {"slots": len(slots)})
@@ -515,7 +568,8 @@ def min_finish(slots: SlotList, request: ResourceRequest) -> Allocation:
 
     Notes
     -----
-    Exact; ``O(N log D)`` per candidate start visited, ``O(m * N log D)`` at most.
+    Exact; ``O(N log D)`` per candidate start visited, ``O(m * N log D)`` at most; ``O(m)``
+    for ``n = 1`` (one pass over the slots, :func:`_single`).
 
     References
     ----------
@@ -531,6 +585,13 @@ def min_finish(slots: SlotList, request: ResourceRequest) -> Allocation:
     >>> (w.start, w.finish)
     (10.0, 20.0)
     """
+    if request.n == 1:
+        return _single("min_finish", slots, request)
+    return _min_finish_scan(slots, request)
+
+
+def _min_finish_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
+    """The minFinish block scan of candidate starts (any ``n``)."""
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_finish", {"slots": len(slots)})
