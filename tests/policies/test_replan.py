@@ -260,3 +260,62 @@ def test_the_budget_filter_keeps_exactly_the_starts_whose_cheapest_tasks_fit(row
     if starts.size > rp._FEW_STARTS:  # else every start is yielded as it is
         assert got == plain
     assert {t for t in starts.tolist() if window_at(slots, t, job) is not None} <= set(got)
+
+
+def _release_by_sorting(slots: SlotList, window: Window) -> SlotList:
+    """The plain release: all rows and spans sorted by (node, start), touching rows joined."""
+    rows = sorted(
+        [(s.node, s.start, s.end, s.price, s.performance) for s in slots]
+        + [(s.node, s.start, s.end, s.price, s.performance) for s in window.slots],
+        key=lambda r: (r[0], r[1]),
+    )
+    out: list[list] = []
+    for r in rows:
+        if out and out[-1][0] == r[0] and r[1] <= out[-1][2]:
+            out[-1][2] = max(out[-1][2], r[2])
+        else:
+            out.append(list(r))
+    return SlotList([Slot(*r) for r in out])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(  # per node: free spans of a busy timeline on a grid of 10
+        st.lists(st.booleans(), min_size=1, max_size=8), min_size=1, max_size=6
+    ),
+    st.data(),
+)
+def test_release_equals_sorting_every_row(timelines, data):
+    """``release`` merges only the window's nodes, and gives what sorting all rows gives."""
+    from vosim.policies.windows import release
+
+    free, busy = [], []
+    for node, line in enumerate(timelines):
+        price, perf = 1.0 + node, 2.0 + node % 3
+        for k, is_free in enumerate(line):
+            step = Slot(node, 10.0 * k, 10.0 * k + 10, price, perf)
+            if not is_free:
+                busy.append(step)
+            elif k and line[k - 1]:  # free slots are maximal: extend the previous one
+                free[-1] = Slot(node, free[-1].start, step.end, price, perf)
+            else:
+                free.append(step)
+    slots = SlotList(free)
+    if not busy:
+        assert len(slots) == len(free)
+        return
+    # a window: busy spans on distinct nodes (part of a busy step, or all of it)
+    picks = data.draw(
+        st.lists(st.sampled_from(busy), min_size=1, max_size=4, unique_by=lambda s: s.node)
+    )
+    spans = []
+    for s in picks:
+        a = s.start + data.draw(st.sampled_from([0.0, 2.5]))
+        b = s.end - data.draw(st.sampled_from([0.0, 2.5]))
+        spans.append(Slot(s.node, a, b, s.price, s.performance))
+    window = Window(
+        slots=tuple(sorted(spans, key=lambda s: s.node)), start=0.0, runtime=1.0, cost=1.0
+    )
+    got, want = release(slots, window), _release_by_sorting(slots, window)
+    assert list(got) == list(want)
+    assert len(list(got)) == len(want)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core.slots import lexsort_order, merge_rows
 from vosim.core.windows import Spans, filled
 from vosim.market.slots import Slot, SlotList
 from vosim.policies.base import CycleState, QueuedJob
@@ -227,18 +228,21 @@ def release(slots: SlotList, window: Window) -> SlotList:
     Parameters
     ----------
     slots : SlotList
-        Free slots in which ``window``'s spans are busy.
+        Free slots in which ``window``'s spans are busy, maximal on each node (no two of a
+        node touch), as the owners' offers and :meth:`~vosim.core.slots.SlotList.cut` give.
     window : Window
         A reservation whose spans lie in busy time of ``slots``.
 
     Returns
     -------
     SlotList
-        Maximal free spans of each node, sorted by start (ties by node id).
+        The maximal free spans of each node, sorted by start (ties by node id).
 
     Notes
     -----
-    ``O((m + n) log(m + n))`` for ``m`` slots and a window of ``n`` spans.
+    ``O(m + k log k)`` for ``m`` slots and ``k`` rows on the window's nodes (its ``n`` spans
+    and those nodes' free slots): the other rows keep their order
+    (:func:`~vosim.core.slots.merge_rows`).
 
     References
     ----------
@@ -246,21 +250,40 @@ def release(slots: SlotList, window: Window) -> SlotList:
     before searching the job an earlier one.
     """
     spans = window.spans  # columns (kept as such by reservations: no per-span objects)
-    node = np.concatenate([slots.node, spans.node]).astype(np.int64, copy=False)
-    a = np.concatenate([slots.start, spans.start])
-    b = np.concatenate([slots.end, spans.end])
-    price = np.concatenate([slots.price, spans.price])
-    perf = np.concatenate([slots.performance, spans.performance])
+    if not len(spans):
+        return slots
+    # only the rows of the window's nodes change: merge those with the spans, then put the
+    # merged rows back among the others, which stay in order (no sort of the whole list)
+    top = int(spans.node.max())
+    if len(slots):
+        top = max(top, int(slots.node.max()))
+    mark = np.zeros(top + 1, dtype=bool)
+    mark[spans.node] = True
+    touched = mark[slots.node]
+    rows = np.flatnonzero(touched)
+    node = np.concatenate([slots.node[rows], spans.node]).astype(np.int64, copy=False)
+    a = np.concatenate([slots.start[rows], spans.start])
+    b = np.concatenate([slots.end[rows], spans.end])
+    price = np.concatenate([slots.price[rows], spans.price])
+    perf = np.concatenate([slots.performance[rows], spans.performance])
     order = np.lexsort((a, node))
     node, a, b, price, perf = node[order], a[order], b[order], price[order], perf[order]
     # a row starts a new free span unless it touches the previous row of its node
     new = np.ones(node.size, dtype=bool)
     new[1:] = (node[1:] != node[:-1]) | (a[1:] > b[:-1])
     first = np.flatnonzero(new)
-    end = np.maximum.reduceat(b, first) if node.size else b
-    return SlotList.from_arrays(
-        node[first], a[first], end, price[first], perf[first], validate=False
-    )
+    merged = [node[first], a[first], np.maximum.reduceat(b, first), price[first], perf[first]]
+    order = lexsort_order(merged[1], merged[0])
+    merged = [c[order] for c in merged]
+    keep = ~touched
+    cols = [
+        slots.node[keep],
+        slots.start[keep],
+        slots.end[keep],
+        slots.price[keep],
+        slots.performance[keep],
+    ]
+    return SlotList.trusted(*merge_rows(cols, merged))
 
 
 class NotIdentical(Exception):
