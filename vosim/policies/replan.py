@@ -310,7 +310,8 @@ def replan(
         Whether a reservation was searched at an earlier pass with this window and found
         nothing, with no free time gained since but on ``freed``. Such a reservation is
         searched only for windows on ``freed`` or on the nodes of the moves before it in this
-        pass (the same answer, :func:`earlier_window`), and not at all if there are none.
+        pass (the same answer, :func:`earlier_window`), and not at all if there are none; a
+        one-task job only among those nodes' slots (its window is one slot, on one of them).
         ``None`` (default): every reservation is searched in full.
     freed : numpy.ndarray of int, shape (k,), optional
         Nodes that gained free time since the previous pass (``state.freed``); read with
@@ -351,7 +352,12 @@ def replan(
             if not may:
                 out.append((job, old))
                 continue
-        window = earlier_window(slots, job, old, state.time, near)
+        search = slots
+        if near is not None and job.n == 1:
+            # a one-task window found now lies on a node of near: one elsewhere was free at
+            # the earlier search too, and would have been found then (earlier_window's freed)
+            search = cached[2]
+        window = earlier_window(search, job, old, state.time, near)
         if window is not None and state.availability is not None:
             schedule = state.availability
             if window_availability(window, schedule) < window_availability(old, schedule):
