@@ -376,8 +376,13 @@ def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarr
             if to[i] > at[i]:  # equal starts: by node id
                 at[i] += int(node[at[i] : to[i]].searchsorted(ids[i]))
         return [_splice(c, e, at) for c, e in zip(cols, extra, strict=True)]
-    for i in np.flatnonzero(hi > lo).tolist():  # equal starts: by node id
-        lo[i] += np.searchsorted(node[lo[i] : hi[i]], extra[0][i])
+    tied = np.flatnonzero(hi > lo)
+    if tied.size:  # equal starts: by node id, one search on a (start run, node) key
+        run = np.zeros(start.size, dtype=np.int64)
+        np.cumsum(start[1:] != start[:-1], out=run[1:])
+        width = int(max(node.max(), extra[0][tied].max())) + 1
+        key = run * width + node
+        lo[tied] = key.searchsorted(run[lo[tied]] * width + extra[0][tied])
     # output position of each new row (after the kept rows before it and the new rows
     # before it), then of each kept row; one gather per column
     new_at = lo + np.arange(k)

@@ -381,6 +381,15 @@ def _given(state: CycleState, name: str) -> Any:
     return state.__dict__.get(name, state.__dict__[f"_{name}_source"])
 
 
+def _held(window: Window) -> tuple:
+    """What identifies a held window between passes: start, cost and nodes.
+
+    The owners keep a reserved window in another form (its spans as columns), so the
+    window a pass found is not the object the next pass reads back.
+    """
+    return (window.start, window.cost, tuple(window.spans.node.tolist()))
+
+
 class Replanner:
     """Runs :func:`replan` before a policy's pass and merges the moves into its decisions.
 
@@ -397,8 +406,12 @@ class Replanner:
         Prices and owners never change (fixed pricing, no owner exit): free time then grows
         only where reserved time is freed (``state.freed``: early ends, interruptions,
         cancellations, and the moves), so a reservation searched before with its window is
-        searched again only for windows on those nodes (:func:`replan`'s ``known``);
-        otherwise, and after a budget refresh, every reservation is searched in full. Both
+        searched again only for windows on those nodes (:func:`replan`'s ``known``). That
+        holds too for a window a move took at the previous pass: it was the earliest there,
+        and a window earlier than it and no worse would have been no worse than the one it
+        left, so found then unless it uses time freed since (the old window's nodes are
+        among those freed). Otherwise, and after a budget refresh, every reservation is
+        searched in full. Both
         give the same moves on a static market (a test compares them). Per-period accounts
         do not break this: a move costs at most the held window, so a balance never enables
         one.
@@ -416,7 +429,7 @@ class Replanner:
     def __init__(self, static: bool = False) -> None:
         self.static = static
         self.moved = 0
-        self._seen: dict[int, Window] = {}  # job index -> window searched last pass (unmoved)
+        self._seen: dict[int, tuple] = {}  # job index -> _held(window searched last pass)
 
     def decide(self, policy: Policy, state: CycleState) -> Decisions:
         """Re-plan ``state.reserved``, then ``policy.decide`` on what is left; merged decisions.
@@ -441,8 +454,8 @@ class Replanner:
         if not self.static or state.refreshed:
             result = replan(state)  # time or money may have appeared anywhere: search all
         else:
-            result = replan(state, lambda job, w: seen.get(job.index) is w, state.freed)
-        self._seen = {job.index: w for job, w in result.reserved}
+            result = replan(state, lambda job, w: seen.get(job.index) == _held(w), state.freed)
+        self._seen = {job.index: _held(w) for job, w in result.reserved}
         moves = result.decisions
         if result.slots is None:
             decisions = policy.decide(state)
