@@ -140,20 +140,23 @@ def _cheapest_sums(cost: np.ndarray, n: int) -> np.ndarray:
 
 
 def _blocks(scan: _Scan, first: int = 8) -> Iterator[_Block]:
-    """Blocks of candidate starts, growing from ``first`` to about ``_BLOCK_CELLS / N`` starts.
+    """Blocks of candidate starts, growing from ``first`` to about ``2 N`` starts.
 
     A block of ``b`` starts spans the ``<= N`` slots alive at its first start plus the slots
-    starting inside it, so each start costs ``O(N + b)`` cells whatever ``b`` is: blocks
-    beyond ``O(N)`` starts only add work, and blocks of ``N`` starts hold ``O(N^2)`` cells
-    (LCG-2005-1's 24,515 processors: 10^9, more memory than the machine). A block therefore
-    grows only while it holds at most ``_BLOCK_CELLS`` cells (at least ``_MIN_BLOCK``
-    starts), which bounds every matrix and keeps a whole scan ``O(K * N)``; the small first
-    block lets AMP stop early at little cost.
+    starting inside it, so each start costs ``O(N + b)`` cells: blocks of ``O(N)`` starts
+    keep a whole scan ``O(K * N)`` and every matrix ``O(N^2)``. On large domains ``N^2`` is
+    more memory than the machine has (LCG-2005-1's 24,515 processors: 10^9 cells), so a
+    block also stops growing at ``_BLOCK_CELLS / N`` starts (at least ``_MIN_BLOCK``); with
+    few slots it may grow to ``_BLOCK_CELLS`` cells, since every block costs a fixed numpy
+    overhead. The small first block lets AMP stop early at little cost.
     """
     k, size, total = 0, first, scan.candidates.size
-    # columns of a block: at most the slots, and about the N alive plus those starting inside
-    width = max(1, min(scan.start.size, 2 * scan.nodes))
-    cap = max(_MIN_BLOCK, _BLOCK_CELLS // width)
+    nodes = max(1, scan.nodes)
+    cap = max(
+        _MIN_BLOCK,
+        min(2 * nodes, _BLOCK_CELLS // nodes),
+        _BLOCK_CELLS // max(1, scan.start.size),
+    )
     while k < total:
         end = min(total, k + size)
         yield _block(scan, k, end)

@@ -381,13 +381,20 @@ def _given(state: CycleState, name: str) -> Any:
     return state.__dict__.get(name, state.__dict__[f"_{name}_source"])
 
 
-def _held(window: Window) -> tuple:
-    """What identifies a held window between passes: start, cost and nodes.
+def _same(searched: Window | None, held: Window) -> bool:
+    """Whether ``held`` is the window ``searched`` at the last pass: start, cost and nodes.
 
-    The owners keep a reserved window in another form (its spans as columns), so the
-    window a pass found is not the object the next pass reads back.
+    The owners keep a reserved window in another form (its spans as columns), so a window
+    a move found is not the object the next pass reads back.
     """
-    return (window.start, window.cost, tuple(window.spans.node.tolist()))
+    if searched is held:
+        return True
+    return (
+        searched is not None
+        and searched.start == held.start
+        and searched.cost == held.cost
+        and np.array_equal(searched.spans.node, held.spans.node)
+    )
 
 
 class Replanner:
@@ -429,7 +436,7 @@ class Replanner:
     def __init__(self, static: bool = False) -> None:
         self.static = static
         self.moved = 0
-        self._seen: dict[int, tuple] = {}  # job index -> _held(window searched last pass)
+        self._seen: dict[int, Window] = {}  # job index -> window searched last pass
 
     def decide(self, policy: Policy, state: CycleState) -> Decisions:
         """Re-plan ``state.reserved``, then ``policy.decide`` on what is left; merged decisions.
@@ -454,8 +461,8 @@ class Replanner:
         if not self.static or state.refreshed:
             result = replan(state)  # time or money may have appeared anywhere: search all
         else:
-            result = replan(state, lambda job, w: seen.get(job.index) == _held(w), state.freed)
-        self._seen = {job.index: _held(w) for job, w in result.reserved}
+            result = replan(state, lambda job, w: _same(seen.get(job.index), w), state.freed)
+        self._seen = {job.index: w for job, w in result.reserved}
         moves = result.decisions
         if result.slots is None:
             decisions = policy.decide(state)
