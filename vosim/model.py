@@ -220,9 +220,10 @@ class VOModel(mesa.Model):
         ``"nodes"`` (default): whole nodes allocated exclusively; a job gets ``ceil(p * N /
         MaxProcs)`` of them (it turns UniLu-Gaia's 1-processor jobs into whole-node jobs, 1.9 times
         the trace's node time). Issue 18 asks for processors as the default; it stays ``"nodes"``
-        until the allocators handle processor slot lists fast: on UniLu-Gaia's first 2,000 jobs the
-        default CSS run takes 94 s with its 2,004 processors against 14 s with its 151 nodes
-        (measured 2026-11-25), which would break issue 18's speed target for the default scenario.
+        until the allocators handle processor slot lists fast: on UniLu-Gaia's first 1,000 jobs the
+        default CSS run takes 49 s with its 2,004 processors against 9 s with its 151 nodes
+        (measured 2026-11-25 at e057a9d, mostly re-planning), which would break issue 18's speed
+        target for the default scenario.
         The AEP (§3.1) and VO Preferences (§4) experiments' synthetic domains (``synthetic:aep``,
         ``synthetic:vo-preferences``, the ``aep`` and ``vo-preferences`` presets) have one processor
         per CPU node (``MaxProcs = MaxNodes``), so both modes coincide there, as on NASA-iPSC (128
@@ -343,11 +344,12 @@ class VOModel(mesa.Model):
         :mod:`vosim.policies.replan`), so no job ever starts later than first reserved (issue
         18; conservative backfilling does this itself). ``"never"``: a reservation stays where
         it was made, as in the papers' single-cycle scheme (the ``aep`` and
-        ``vo-preferences`` presets). Not yet with ``availability``: there reservations stay
-        where they were made whatever ``replan`` says. A move there must keep ``P_a^w`` no
-        lower, and ``P_a^w`` changes with the pass time, so a window refused for it has to be
-        searched again every pass: measured, 300 Gaia jobs took 10x as long (7.3 s -> 74 s)
-        and the availability tests 4x, which needs a cheaper rule first.
+        ``vo-preferences`` presets). With ``availability`` a move must also keep ``P_a^w`` no
+        lower at the pass; a reservation is searched again only where time was freed since
+        its last search (:class:`~vosim.policies.replan.Replanner`), so a move refused for
+        ``P_a^w`` is not retried merely because the pass time changed ``P_a^w`` (searching
+        every reservation every pass made 300 Gaia jobs 10x slower, 7.3 s -> 74 s; with this
+        rule 4.4 s -> 9.2 s against ``"never"``, measured 2026-11-25).
     machine : bool
         Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
         processors (performance ``reference_performance``, one price, one owner), no local

@@ -824,7 +824,8 @@ class Scenario:
         "always: every pass first moves each reservation not started yet to an earlier window "
         "no worse for its user, so no job starts later than first reserved; never: "
         "reservations stay where they were made, as in the papers' single-cycle experiments "
-        "(presets aep and vo-preferences); not yet with --availability (reservations stay)",
+        "(presets aep and vo-preferences); with --availability a move also keeps P_a^w no lower, "
+        "and a reservation is searched again only where time was freed since",
         group="policy",
         check=Choice(_replan_modes),
     )

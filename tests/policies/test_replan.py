@@ -217,10 +217,28 @@ def test_the_papers_presets_do_not_replan(name):
     assert Scenario().replan == "always"
 
 
-def test_no_replanning_under_utilization_uncertainty_yet():
-    """Documented limit (VOModel's ``replan``): with availability reservations stay."""
-    model = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=5, availability=True, rng=1)
-    assert model.metascheduler.replanner is None
+def test_replanning_under_utilization_uncertainty_moves_to_no_lower_availability():
+    """With availability, reservations move too, never to a window of lower ``P_a^w``."""
+    from vosim.market.uncertainty import window_availability
+
+    model = VOModel(jobs=150, availability=True, rng=1)
+    assert model.metascheduler.replanner is not None
+    held: dict[int, object] = {}
+    moves = []
+    reserve = model.metascheduler.execution.reserve
+
+    def spy(job, window, uncertain=None):
+        key = (job.index, job.failures)  # after a failure a window is a new reservation
+        if key in held:
+            before = window_availability(held[key], uncertain)
+            moves.append((window_availability(window, uncertain), before))
+        held[key] = window
+        reserve(job, window, uncertain)
+
+    model.metascheduler.execution.reserve = spy
+    model.run()
+    assert model.metascheduler.replanner.moved == len(moves) > 0
+    assert all(after >= before for after, before in moves)
 
 
 # -- the budget filter of the search, against plain sums ----------------------------------------

@@ -85,13 +85,11 @@ class MetaschedulerAgent(mesa.Agent):
             raise ValueError(f"replan must be one of {', '.join(REPLAN_MODES)}, got {replan!r}")
         #: Whether a pass acts even with nothing waiting: it reprices, or reviews owners.
         self._passes_act = model.pricing_policy != "fixed" or model.owner_exit_revenue is not None
-        #: Re-plans unstarted reservations before each pass (``None``: never, the policy does
-        #: it itself, or utilization uncertainty is on: not supported yet). Static: only the
-        #: VO's early ends free time before a reservation; only those that may move are searched.
+        #: Re-plans unstarted reservations before each pass (``None``: never, or the policy
+        #: does it itself). Static: only the VO's early ends free time before a reservation;
+        #: only those that may move are searched (with availability too: see Replanner).
         replans = replan == "always" and not getattr(scheduler, "replans", False)
-        self.replanner = (
-            Replanner(static=not self._passes_act) if replans and not model.availability else None
-        )
+        self.replanner = Replanner(static=not self._passes_act) if replans else None
         self._pass_at, self._cycle = -math.inf, callback(self, "cycle")  # pass: when, what
         #: The waiting jobs, arrivals and leavers between cycles.
         self.queue = JobQueue(model)
