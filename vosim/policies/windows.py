@@ -276,13 +276,7 @@ def release(slots: SlotList, window: Window) -> SlotList:
     order = lexsort_order(merged[1], merged[0])
     merged = [c[order] for c in merged]
     keep = ~touched
-    cols = [
-        slots.node[keep],
-        slots.start[keep],
-        slots.end[keep],
-        slots.price[keep],
-        slots.performance[keep],
-    ]
+    cols = [getattr(slots, f)[keep] for f in SlotList.__slots__]
     return SlotList.trusted(*merge_rows(cols, merged))
 
 
