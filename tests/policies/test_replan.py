@@ -337,3 +337,52 @@ def test_release_equals_sorting_every_row(timelines, data):
     got, want = release(slots, window), _release_by_sorting(slots, window)
     assert list(got) == list(want)
     assert len(list(got)) == len(want)
+
+
+@st.composite
+def _near_cases(draw):
+    """Free slots of a few nodes on a grid of 10, reservations ahead on other nodes or on
+    free nodes' later time, and a set of nodes whose time was freed."""
+    k = draw(st.integers(2, 6))
+    price = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=k, max_size=k))
+    perf = draw(st.lists(st.sampled_from([1.0, 2.0]), min_size=k, max_size=k))
+    rows = []
+    for node in range(k):
+        a = draw(st.sampled_from([0.0, 10.0, 20.0, 30.0]))
+        b = a + draw(st.sampled_from([10.0, 20.0, 40.0]))
+        rows.append(Slot(node, a, b, price[node], perf[node]))
+    slots = SlotList(rows)
+    reserved = []
+    for index in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(1, 3))
+        start = draw(st.sampled_from([40.0, 60.0, 80.0]))  # after every free slot above
+        nodes = sorted(draw(st.permutations(range(k + 3)))[:n])  # k.. : nodes with no slot
+        spans = tuple(
+            Slot(i, start, start + 20.0, price[i] if i < k else 1.5, perf[i] if i < k else 1.0)
+            for i in nodes
+        )
+        cost = sum(s.price * 20.0 / s.performance for s in spans)
+        budget = draw(st.sampled_from([20.0, 50.0, 1e9]))
+        job = QueuedJob(index=index, n=n, volume=20.0, budget=budget)
+        reserved.append((job, Window(slots=spans, start=start, runtime=20.0, cost=cost)))
+    near = np.array(sorted(draw(st.sets(st.integers(0, k + 2), min_size=1))), dtype=np.int64)
+    return slots, reserved, near, draw(st.sampled_from([0.0, 5.0, 10.0]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_near_cases())
+def test_the_freed_node_filter_is_necessary_and_the_same_for_all_at_once(case):
+    """``_may_use`` (with the cheapest task as the other tasks' least cost) is False only
+    where the search restricted to the freed nodes finds nothing; ``_may_use_each`` answers
+    as ``_may_use`` for each reservation."""
+    from vosim.policies import replan as rp
+
+    slots, reserved, near, now = case
+    near_slots = rp._rows(slots, np.isin(slots.node, near))
+    lows = np.array([rp._cheapest_task(slots, job, old) for job, old in reserved])
+    each = rp._may_use_each(near_slots, near, reserved, now, lows)
+    for (job, old), low, at_once in zip(reserved, lows, each, strict=True):
+        may = rp._may_use(near_slots, near, job, old, now, low)
+        assert may == at_once
+        if not may:
+            assert earlier_window(slots, job, old, now, near) is None

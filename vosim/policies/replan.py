@@ -118,16 +118,8 @@ def earlier_window(
     if freed is not None and freed.size == 0:
         return None
     budget = min(job.budget, old.cost)
-    # a lower bound of any usable task's cost: the cheapest fast task of slots and of old
     spans = old.spans
-    spans_fast = job.volume / spans.performance <= old.runtime * (1 + _EPS)
-    fast = _fast(slots, job, old)
-    low = min(
-        float(_task_cost(slots, job)[fast].min()) if fast.any() else np.inf,
-        float((spans.price * (job.volume / spans.performance))[spans_fast].min())
-        if spans_fast.any()
-        else np.inf,
-    )
+    low = _cheapest_task(slots, job, old)
     if not np.isfinite(low):
         return None
     bound = budget * (1 + 1e-6) - (job.n - 1) * low
@@ -216,36 +208,69 @@ def _fast(slots: SlotList, job: QueuedJob, old: Window) -> np.ndarray:
     return job.volume / slots.performance <= old.runtime * (1 + _EPS)
 
 
+def _cheapest_task(slots: SlotList, job: QueuedJob, old: Window) -> float:
+    """The least a task of ``job`` fast enough for ``old`` costs on a slot or on ``old``.
+
+    A lower bound of every task of a window :func:`earlier_window` may find (its slots are
+    those of ``slots`` with ``old`` put back), cost units; ``inf`` when no node is fast
+    enough. ``O(m)`` for ``m`` slots.
+    """
+    spans = old.spans
+    spans_fast = job.volume / spans.performance <= old.runtime * (1 + _EPS)
+    fast = _fast(slots, job, old)
+    return min(
+        float(_task_cost(slots, job)[fast].min()) if fast.any() else np.inf,
+        float((spans.price * (job.volume / spans.performance))[spans_fast].min())
+        if spans_fast.any()
+        else np.inf,
+    )
+
+
 def _may_use(
-    near_slots: SlotList, near: np.ndarray, job: QueuedJob, old: Window, now: float
+    near_slots: SlotList,
+    near: np.ndarray,
+    job: QueuedJob,
+    old: Window,
+    now: float,
+    low: float = 0.0,
 ) -> bool:
     """Whether a slot of ``near`` nodes may hold one of ``job``'s tasks before ``old.start``.
 
     ``near_slots`` holds those nodes' free slots; a node of ``old`` among them always passes
     (putting ``old`` back may join its span to a slot). The task must also be fast enough
-    and cost no more than the window may. A necessary condition of :func:`earlier_window`
-    with ``freed=near`` finding a window.
+    and cost no more than the window may with its ``n - 1`` other tasks costing at least
+    ``low`` each (:func:`_cheapest_task` of the pass's slots; 0 by default). A necessary
+    condition of :func:`earlier_window` with ``freed=near`` finding a window.
     """
     if not set(near.tolist()).isdisjoint(old.spans.node.tolist()):
         return True
     sl = near_slots
     lo, hi = task_starts(sl, job, now)
-    cheap = _task_cost(sl, job) <= min(job.budget, old.cost) * (1 + 1e-6)
+    limit = min(job.budget, old.cost) * (1 + 1e-6) - (job.n - 1) * low
+    cheap = _task_cost(sl, job) <= limit
     return bool(((sl.start < old.start) & _fast(sl, job, old) & (lo <= hi) & cheap).any())
 
 
 def _may_use_each(
-    near_slots: SlotList, near: np.ndarray, reserved: list[tuple[QueuedJob, Window]], now: float
+    near_slots: SlotList,
+    near: np.ndarray,
+    reserved: list[tuple[QueuedJob, Window]],
+    now: float,
+    low: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`_may_use` for every reservation of ``reserved`` at once, bool shape (R,).
 
-    One broadcast over ``near_slots``' rows and the reservations instead of one call each;
-    the same answers (a test compares them).
+    ``low`` (shape (R,)): each reservation's ``low`` (default zeros). One broadcast over
+    ``near_slots``' rows and the reservations instead of one call each; the same answers (a
+    test compares them).
     """
     if not reserved:
         return np.zeros(0, dtype=bool)
+    tasks = np.array([job.n - 1 for job, _ in reserved])
+    low = np.zeros(len(reserved)) if low is None else low
     volume = np.array([job.volume for job, _ in reserved])[:, None]
-    budget = np.array([min(job.budget, old.cost) for job, old in reserved])[:, None]
+    budget = np.array([min(job.budget, old.cost) for job, old in reserved])
+    budget = (budget * (1 + 1e-6) - tasks * low)[:, None]
     start = np.array([old.start for _, old in reserved])[:, None]
     runtime = np.array([old.runtime for _, old in reserved])[:, None]
     sl = near_slots
@@ -254,7 +279,7 @@ def _may_use_each(
         (sl.start < start)
         & (task <= runtime * (1 + _EPS))
         & (np.maximum(sl.start, now) <= sl.end - task * (1 - _EPS))
-        & (sl.price * task <= budget * (1 + 1e-6))
+        & (sl.price * task <= budget)
     ).any(axis=1)
     near_set = set(near.tolist())
     own = [not near_set.isdisjoint(old.spans.node.tolist()) for _, old in reserved]
@@ -347,8 +372,15 @@ def replan(
             if cached[0] is not near or cached[1] is not slots:
                 cached = (near, slots, _rows(slots, np.isin(slots.node, near)))
             if not moved and first is None:
-                first = _may_use_each(cached[2], near, state.reserved, state.time)
-            may = first[i] if not moved else _may_use(cached[2], near, job, old, state.time)
+                lows = np.array([_cheapest_task(slots, j, w) for j, w in state.reserved])
+                first = _may_use_each(cached[2], near, state.reserved, state.time, lows)
+            may = (
+                first[i]
+                if not moved
+                else _may_use(
+                    cached[2], near, job, old, state.time, _cheapest_task(slots, job, old)
+                )
+            )
             if not may:
                 out.append((job, old))
                 continue
