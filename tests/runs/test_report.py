@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import math
 import re
 
 import pandas as pd
@@ -156,3 +157,35 @@ def test_cli_study_quick_runs_reports_and_resumes(tmp_path, capsys):
     assert set(pd.unique(load_cycles(out)["run_id"])) == set(table["run_id"])
     assert main(args) == 0  # again: every run is skipped, the report rewritten
     assert "0 run now, 8 already done" in capsys.readouterr().out
+
+
+def _strict_json(text: str) -> dict:
+    """``json.loads`` that refuses NaN and Infinity, as Vega-Lite's parsers do."""
+
+    def refuse(constant: str):
+        raise ValueError(f"{constant} in a Vega-Lite spec")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_charts_of_undefined_means_are_valid_json():
+    # mean A is NaN for a policy whose runs had no cycle with a choice (issue 18), and an
+    # infinite value must not reach the spec either: Vega-Lite rejects NaN and Infinity
+    from vosim.analysis.report import _parameter_chart, _summary
+
+    ok = pd.DataFrame(
+        {
+            "ua": [0.0, 0.0, 50.0, 50.0],
+            "mean_vo_evaluation": [math.nan, math.nan, 0.4, 0.6],
+            "mean_wait": [1.0, math.inf, 3.0, 5.0],
+        }
+    )
+    summary = _summary(ok, ["ua"], ["mean_vo_evaluation", "mean_wait"])
+    assert summary["mean_vo_evaluation"].isna().any()
+    chart = _parameter_chart(
+        summary, ["ua"], "ua", ["mean_vo_evaluation", "mean_wait"], ["0", "50"]
+    )
+    spec = _strict_json(chart.to_json())
+    rows = [r for data in spec["datasets"].values() for r in data]
+    undefined = [r for r in rows if r["metric"] == "mean_vo_evaluation" and r["value"] == "0"]
+    assert undefined and all(r["mean"] is None for r in undefined)

@@ -68,12 +68,6 @@ def _policy(row: pd.Series, keys: list[str]) -> str:
     return ", ".join(f"{k}={_label(row[k])}" for k in keys) if keys else "all runs"
 
 
-def _clean(frame: pd.DataFrame) -> pd.DataFrame:
-    """NaN and infinities as None, so that the Vega-Lite JSON is valid."""
-    frame = frame.replace([np.inf, -np.inf], np.nan)
-    return frame.astype(object).where(frame.notna(), None)
-
-
 def _load(sweep_dir: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
     """The manifest, every finished run's row, and the rows of the runs without error."""
     from vosim.runs.batch import MANIFEST, load_results
@@ -145,7 +139,6 @@ def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
             "runs": summary["runs"],
         }
     )
-    data = _clean(data)
     color = alt.Color(
         "policy:N", title="policy", sort=list(summary["policy"]), legend=LEGEND, scale=PALETTE
     )
@@ -193,7 +186,7 @@ def _parameter_chart(
                     "runs": row["runs"],
                 }
             )
-    data = _clean(pd.DataFrame(rows))
+    data = pd.DataFrame(rows)
     x = alt.X("value:O", title=key, sort=order)
     color = alt.Color("others:N", title=", ".join(others) if others else "runs", legend=LEGEND)
     panels = [
@@ -228,7 +221,6 @@ def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.L
             "runs": data["runs"],
         }
     )
-    plot = _clean(plot)
     low, high = float(data["ua_value"].min()), float(data["ua_value"].max())
     diagonal = pd.DataFrame({"ua": [low, high], "mean": [low, high]})
     x = alt.X("ua:Q", title="U_a (limit on users' mean evaluation)")
@@ -262,7 +254,7 @@ def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, keys: list[str]) -> alt
         .reset_index()
     )
     binned["day"] = binned["time"] / 86400.0
-    binned = _clean(binned.drop(columns=["bin", "time"]))
+    binned = binned.drop(columns=["bin", "time"])
     color = alt.Color("policy:N", title="policy", sort=order, legend=LEGEND, scale=PALETTE)
     base = alt.Chart(binned).encode(x=alt.X("day:Q", title="model time (days)"), color=color)
     panels = [
