@@ -213,17 +213,14 @@ class VOModel(mesa.Model):
         not an integer (:func:`~vosim.market.nodes.processor_counts`; UniLu-Gaia's 2004 on 151
         nodes: 41 nodes of 14 processors and 110 of 13).
     resources : str
-        What the slots are on (:data:`~vosim.market.nodes.RESOURCE_KINDS`). ``"processors"`` (the
-        papers' "CPU nodes"): a job needing ``p`` processors gets ``p`` slots, and is rejected if
-        ``p`` exceeds the domain's processors; the processors of a physical node share its
-        performance, price, owner and local load (a local job occupies all of them at once).
-        ``"nodes"`` (default): whole nodes allocated exclusively; a job gets ``ceil(p * N /
-        MaxProcs)`` of them (it turns UniLu-Gaia's 1-processor jobs into whole-node jobs, 1.9 times
-        the trace's node time). Issue 18 asks for processors as the default; it stays ``"nodes"``
-        until the allocators handle processor slot lists fast: on UniLu-Gaia's first 1,000 jobs the
-        default CSS run takes 49 s with its 2,004 processors against 9 s with its 151 nodes
-        (measured 2026-11-25 at e057a9d, mostly re-planning), which would break issue 18's speed
-        target for the default scenario.
+        What the slots are on (:data:`~vosim.market.nodes.RESOURCE_KINDS`).
+        ``"processors"`` (default, issue 18; the papers' "CPU nodes"): a job needing ``p``
+        processors gets ``p`` slots, and is rejected if ``p`` exceeds the domain's processors;
+        the processors of a physical node share its performance, price, owner and local load
+        (a local job occupies all of them at once). ``"nodes"``: whole nodes allocated
+        exclusively; a job gets ``ceil(p * N / MaxProcs)`` of them (it turns UniLu-Gaia's
+        1-processor jobs into whole-node jobs, 1.9 times the trace's node time; on the whole
+        trace with 5-10 % local load 92.9 % of the jobs complete).
         The AEP (§3.1) and VO Preferences (§4) experiments' synthetic domains (``synthetic:aep``,
         ``synthetic:vo-preferences``, the ``aep`` and ``vo-preferences`` presets) have one processor
         per CPU node (``MaxProcs = MaxNodes``), so both modes coincide there, as on NASA-iPSC (128
@@ -254,8 +251,12 @@ class VOModel(mesa.Model):
         Each user's budget factor is uniform in this range (see :class:`UserAgent`).
     local_load : (float, float) or None
         Bounds of the owners' hypergeometric local load as fractions of each period ``L``
-        (default (0.10, 0.50), AEP §3.1); ``None`` for dedicated nodes. Ignored when
-        ``local_trace`` is given.
+        (default (0.05, 0.10): VO Preferences §4's range for owners' local load, taken from
+        the text, not calibrated; AEP §3.1's 10-50 % is for its synthetic domain, whose jobs
+        last a quarter of the interval, while UniLu-Gaia's requested times run to days and a
+        window must avoid every local job on all its nodes: with 10-50 % and whole nodes, 14 %
+        of Gaia's first 2,000 jobs waited past their patience); ``None`` for dedicated nodes.
+        Ignored when ``local_trace`` is given.
     criterion_allocators : dict or None
         User criterion -> registered window criterion
         (default :data:`~vosim.agents.metascheduler.DEFAULT_CRITERION_ALLOCATORS`).
@@ -401,13 +402,13 @@ class VOModel(mesa.Model):
         trace: str | Path | pd.DataFrame = DEFAULT_TRACE,
         jobs: int | None = 2000,
         nodes: int | None = None,
-        resources: str = "nodes",
+        resources: str = "processors",
         owners: int = 10,
         cycle_period: float = 300.0,
         scheduling_interval: float = 7 * 86400.0,
         reference_performance: float = 6.0,
         budget_range: tuple[float, float] = (0.7, 1.6),
-        local_load: tuple[float, float] | None = (0.10, 0.50),
+        local_load: tuple[float, float] | None = (0.05, 0.10),
         criterion_allocators: dict[str, str] | None = None,
         horizon: float | None = None,
         patience: float | None = 30 * 86400.0,

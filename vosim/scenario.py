@@ -601,7 +601,7 @@ class Scenario:
         none="the trace header's MaxNodes, else MaxProcs, else 100",
     )
     resources: str = _p(
-        "nodes",
+        "processors",
         "what the slots are on: nodes (whole nodes, exclusive: a job gets ceil(p N / MaxProcs)) "
         "or processors (a job of p processors gets p slots; each node holds MaxProcs/MaxNodes "
         "of them, sharing its performance, price, owner and local load; slower: the slot "
@@ -646,9 +646,9 @@ class Scenario:
         metavar="LOW,HIGH",
     )
     local_load: tuple[float, float] | None = _p(
-        (0.10, 0.50),
-        "bounds of the owners' hypergeometric local load, shares of each interval L (ignored "
-        "with --local-trace)",
+        (0.05, 0.10),
+        "bounds of the owners' hypergeometric local load, shares of each interval L (VO "
+        "Preferences §4's 5-10 %; ignored with --local-trace)",
         group="domain",
         check=Pair(low=0, high=1, high_open=True),
         none="dedicated nodes, no local jobs",

@@ -13,7 +13,8 @@ re-plan unstarted reservations (``replan="always"``, the default), which moves w
 earlier; the oracle's scheme is the single-cycle one, so the cases run with
 ``replan="never"`` (re-planning has its own tests, ``test_replan.py``). And issue 18 made
 runs drain by default; the oracle's runs ended at the last submission plus ``L``, which the
-cases pass as ``horizon``.
+cases pass as ``horizon``. Issue 18 then made processors the default resources and 5-10 % the
+default local load; the oracle's runs had whole nodes and 10-50 %, which the cases pass.
 """
 
 from __future__ import annotations
@@ -26,7 +27,12 @@ from make_css_oracle import CASES, HERE, records
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_css_records_unchanged(name, until_last_submission):
     expected = pd.read_parquet(HERE / f"{name}.parquet").rename(columns={"cost": "window_cost"})
-    before = {"patience": None, "replan": "never"}  # as before issue 18
+    before = {  # as before issue 18
+        "patience": None,
+        "replan": "never",
+        "resources": "nodes",
+        "local_load": (0.10, 0.50),
+    }
     before["horizon"] = until_last_submission(**CASES[name])
     got = records({**CASES[name], **before})
     failures = expected.pop("paid_for_failures")

@@ -10,10 +10,12 @@ bounded slowdown (τ = 10 s), utilization and the completed share, step by step:
 2. ``machine FCFS`` and 3. ``machine EASY``: vosim on the traced machine (``machine=True``,
    event-driven passes): ``MaxProcs`` identical processors, no local load, budgets that never
    bind. These should stand near the recorded row: the cluster ran a backfilling scheduler;
-4. ``+ VO nodes``: the VO's domain of heterogeneous nodes (the trace's processor requests
-   mapped to nodes, node performance drawn by the model's node generator; EASY, event driven),
+4. ``+ VO domain``: the VO's domain, the model's default resources: the traced machine's
+   processors on its ``MaxNodes`` physical nodes, each node's performance drawn by the model's
+   node generator (a task runs the trace's run time times ``reference_performance`` / its node's
+   performance; EASY, event driven),
    still with no local load and budgets that never bind (budget factors 10⁹);
-5. ``+ local load``: owners' local job flows on their nodes (the default 10-50 % of each
+5. ``+ local load``: owners' local job flows on their nodes (the default 5-10 % of each
    interval);
 6. ``+ prices and budgets``: users' budgets from the default budget rule (factors U[0.7, 1.6]);
 7. ``+ CSS``: the cyclic scheduling scheme with the users' criteria (the default policy,
@@ -26,7 +28,8 @@ Every step keeps the previous one's settings and adds one feature, so the change
 rows is the effect of that feature alone (the same seed draws the same domain in steps 4-8).
 The mean wait and BSLD cover every job that entered the queue (a job that never started
 counts its wait until it left: ``mean_wait_lower_bound``); utilization is the VO's jobs over
-the resources' time (the recorded and machine rows: processors; the VO rows: nodes).
+the resources' time (processors in every row; with ``resources="nodes"`` in ``VOModel``'s
+defaults the VO rows would count whole nodes).
 """
 
 from __future__ import annotations
@@ -67,13 +70,13 @@ STEPS: tuple[tuple[str, str, dict | None], ...] = (
         {"machine": True, "policy": "easy", **_EVENT_DRIVEN},
     ),
     (
-        "+ VO nodes",
-        "heterogeneous nodes of the VO's domain (EASY, no local load, budgets never bind)",
+        "+ VO domain",
+        "heterogeneous node performance (EASY, no local load, budgets never bind)",
         {"policy": "easy", "local_load": None, "budget_range": _NEVER_BIND, **_EVENT_DRIVEN},
     ),
     (
         "+ local load",
-        "owners' local job flows (10-50 % of each interval)",
+        "owners' local job flows (5-10 % of each interval)",
         {"policy": "easy", "budget_range": _NEVER_BIND, **_EVENT_DRIVEN},
     ),
     (
@@ -310,8 +313,8 @@ VALIDATION = register_experiment(
         name="validation",
         description=(
             "validation ladder on a trace (--trace, --jobs): recorded waits, the traced machine "
-            "with FCFS and EASY, then one VO feature per step (nodes, local load, budgets, "
-            "CSS, churn); mean wait, BSLD, utilization, completed share"
+            "with FCFS and EASY, then one VO feature per step (heterogeneous nodes, local load, "
+            "budgets, CSS, churn); mean wait, BSLD, utilization, completed share"
         ),
         default_repetitions=3,
         quick_repetitions=1,
