@@ -58,7 +58,7 @@ VO_PREFERENCES_SCENARIO = "VO Preferences §4 (synthetic)"
 TRACE_SCENARIOS: tuple[str, ...] = ("UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln")
 #: Scenario names in the order the page lists them: the bundled traces, then the papers'.
 SCENARIOS: tuple[str, ...] = (*TRACE_SCENARIOS, AEP_SCENARIO, VO_PREFERENCES_SCENARIO)
-#: The page's default: a 2,000-job prefix of UniLu-Gaia (a full run takes seconds).
+#: The page's default: a 2,000-job prefix of UniLu-Gaia (a full run takes about a minute).
 DEFAULT_SCENARIO = "UniLu-Gaia-2014-2"
 #: Jobs read from a bundled trace (its first ``TRACE_JOBS`` jobs).
 TRACE_JOBS = 2000
