@@ -62,7 +62,8 @@ def _one_line_exit_2(argv, capsys) -> str:
 def test_unix_timestamp_submit_times_run_fast_with_few_cycle_rows(tmp_path):
     """Before: one cycle per 300 s from time 0 to 1.4e9, 4.7 million rows and minutes."""
     unix = _gaia_swf(tmp_path / "unix.swf", shift=UNIX)
-    model = VOModel(trace=unix, nodes=5, owners=5, rng=1)  # local load: 11,600 draws
+    # whole nodes, so that every job fits 5 of them; local load: 11,600 draws
+    model = VOModel(trace=unix, nodes=5, owners=5, resources="nodes", rng=1)
     model.run(progress=_watchdog(15))
     states = model.job_frame()["state"]  # 5 nodes: a few wait past their patience
     assert model.done and (states == "completed").sum() >= 10
@@ -142,4 +143,4 @@ def test_processors_above_the_bound_are_refused_before_building(tmp_path):
     with pytest.raises(ParameterError, match=r"make 2000000 processors, above .*1000000"):
         VOModel(trace=str(path), nodes=10, resources="processors", rng=1)
     assert time.perf_counter() - started < 5  # refused before anything of that size is built
-    VOModel(trace=str(path), nodes=10, rng=1)  # whole nodes: 10 resources
+    VOModel(trace=str(path), nodes=10, resources="nodes", rng=1)  # whole nodes: 10 resources

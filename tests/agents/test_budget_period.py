@@ -60,8 +60,11 @@ _BEFORE = {
 @pytest.mark.parametrize("trace", [NASA, GAIA])
 def test_no_period_is_bit_identical(trace):
     jobs, completed, unfinished, starts, cost = _BEFORE[trace]
-    # the snapshot predates re-planning (issue 18): reservations stay where they were made
-    fixed = dict(trace=trace, jobs=jobs, rng=1, replan="never")
+    # the snapshot predates re-planning (issue 18): reservations stay where they were made;
+    # and the new defaults (processors, 5-10 % local load): the snapshot's are passed
+    fixed = dict(
+        trace=trace, jobs=jobs, rng=1, replan="never", resources="nodes", local_load=(0.1, 0.5)
+    )
     fixed["horizon"] = _until_last_submission(trace, jobs)
     default = _run(**fixed)
     explicit = _run(**fixed, budget_period=None, budget_allowance=3.0)

@@ -63,7 +63,7 @@ def test_processor_counts_are_as_even_as_possible():
 def test_a_nodes_processors_share_performance_price_and_owner():
     model = VOModel(trace=GAIA, jobs=50, resources="processors", rng=3)
     assert model.resources == "processors"
-    assert VOModel(trace=GAIA, jobs=5, rng=3).resources == "nodes"  # the default, for now
+    assert VOModel(trace=GAIA, jobs=5, rng=3).resources == "processors"  # the default (issue 18)
     assert (model.physical_node_count, model.node_count) == (151, 2004)
     assert np.array_equal(np.bincount(model.resource_node), processor_counts(151, 2004))
     owner = [o.owner_id for o in model.owner_of_node]

@@ -15,7 +15,8 @@ AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
     [
         dict(trace="UniLu-Gaia-2014-2", jobs=1500, criterion_allocators=AMP),
         dict(trace="NASA-iPSC-1993-3.1-cln", jobs=400, max_alternatives=3),
-        dict(trace="UniLu-Gaia-2014-2", jobs=600, availability=True),
+        # whole nodes: the availability knapsack is slow on Gaia's 2,004 processors
+        dict(trace="UniLu-Gaia-2014-2", jobs=600, availability=True, resources="nodes"),
     ],
 )
 def test_cached_slot_list_equals_the_one_built_from_scratch(monkeypatch, kwargs):

@@ -35,7 +35,10 @@ def busy_intervals(model):
 @pytest.mark.parametrize("policy", policy_names())
 @pytest.mark.parametrize(("trace", "jobs"), PREFIXES)
 def test_policy_invariants(policy, trace, jobs):
-    model = VOModel(trace=trace, jobs=jobs, policy=policy, rng=7)
+    # the availability knapsack's exact time scan is a DP over slots x tasks x budget units:
+    # on Gaia's 2,004 processors one wide job takes ~100 s, so it runs on whole nodes here
+    nodes = {"resources": "nodes"} if policy == "availability" else {}
+    model = VOModel(trace=trace, jobs=jobs, policy=policy, rng=7, **nodes)
     model.run()
     states = [job.state for job in model.jobs]
     assert set(states) <= {"completed", "rejected", "withdrawn"}  # drained: none unfinished
@@ -98,7 +101,8 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
         {"max_alternatives": 3, "ua": 50.0},
         {"pricing_policy": "demand"},
         {"budget_period": 3 * 86400.0, "budget_allowance": 0.3},
-        {"availability": True, "policy": "availability"},
+        # whole nodes: the availability knapsack is slow on Gaia's 2,004 processors
+        {"availability": True, "policy": "availability", "resources": "nodes"},
         {"patience": 86400.0},  # jobs withdrawn from the queue after a day
     ],
     ids=["first-fit", "alternatives", "demand", "accounts", "availability", "patience"],

@@ -221,7 +221,8 @@ def test_replanning_under_utilization_uncertainty_moves_to_no_lower_availability
     """With availability, reservations move too, never to a window of lower ``P_a^w``."""
     from vosim.market.uncertainty import window_availability
 
-    model = VOModel(jobs=150, availability=True, rng=1)
+    # whole nodes: the availability knapsack is slow on Gaia's 2,004 processors
+    model = VOModel(jobs=150, availability=True, rng=1, resources="nodes")
     assert model.metascheduler.replanner is not None
     held: dict[int, object] = {}
     moves = []
