@@ -28,8 +28,8 @@ Every step keeps the previous one's settings and adds one feature, so the change
 rows is the effect of that feature alone (the same seed draws the same domain in steps 4-8).
 The mean wait and BSLD cover every job that entered the queue (a job that never started
 counts its wait until it left: ``mean_wait_lower_bound``); utilization is the VO's jobs over
-the resources' time (processors in every row; with ``resources="nodes"`` in ``VOModel``'s
-defaults the VO rows would count whole nodes).
+the resources' time: processors in every row, since processors are ``VOModel``'s default
+resources.
 """
 
 from __future__ import annotations
