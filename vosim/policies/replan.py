@@ -35,6 +35,7 @@ from vosim.allocators.base import Window
 from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import CycleState, Decisions, DecisionStatus, Policy, QueuedJob
+from vosim.policies.slot_groups import SlotGroups, cheapest_totals, movable
 from vosim.policies.windows import _EPS, candidate_starts, release, task_starts, window_at
 
 __all__ = ["REPLAN_MODES", "Replanned", "Replanner", "earlier_window", "replan"]
@@ -52,6 +53,7 @@ def earlier_window(
     old: Window,
     not_before: float,
     freed: np.ndarray | None = None,
+    groups: SlotGroups | None = None,
 ) -> Window | None:
     """The earliest window for ``job`` that starts before ``old`` and is no worse for its user.
 
@@ -85,6 +87,12 @@ def earlier_window(
         (same ``job`` and ``old``; time has only been taken elsewhere since). A window found
         now must then use one of them, or it would have been found then; so the answer is the
         same as without ``freed``. ``None`` (default): no earlier search is known.
+    groups : SlotGroups, optional
+        ``slots`` grouped (built once per slot list and shared by the searches on it). With
+        it, :func:`~vosim.policies.slot_groups.movable` first decides over the groups
+        whether any start before ``old.start`` may hold the window, and the per-slot search
+        runs only if one may: the same answer (a test compares), at a fraction of the cost
+        where, as on processors, most searches find nothing.
 
     Returns
     -------
@@ -119,6 +127,10 @@ def earlier_window(
         return None
     budget = min(job.budget, old.cost)
     spans = old.spans
+    if groups is not None:
+        held = (spans.node, spans.start, spans.end, spans.price, spans.performance)
+        if not movable(groups, held, job.volume, job.n, old.runtime, budget, old.start, not_before):
+            return None
     low = _cheapest_task(slots, job, old)
     if not np.isfinite(low):
         return None
@@ -180,18 +192,10 @@ def _affordable(
     count = np.diff(np.append(first, cost.size))
     cost, lo, hi = cost[first], lo[first], hi[first]
     limit = job.budget * (1 + 1e-6)
-    step = max(1, _BLOCK // max(cost.size, 1))
-    for a in range(0, starts.size, step):
-        t = starts[a : a + step, None]
-        usable = np.where((lo <= t) & (t <= hi), count, 0)  # (starts, groups)
-        before = np.cumsum(usable, axis=1) - usable  # tasks of cheaper groups
-        taken = np.clip(job.n - before, 0, usable)  # this group's share of the n cheapest
-        total = (taken * cost).sum(axis=1)
-        yield from starts[a : a + step][total <= limit].tolist()
+    for t, total in cheapest_totals(cost, lo, hi, count, starts, job.n):
+        yield from t[total <= limit].tolist()
 
 
-#: Candidate starts x slots summed at once by :func:`_affordable`.
-_BLOCK = 1 << 20
 #: Up to this many candidate starts, :func:`_affordable` tries each (no sums).
 _FEW_STARTS = 4
 
@@ -208,7 +212,7 @@ def _fast(slots: SlotList, job: QueuedJob, old: Window) -> np.ndarray:
     return job.volume / slots.performance <= old.runtime * (1 + _EPS)
 
 
-def _cheapest_task(slots: SlotList, job: QueuedJob, old: Window) -> float:
+def _cheapest_task(slots: SlotList | SlotGroups, job: QueuedJob, old: Window) -> float:
     """The least a task of ``job`` fast enough for ``old`` costs on a slot or on ``old``.
 
     A lower bound of every task of a window :func:`earlier_window` may find (its slots are
@@ -224,6 +228,25 @@ def _cheapest_task(slots: SlotList, job: QueuedJob, old: Window) -> float:
         if spans_fast.any()
         else np.inf,
     )
+
+
+def _cheapest_each(groups: SlotGroups, reserved: list[tuple[QueuedJob, Window]]) -> np.ndarray:
+    """:func:`_cheapest_task` of every reservation of ``reserved`` at once, shape (R,).
+
+    One (R, G) broadcast over the ``G`` groups of the pass's slots and one reduction over
+    all the windows' spans, instead of one call per reservation; the same values (the same
+    float operations on the same numbers).
+    """
+    volume = np.array([job.volume for job, _ in reserved])
+    slow = np.array([old.runtime for _, old in reserved]) * (1 + _EPS)
+    task = volume[:, None] / groups.performance
+    low = np.where(task <= slow[:, None], groups.price * task, np.inf).min(axis=1, initial=np.inf)
+    spans = [old.spans for _, old in reserved]
+    size = np.array([len(sp) for sp in spans])
+    task = np.repeat(volume, size) / np.concatenate([sp.performance for sp in spans])
+    price = np.concatenate([sp.price for sp in spans])
+    cost = np.where(task <= np.repeat(slow, size), price * task, np.inf)
+    return np.minimum(low, np.minimum.reduceat(cost, np.cumsum(size) - size))
 
 
 def _may_use(
@@ -360,9 +383,12 @@ def replan(
     gained = _NONE if freed is None else freed
     cached: tuple = (None, None, None)  # (near, slots, near's rows of slots)
     first: np.ndarray | None = None  # _may_use of each reservation before any move
+    grouped: SlotGroups | None = None  # slots, grouped once per list (a move makes a new one)
     for i, (job, old) in enumerate(state.reserved):
         if slots is None:
             slots = state.slots
+        if grouped is None or grouped.slots is not slots:
+            grouped = SlotGroups(slots)
         near = None
         if known is not None and known(job, old):
             near = np.union1d(gained, moved) if moved else gained
@@ -372,24 +398,24 @@ def replan(
             if cached[0] is not near or cached[1] is not slots:
                 cached = (near, slots, _rows(slots, np.isin(slots.node, near)))
             if not moved and first is None:
-                lows = np.array([_cheapest_task(slots, j, w) for j, w in state.reserved])
+                lows = _cheapest_each(grouped, state.reserved)
                 first = _may_use_each(cached[2], near, state.reserved, state.time, lows)
             may = (
                 first[i]
                 if not moved
                 else _may_use(
-                    cached[2], near, job, old, state.time, _cheapest_task(slots, job, old)
+                    cached[2], near, job, old, state.time, _cheapest_task(grouped, job, old)
                 )
             )
             if not may:
                 out.append((job, old))
                 continue
-        search = slots
+        search, groups = slots, grouped
         if near is not None and job.n == 1:
             # a one-task window found now lies on a node of near: one elsewhere was free at
             # the earlier search too, and would have been found then (earlier_window's freed)
-            search = cached[2]
-        window = earlier_window(search, job, old, state.time, near)
+            search, groups = cached[2], None
+        window = earlier_window(search, job, old, state.time, near, groups)
         if window is not None and state.availability is not None:
             schedule = state.availability
             if window_availability(window, schedule) < window_availability(old, schedule):
