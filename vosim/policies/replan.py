@@ -381,6 +381,7 @@ def replan(
     slots: SlotList | None = None
     moved: list[int] = []
     gained = _NONE if freed is None else freed
+    joined = gained  # gained and the nodes of the moves so far
     cached: tuple = (None, None, None)  # (near, slots, near's rows of slots)
     first: np.ndarray | None = None  # _may_use of each reservation before any move
     grouped: SlotGroups | None = None  # slots, grouped once per list (a move makes a new one)
@@ -391,7 +392,7 @@ def replan(
             grouped = SlotGroups(slots)
         near = None
         if known is not None and known(job, old):
-            near = np.union1d(gained, moved) if moved else gained
+            near = joined
             if near.size == 0:
                 out.append((job, old))
                 continue
@@ -427,6 +428,7 @@ def replan(
         decisions.cancel.append(job.index)
         decisions.reserve.append((job.index, window))
         moved.extend(old.spans.node.tolist())
+        joined = np.union1d(gained, moved)  # one array per move: the rows cache holds
         out.append((job, window))
     decisions.stats["moved"] = len(decisions.reserve)
     if not moved:
