@@ -759,3 +759,28 @@ def test_exact_criteria_for_one_node_equal_the_scan(case, repeat, name):
     assert fast.window == scan.window
     assert fast.reason == scan.reason
     assert fast.stats == scan.stats
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(float_instances(), int_instances(), int_instances(per_node=False)))
+def test_min_runtime_by_amp_per_threshold_equals_the_threshold_sweep_at_every_start(case):
+    """minRuntime as AMP on the slots no longer than each task time in turn gives the window
+    of the plain procedure: the shortest runtime at every candidate start (a threshold sweep
+    per start), the least over starts, ties to the earliest start."""
+    from vosim.allocators import aep
+
+    slots, request = case
+    got = aep._min_runtime_scan(slots, request)
+    scan = aep._prepare(slots, request)
+    if isinstance(scan, str):
+        assert got.window is None and got.reason == scan
+        return
+    best, best_t = np.inf, np.inf
+    for block in aep._blocks(scan, first=aep._MIN_BLOCK):
+        runtime = aep._min_runtime_rows(block, scan, request.n)
+        j = int(np.argmin(runtime))
+        if runtime[j] < best:
+            best, best_t = float(runtime[j]), block.t[j]
+    want = aep._result("min_runtime", slots, scan, request, best_t, best)
+    assert got.window == want.window
+    assert got.reason == want.reason

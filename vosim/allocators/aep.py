@@ -68,10 +68,17 @@ class _Scan:
     limit: float  # budget C with its rounding tolerance, finite
 
 
-def _prepare(slots: SlotList, request: ResourceRequest) -> _Scan | str:
+def _prepare(slots: SlotList, request: ResourceRequest, longest: float = np.inf) -> _Scan | str:
+    """The scan of ``slots`` for ``request``, or the reason no window exists.
+
+    Its usable slots (task time at most ``longest``, model time units; default any) in
+    start order, and the candidate starts where at least ``n`` of them cover.
+    """
     duration = request.durations(slots.performance)
     latest = slots.end - duration
     ok = (slots.performance >= request.min_performance) & (latest >= slots.start)
+    if longest < np.inf:
+        ok &= duration <= longest
     index = np.flatnonzero(ok)
     start = slots.start[index]
     late = latest[index]
@@ -487,10 +494,12 @@ def min_runtime(slots: SlotList, request: ResourceRequest) -> Allocation:
 
     At a fixed start ``t``, a window of runtime at most ``theta`` exists within budget exactly
     when the ``n`` cheapest slots of the extended window with ``T_i <= theta`` cost at most
-    ``C``; sweeping the threshold ``theta`` over the distinct ``T_i`` (by binary search, since
-    feasibility is monotone) gives the exact shortest runtime at ``t``, and the minimum over
-    all starts is the optimum over the interval. The window takes the ``n`` cheapest slots
-    no longer than that runtime. Ties in runtime go to the earliest start.
+    ``C``. So the shortest runtime over the interval is the least of the distinct ``T_i`` at
+    which AMP, run on the slots with ``T_i <= theta`` only, finds a window, and AMP's first
+    start there is the earliest start of that runtime (a window feasible at any start is
+    feasible at the latest start of its own slots, which AMP visits). The sweep goes up the
+    distinct ``T_i`` and stops at the first such ``theta``. The window takes the ``n``
+    cheapest slots no longer than that runtime. Ties in runtime go to the earliest start.
 
     Parameters
     ----------
@@ -506,9 +515,11 @@ def min_runtime(slots: SlotList, request: ResourceRequest) -> Allocation:
 
     Notes
     -----
-    Exact; ``O(N log D)`` per candidate start for ``D <= N`` distinct task times (``D <= 9``
-    on nodes of integer performance in [2, 10]), ``O(m * N log D)`` in all; ``O(m)`` for
-    ``n = 1`` (one pass over the slots, :func:`_single`).
+    Exact; at most ``D`` AMP scans for ``D <= N`` distinct task times (``D <= 9`` on nodes
+    of integer performance in [2, 10]), each over the slots short enough only and stopping
+    at its first window: ``O(D * m * N)`` at worst, usually far less (a threshold sweep at
+    every start, as this was before, cost ``O(m * N log D)`` always); ``O(m)`` for ``n = 1``
+    (one pass over the slots, :func:`_single`).
 
     References
     ----------
@@ -539,13 +550,18 @@ def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_runtime", {"slots": len(slots)})
-    best, best_t = np.inf, np.inf
-    for block in _blocks(scan, first=_MIN_BLOCK):
-        runtime = _min_runtime_rows(block, scan, request.n)
-        j = int(np.argmin(runtime))
-        if runtime[j] < best:
-            best, best_t = float(runtime[j]), block.t[j]
-    return _result("min_runtime", slots, scan, request, best_t, best)
+    # The least runtime theta is the least task time at which AMP, on the slots no longer
+    # than theta, finds a window; its first start is the earliest of that runtime.
+    for theta in scan.durations.tolist():
+        short = scan if theta == scan.durations[-1] else _prepare(slots, request, theta)
+        if isinstance(short, str):
+            continue
+        for block in _blocks(short):
+            hit = np.flatnonzero(_cheapest_sums(block.cost, request.n) <= short.limit)
+            if hit.size:
+                t = block.t[int(hit[0])]
+                return _result("min_runtime", slots, scan, request, t, theta)
+    return _result("min_runtime", slots, scan, request, np.inf)
 
 
 @register_criterion("min_finish")
