@@ -388,8 +388,8 @@ def replan(
     for i, (job, old) in enumerate(state.reserved):
         if slots is None:
             slots = state.slots
-        if grouped is None or grouped.slots is not slots:
-            grouped = SlotGroups(slots)
+        if grouped is not None and grouped.slots is not slots:
+            grouped = None  # a move made a new list
         near = None
         if known is not None and known(job, old):
             near = joined
@@ -398,24 +398,25 @@ def replan(
                 continue
             if cached[0] is not near or cached[1] is not slots:
                 cached = (near, slots, _rows(slots, np.isin(slots.node, near)))
+            grouped = grouped or SlotGroups(slots)
             if not moved and first is None:
                 lows = _cheapest_each(grouped, state.reserved)
                 first = _may_use_each(cached[2], near, state.reserved, state.time, lows)
-            may = (
-                first[i]
-                if not moved
-                else _may_use(
-                    cached[2], near, job, old, state.time, _cheapest_task(grouped, job, old)
-                )
-            )
+            if moved:
+                low = _cheapest_task(grouped, job, old)
+                may = _may_use(cached[2], near, job, old, state.time, low)
+            else:
+                may = first[i]
             if not may:
                 out.append((job, old))
                 continue
-        search, groups = slots, grouped
         if near is not None and job.n == 1:
             # a one-task window found now lies on a node of near: one elsewhere was free at
             # the earlier search too, and would have been found then (earlier_window's freed)
             search, groups = cached[2], None
+        else:
+            grouped = grouped or SlotGroups(slots)
+            search, groups = slots, grouped
         window = earlier_window(search, job, old, state.time, near, groups)
         if window is not None and state.availability is not None:
             schedule = state.availability

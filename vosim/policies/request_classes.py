@@ -236,14 +236,15 @@ class RequestClasses:
         usable = (slots.end < horizon) & (slots.end - slots.start >= need) & pays[slots.node]
         first = np.sort(slots.start[usable])
         last = np.sort(slots.end[usable] - need[usable])
-        # slots reaching H by start, with each one's speed group: counts per group by t
+        # slots reaching H by start, with each one's speed group: counts per group by t (one
+        # row per distinct start: on processors most of a node's processors share theirs)
         tail = np.flatnonzero(pays)
-        by_start = np.argsort(f[tail], kind="stable")
-        tail_start = f[tail][by_start]
-        groups = np.zeros((tail.size + 1, self._group_speed.size), dtype=np.int64)
-        groups[np.arange(1, tail.size + 1), self._group_of[tail][by_start]] = 1
-        groups = np.cumsum(groups, axis=0)
-        at = np.concatenate([[now], first, tail_start])
+        tail_start, row = np.unique(f[tail], return_inverse=True)
+        width = self._group_speed.size
+        cell = (row + 1) * width + self._group_of[tail]
+        groups = np.bincount(cell, minlength=(tail_start.size + 1) * width)
+        groups = np.cumsum(groups.reshape(tail_start.size + 1, width), axis=0)
+        at = np.unique(np.concatenate([[now], first, tail_start]))
         fixed = first.searchsorted(at, side="right") - last.searchsorted(at, side="left")
         have = np.cumsum(groups[tail_start.searchsorted(at, side="right")], axis=1)
         # t_g: the earliest t at which the fixed slots and the g fastest groups' slots
