@@ -80,7 +80,10 @@ class SlotGroups:
     def by_node(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows in node order and their node ids (int arrays, shape (m,)); built once."""
         if self._by_node is None:
-            order = np.argsort(self.slots.node, kind="stable")
+            node = self.slots.node
+            if node.size and int(node.max()) < np.iinfo(np.int16).max:
+                node = node.astype(np.int16)  # numpy radix-sorts 16-bit keys: 3-4x faster
+            order = np.argsort(node, kind="stable")
             self._by_node = (order, self.slots.node[order])
         return self._by_node
 
@@ -242,10 +245,10 @@ def _movable(
     slow = longest * (1 + _EPS)
     # the cheapest task fast enough on any slot or span (a bound on the others' cost)
     low = np.inf
+    gtask = volume / gperf
     for i in range(g):
-        task = volume / gperf[i]
-        if task <= slow and gprice[i] * task < low:
-            low = gprice[i] * task
+        if gtask[i] <= slow and gprice[i] * gtask[i] < low:
+            low = gprice[i] * gtask[i]
     for j in range(k):
         task = volume / sperf[j]
         if task <= slow and sprice[j] * task < low:
@@ -278,12 +281,11 @@ def _movable(
     used = 0
     for i in range(m):
         if i < g:
-            s, e, p, f, c = gstart[i], gend[i], gprice[i], gperf[i], count[i]
+            s, e, p, task, c = gstart[i], gend[i], gprice[i], gtask[i], count[i]
         else:
-            s, e, p, f, c = a[i - g], b[i - g], sprice[i - g], sperf[i - g], 1
+            s, e, p, task, c = a[i - g], b[i - g], sprice[i - g], volume / sperf[i - g], 1
         if c <= 0 or not s < before:
             continue
-        task = volume / f
         if task > slow or p * task > bound:
             continue
         x = max(s, not_before)
@@ -295,9 +297,13 @@ def _movable(
         used += 1
     t_lo, t_hi, cost, many = t_lo[:used], t_hi[:used], cost[:used], many[:used]
     by_cost = np.argsort(cost, kind="mergesort")
-    for t in np.unique(t_lo):
+    starts = np.sort(t_lo)
+    for u in range(used):
+        t = starts[u]
         if not t < before:
             break
+        if u > 0 and t == starts[u - 1]:
+            continue
         taken, total = 0, 0.0
         for q in by_cost:
             if t_lo[q] <= t <= t_hi[q]:
