@@ -47,6 +47,7 @@ class JobQueue:
         self._count = 0  # number of True in waiting
         self._order: list[int] = []  # waiting jobs ascending (and some that left: filtered)
         self._views: dict[int, QueuedJob] = {}  # waiting jobs' views (fixed without accounts)
+        self._held_views: dict[int, QueuedJob] = {}  # the same of the reservations not started
         self._left: list[int] = []  # withdrawn from the queue since the last cycle
         # Fixed prices: the cheapest window's cost per unit of work for n tasks, O(1) per job.
         self._least_per_work = (
@@ -194,8 +195,12 @@ class JobQueue:
             return []
         model, now = self.model, self.model.time
         later = sorted((j for j in running if j.start > now), key=lambda j: j.index)
-        if model.budget_period is None:
-            return [(self.view(j.index, j.budget), j.window) for j in later]
+        if model.budget_period is None:  # fixed budgets: one view per reserved job, kept
+            kept, views = self._held_views, {}
+            for j in later:
+                views[j.index] = kept.get(j.index) or self.view(j.index, j.budget)
+            self._held_views = views
+            return [(views[j.index], j.window) for j in later]
         balance, user = model.user_balance, model.job_user_index
         return [
             (
