@@ -13,9 +13,9 @@ any per-slot work, that a reservation cannot move at all.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
-import numba
 import numpy as np
 
 from vosim.market.slots import SlotList
@@ -206,7 +206,7 @@ def movable(
     slots = groups.slots
     node, start, end, price, performance = spans
     return bool(
-        _movable(
+        _compiled()(
             groups.start,
             groups.end,
             groups.price,
@@ -236,7 +236,19 @@ def movable(
 _EPS = 1e-9
 
 
-@numba.njit(cache=True)
+@functools.cache
+def _compiled():
+    """:func:`_movable` compiled by numba, at the first call.
+
+    numba costs ~100 MB of memory and ~0.5 s to import: runs that never re-plan (EASY on
+    the traced machine) skip it. The machine code is cached beside the module, so later
+    processes load it.
+    """
+    import numba
+
+    return numba.njit(cache=True)(_movable)
+
+
 def _movable(
     gstart, gend, gprice, gperf, gcount, gid, order, sorted_node, slot_start, slot_end,
     snode, sstart, send, sprice, sperf, volume, n, longest, budget, before, not_before,
