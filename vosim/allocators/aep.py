@@ -68,11 +68,15 @@ class _Scan:
     limit: float  # budget C with its rounding tolerance, finite
 
 
-def _prepare(slots: SlotList, request: ResourceRequest, longest: float = np.inf) -> _Scan | str:
+def _prepare(
+    slots: SlotList, request: ResourceRequest, longest: float = np.inf, of: _Scan | None = None
+) -> _Scan | str:
     """The scan of ``slots`` for ``request``, or the reason no window exists.
 
     Its usable slots (task time at most ``longest``, model time units; default any) in
-    start order, and the candidate starts where at least ``n`` of them cover.
+    start order, and the candidate starts where at least ``n`` of them cover. ``of``: the
+    scan of all usable slots, whose distinct task times and node count a scan limited by
+    ``longest`` takes rather than counting them again (the node count only sizes blocks).
     """
     duration = request.durations(slots.performance)
     latest = slots.end - duration
@@ -112,6 +116,9 @@ def _prepare(slots: SlotList, request: ResourceRequest, longest: float = np.inf)
             f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
         )
     d = duration[index]
+    if of is not None:
+        durations = of.durations[of.durations <= longest]
+        return _Scan(index, start, late, cost, d, candidates, durations, of.nodes, limit)
     nodes = int(np.unique(slots.node[index]).size)
     return _Scan(index, start, late, cost, d, candidates, np.unique(d), nodes, limit)
 
@@ -553,7 +560,7 @@ def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     # The least runtime theta is the least task time at which AMP, on the slots no longer
     # than theta, finds a window; its first start is the earliest of that runtime.
     for theta in scan.durations.tolist():
-        short = scan if theta == scan.durations[-1] else _prepare(slots, request, theta)
+        short = scan if theta == scan.durations[-1] else _prepare(slots, request, theta, scan)
         if isinstance(short, str):
             continue
         for block in _blocks(short):

@@ -309,6 +309,15 @@ def _movable(
         used += 1
     t_lo, t_hi, cost, many = t_lo[:used], t_hi[:used], cost[:used], many[:used]
     by_cost = np.argsort(cost, kind="mergesort")
+    taken, total = 0, 0.0  # the n cheapest at any time: no start does better
+    for q in by_cost:
+        take = min(many[q], n - taken)
+        total += take * cost[q]
+        taken += take
+        if taken == n:
+            break
+    if taken < n or total > limit:
+        return False
     starts = np.sort(t_lo)
     for u in range(used):
         t = starts[u]
@@ -322,7 +331,7 @@ def _movable(
                 take = min(many[q], n - taken)
                 total += take * cost[q]
                 taken += take
-                if taken == n:
+                if taken == n or total > limit:  # sums only grow: over the budget stays over
                     break
         if taken == n and total <= limit:
             return True
