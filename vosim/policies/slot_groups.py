@@ -6,9 +6,9 @@ on UniLu-Gaia a pass's ~5,400 slots hold ~500 distinct ``(start, end, price, per
 A question about counts and costs (how many slots can hold a task at a start, what the
 ``n`` cheapest cost) has the same answer over the groups, at a tenth of the rows.
 :class:`SlotGroups` builds the groups once per slot list; :func:`cheapest_totals` is the
-count-weighted sum of the ``n`` cheapest tasks at many starts, which the re-planning search
-uses both to drop starts (:func:`vosim.policies.replan._affordable`) and to decide, before
-any per-slot work, that a reservation cannot move at all.
+count-weighted sum of the ``n`` cheapest tasks at many starts, with which the re-planning
+search drops starts (:func:`vosim.policies.replan._affordable`); :func:`movable` decides
+over the groups, compiled, before any per-slot work, that a reservation cannot move at all.
 """
 
 from __future__ import annotations
