@@ -22,8 +22,8 @@ from vosim.runs.config import SweepConfig, parse_sweep
 __all__ = ["Study", "STUDIES", "study_config", "VO_POLICIES", "VO_POLICIES_QUICK"]
 
 #: VO policies on UniLu-Gaia: VO criterion x U_a x pricing, users leaving when unsatisfied.
-#: 48 runs of 1,000 jobs, drained, on the trace's processors (679 s with 2 workers on a 2-core
-#: machine, nothing else running, 2026-11-25).
+#: 48 runs of 1,000 jobs, drained, on the trace's processors (311 s with 2 workers on a 2-core
+#: machine, 2026-11-25; 679 s before re-planning was decided over slot groups).
 VO_POLICIES = """\
 name = "vo-policies"
 description = "VO criterion (cost or finish time) vs the limit U_a on users' evaluations, \
