@@ -133,7 +133,13 @@ def cheapest_totals(
     Notes
     -----
     ``O(k g)`` in blocks of at most ``_BLOCK`` cells: a cumulative count over the groups by
-    cost gives each group's share of the ``n`` cheapest.
+    cost gives each group's share of the ``n`` cheapest. Raises nothing; the arrays must
+    have one length.
+
+    References
+    ----------
+    AEP §2.2 (a window at a start is feasible when its ``n`` cheapest slots fit the budget
+    ``C``; the AMP test); the counts per group are vosim's.
     """
     order = np.argsort(cost, kind="stable")
     cost, lo, hi, count = cost[order], lo[order], hi[order], count[order]
@@ -199,8 +205,14 @@ def movable(
     Notes
     -----
     Compiled (numba): ``O(G + k log m)`` for ``G`` groups, then ``O(G)`` per candidate start
-    at worst (the walk by cost stops at the ``n``-th task). In numpy the same test was ~60
-    calls, no faster than the search it guards; compiled it is ~20x faster.
+    at worst (the walk by cost stops at the ``n``-th task or at the budget). In numpy the
+    same test was ~60 calls, no faster than the search it guards; compiled it is ~20x
+    faster. Raises nothing on valid input (``spans`` busy in ``groups``, ``n >= 1``).
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2 (compression: a reservation moves to an
+    earlier start); AEP §2.2 (the AMP test of a start: the ``n`` cheapest slots within ``C``).
     """
     order, sorted_node = groups.by_node
     slots = groups.slots
