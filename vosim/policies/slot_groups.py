@@ -58,8 +58,8 @@ class SlotGroups:
     ...                         + [Slot(3, 10.0, 50.0, 1.0, 2.0)]))
     >>> g.count.tolist(), g.start.tolist()
     ([3, 1], [0.0, 10.0])
-    >>> g.rows_of(np.array([3, 1])).tolist()
-    [1, 3]
+    >>> g.by_node[1].tolist()
+    [0, 1, 2, 3]
     """
 
     __slots__ = ("_by_node", "count", "end", "gid", "performance", "price", "slots", "start")
@@ -86,19 +86,6 @@ class SlotGroups:
             order = np.argsort(node, kind="stable")
             self._by_node = (order, self.slots.node[order])
         return self._by_node
-
-    def rows_of(self, nodes: np.ndarray) -> np.ndarray:
-        """The rows of ``slots`` on ``nodes`` (node ids, shape (k,)), ascending row indices.
-
-        ``O(k log m)`` after an ``O(m log m)`` index built at the first call.
-        """
-        order, sorted_node = self.by_node
-        lo = np.searchsorted(sorted_node, nodes, "left")
-        size = np.searchsorted(sorted_node, nodes, "right") - lo
-        total = int(size.sum())
-        # lo[j], lo[j] + 1, ..., lo[j] + size[j] - 1 for every j, in one gather
-        at = np.arange(total) + np.repeat(lo - (np.cumsum(size) - size), size)
-        return np.sort(order[at])
 
 
 def cheapest_totals(
