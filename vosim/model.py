@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mesa
 import numpy as np
@@ -39,6 +40,9 @@ from vosim.scenario import (
     check_combination,
     check_parameters,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["VOModel", "CYCLE_COLUMNS"]
 
@@ -976,18 +980,27 @@ class VOModel(mesa.Model):
 
         return job_table(self.jobs, self.owner_of_node, workload_name=self.trace_name)
 
-    def summary(self, jobs: pd.DataFrame | None = None, cycles: pd.DataFrame | None = None) -> dict:
+    def summary(
+        self,
+        jobs: pd.DataFrame | None = None,
+        cycles: pd.DataFrame | None = None,
+        market: nx.Graph | None = None,
+    ) -> dict:
         """The run's metrics (``summary.json``, sweep rows), from its job and cycle tables.
 
         :func:`~vosim.analysis.metrics.run_summary` with the owners' revenue and local load,
-        and :func:`~vosim.analysis.metrics.vo_evaluation_summary`. ``jobs`` and ``cycles``
-        are :meth:`job_frame` and :meth:`cycle_frame` if already built. The period measured
-        runs from the first submission to the end of the run.
+        :func:`~vosim.analysis.metrics.vo_evaluation_summary` and the market's concentration
+        (:func:`~vosim.analysis.network.market_metrics`, keys prefixed ``market_``). ``jobs``,
+        ``cycles`` and ``market`` are :meth:`job_frame`, :meth:`cycle_frame` and
+        :meth:`market_graph` if already built. The period measured runs from the first
+        submission to the end of the run.
         """
         from vosim.analysis.metrics import run_summary, vo_evaluation_summary
+        from vosim.analysis.network import market_metrics
 
         jobs = self.job_frame() if jobs is None else jobs
         cycles = self.cycle_frame() if cycles is None else cycles
+        market = self.market_graph() if market is None else market
         first = float(jobs["submission_time"].min()) if len(jobs) else 0.0
         end = float(self.time)
         summary = run_summary(
@@ -997,7 +1010,23 @@ class VOModel(mesa.Model):
             local_busy=sum(o.local_busy(first, end) for o in self.owners),
             end=end,
         )
-        return {**summary, **vo_evaluation_summary(cycles)}
+        concentration = {f"market_{k}": v for k, v in market_metrics(market).items()}
+        return {**summary, **vo_evaluation_summary(cycles), **concentration}
+
+    def market_graph(self, tasks: pd.DataFrame | None = None) -> nx.Graph:
+        """The user-owner bipartite graph of the run so far (issue 19, §3).
+
+        :func:`~vosim.analysis.network.market_graph` of ``tasks`` (default: :meth:`task_frame`)
+        with every user and owner of the model as nodes (those that never traded have no
+        edges).
+        """
+        from vosim.analysis.network import market_graph
+
+        return market_graph(
+            self.task_frame() if tasks is None else tasks,
+            users=[u.user_id for u in self.users],
+            owners=[o.owner_id for o in self.owners],
+        )
 
     def task_frame(self) -> pd.DataFrame:
         """One row per VO task that ran; see :meth:`~vosim.agents.execution.Execution.task_frame`.

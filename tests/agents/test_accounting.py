@@ -19,7 +19,19 @@ from vosim.market.synthetic import swf_frame
 from vosim.model import VOModel
 from vosim.policies.base import policy_names
 
-TASK_COLUMNS = ["job_id", "attempt", "resource", "node", "owner", "start", "end", "price", "cost"]
+TASK_COLUMNS = [
+    "job_id",
+    "job",
+    "user",
+    "attempt",
+    "resource",
+    "node",
+    "owner",
+    "start",
+    "end",
+    "price",
+    "cost",
+]
 
 
 def check_conservation(model: VOModel) -> None:
@@ -50,8 +62,9 @@ def check_conservation(model: VOModel) -> None:
     # a completed job's last attempt has one task per requested slot, inside its window
     for job in model.jobs:
         if job.state == "completed":
-            mine = tasks[(tasks["job_id"] == job.job_id) & (tasks["attempt"] == job.attempt)]
+            mine = tasks[(tasks["job"] == job.index) & (tasks["attempt"] == job.attempt)]
             assert len(mine) == job.n
+            assert (mine["user"] == job.user).all() and (mine["job_id"] == job.job_id).all()
             assert job.paid == pytest.approx(mine["cost"].sum(), rel=1e-12)
             assert job.paid <= job.window.cost * (1 + 1e-9)
 

@@ -41,6 +41,8 @@ TITLES = (
     "Metrics vs ua",
     "(A, U_a) plane",
     "Churn: owners and users",
+    "Market concentration per policy",
+    "User-owner market of one run",
 )
 
 
@@ -90,6 +92,7 @@ def test_write_report_has_every_figure_and_table(sweep_dir, tmp_path):
     assert "vo_objective=finish, ua=50" in text
     if HAS_VLC:
         stems = {"tradeoff", "param-vo_objective", "param-ua", "ua-plane", "churn"}
+        stems |= {"concentration", "market"}
         assert {p.name for p in written[1:]} == {f"page-{s}.png" for s in stems}
         for png in written[1:]:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -113,6 +116,18 @@ def test_report_without_cycle_tables_skips_churn(sweep_dir, tmp_path):
     text = write_report(copy)[0].read_text()
     assert len(re.findall(r'vegaEmbed\("#fig\d+"', text)) == len(TITLES) - 1
     assert "Churn" not in text
+
+
+def test_report_without_networks_skips_the_market_graph(sweep_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(sweep_dir, copy)
+    shutil.rmtree(copy / "networks")
+    text = write_report(copy)[0].read_text()
+    assert len(re.findall(r'vegaEmbed\("#fig\d+"', text)) == len(TITLES) - 1
+    assert "User-owner market of one run" not in text
+    assert "Market concentration per policy" in text  # from the runs' table
 
 
 def test_report_of_an_empty_dir_is_an_error(tmp_path):

@@ -27,7 +27,8 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-CHARTS = ("gantt", "activity", "market")  # always charts; calibration is a chart or a note
+#: Always charts; calibration is a chart or a note.
+CHARTS = ("gantt", "activity", "market", "network")
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")
 REPO = Path(__file__).resolve().parents[2]
 

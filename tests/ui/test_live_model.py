@@ -505,6 +505,19 @@ def test_market_chart_revenue_and_fairness():
         assert data["jain"].between(0, 1).all()
 
 
+def test_network_chart_is_the_market_so_far():
+    model = _model()
+    for _ in range(8):
+        model.step()
+    chart = ui.network_chart(model)
+    lines, dots, _ = chart.layer
+    nodes = dots.data if isinstance(dots.data, pd.DataFrame) else chart.data
+    assert (nodes["kind"] == "owner").sum() == len(model.owners)
+    assert (nodes["kind"] == "user").sum() == len(model.users)
+    assert lines.data["money"].sum() == pytest.approx(sum(o.revenue for o in model.owners))
+    assert lines.data["money"].sum() > 0
+
+
 def test_calibration_table_counts_every_window():
     model = _model(availability=True)
     for _ in range(6):

@@ -84,7 +84,8 @@ class Execution:
         self.ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
         self._attempt_row: dict[int, int] = {}  # job index -> row of model.attempts
-        # tasks that ended: (job id, attempt, nodes, start, ends, prices, costs) per window
+        # tasks that ended: (job id, job index, user, attempt, nodes, start, ends, prices,
+        # costs) per window
         self._tasks: list[tuple] = []
         #: The owner of each node (position in ``model.owners``), by node id.
         self._owner_id = np.array([o.owner_id for o in model.owner_of_node], dtype=np.int64)
@@ -300,7 +301,19 @@ class Execution:
             owner.earn(amount)
         paid = groups[0][2] if len(groups) == 1 else math.fsum(costs.tolist())
         self._return_hold(job, window.cost - paid)
-        self._tasks.append((job.job_id, job.attempt, spans.node, start, ends, spans.price, costs))
+        self._tasks.append(
+            (
+                job.job_id,
+                job.index,
+                job.user,
+                job.attempt,
+                spans.node,
+                start,
+                ends,
+                spans.price,
+                costs,
+            )
+        )
         self._release(job, ends)
         return paid
 
@@ -351,33 +364,41 @@ class Execution:
     def task_frame(self) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.
 
-        Columns: ``job_id``, ``attempt`` (1 for a job's first window), ``resource`` (the
+        Columns: ``job_id``, ``job`` (the job's position in the trace: its row in
+        ``VOModel.job_frame()``, which tells jobs apart where SWF ids repeat), ``user`` (the
+        job's user, SWF field 12), ``attempt`` (1 for a job's first window), ``resource`` (the
         slot's resource id: a processor's, or a node's when resources are whole nodes),
-        ``node`` (its physical node, ``model.resource_node``), ``owner``, ``start`` and
-        ``end`` (model time units: when the task occupied its resource; ``end`` is its own
-        end, never past its reserved slot, or the interruption), ``price`` (cost units per
-        time unit) and ``cost`` = ``price * (end - start)``, cost units. Owners' revenue is
-        the sum of ``cost`` (tested).
+        ``node`` (its physical node, ``model.resource_node``), ``owner``, ``start`` and ``end``
+        (model time units: when the task occupied its resource; ``end`` is its own end, never
+        past its reserved slot, or the interruption), ``price`` (cost units per time unit) and
+        ``cost`` = ``price * (end - start)``, cost units. Owners' revenue is the sum of
+        ``cost`` (tested); :func:`vosim.analysis.network.market_graph` reads the user-owner
+        market from it.
         """
-        columns = ("job_id", "attempt", "resource", "start", "end", "price", "cost")
+        columns = ("job_id", "job", "user", "attempt", "resource", "start", "end", "price", "cost")
         if not self._tasks:
             frame = pd.DataFrame({c: np.empty(0) for c in columns})
         else:
-            counts = [len(t[2]) for t in self._tasks]
+            tasks = self._tasks
+            counts = [len(t[4]) for t in tasks]
+            per_window = {
+                c: np.repeat([t[k] for t in tasks], counts) for k, c in enumerate(columns[:4])
+            }
             frame = pd.DataFrame(
                 {
-                    "job_id": np.repeat([t[0] for t in self._tasks], counts),
-                    "attempt": np.repeat([t[1] for t in self._tasks], counts),
-                    "resource": np.concatenate([t[2] for t in self._tasks]),
-                    "start": np.repeat([t[3] for t in self._tasks], counts),
-                    "end": np.concatenate([t[4] for t in self._tasks]),
-                    "price": np.concatenate([t[5] for t in self._tasks]),
-                    "cost": np.concatenate([t[6] for t in self._tasks]),
+                    **per_window,
+                    "resource": np.concatenate([t[4] for t in tasks]),
+                    "start": np.repeat([t[5] for t in tasks], counts),
+                    "end": np.concatenate([t[6] for t in tasks]),
+                    "price": np.concatenate([t[7] for t in tasks]),
+                    "cost": np.concatenate([t[8] for t in tasks]),
                 }
             )
-        frame = frame.astype({"job_id": np.int64, "attempt": np.int64, "resource": np.int64})
-        frame.insert(3, "node", self.model.resource_node[frame["resource"].to_numpy()])
-        frame.insert(4, "owner", self._owner_id[frame["resource"].to_numpy()])
+        frame = frame.astype(
+            dict.fromkeys(("job_id", "job", "user", "attempt", "resource"), np.int64)
+        )
+        frame.insert(5, "node", self.model.resource_node[frame["resource"].to_numpy()])
+        frame.insert(6, "owner", self._owner_id[frame["resource"].to_numpy()])
         return frame
 
     def processors(self, now: float, until: float) -> tuple | None:

@@ -8,7 +8,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-__all__ = ["utilization_queue_chart", "calibration_chart", "save_chart"]
+__all__ = ["utilization_queue_chart", "calibration_chart", "market_graph_chart", "save_chart"]
 
 #: Charts embed at most this many rows (altair's own limit is 5,000).
 MAX_POINTS = 4000
@@ -100,6 +100,87 @@ def calibration_chart(attempts: pd.DataFrame, bins: int = 10) -> alt.LayerChart:
     return (diagonal + points).properties(
         width=360, height=360, title="Calibration of predicted window availability"
     )
+
+
+def market_graph_chart(graph, title: str = "") -> alt.LayerChart:
+    """The user-owner market of one run as a node-link picture (issue 19, §3).
+
+    Users on the left, owners on the right, each side ordered by money (the largest on top);
+    a line joins a user and an owner who traded, as wide as the money paid; a dot is as large
+    as a node's money. Hover for a node's partners, processor time, money and share.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A :func:`vosim.analysis.network.market_graph` (or one read back from its GraphML).
+    title : str
+        Chart title.
+
+    Returns
+    -------
+    altair.LayerChart
+
+    Raises
+    ------
+    KeyError
+        ``graph`` lacks the node or edge attributes of a market graph.
+    """
+    from vosim.analysis.network import OWNER, market_nodes
+
+    nodes = market_nodes(graph)
+    nodes["x"] = np.where(nodes["kind"] == OWNER, 1.0, 0.0)  # users left, owners right
+    nodes = nodes.sort_values(["x", "money", "id"], ascending=[True, False, True])
+    rank = nodes.groupby("x").cumcount()
+    size = nodes.groupby("x")["node"].transform("count")
+    nodes["y"] = np.where(size > 1, 1.0 - rank / (size - 1).clip(lower=1), 0.5)
+    where = nodes.set_index("node")[["x", "y"]]
+    edges = pd.DataFrame(
+        [(u, o, d["money"], d["jobs"]) for u, o, d in graph.edges(data=True)],
+        columns=["a", "b", "money", "jobs"],
+    )
+    edges[["x", "y"]] = where.loc[edges["a"]].to_numpy()
+    edges[["x2", "y2"]] = where.loc[edges["b"]].to_numpy()
+    axis = alt.Axis(labels=False, ticks=False, grid=False, domain=False, title=None)
+    x = alt.X("x:Q", axis=axis, scale=alt.Scale(domain=[-0.15, 1.35]))
+    y = alt.Y("y:Q", axis=axis, scale=alt.Scale(domain=[-0.03, 1.03]))
+    lines = (
+        alt.Chart(edges)
+        .mark_rule(color="#888888", opacity=0.45)
+        .encode(
+            x=x,
+            y=y,
+            x2="x2:Q",
+            y2="y2:Q",
+            strokeWidth=alt.StrokeWidth(
+                "money:Q", title="money paid", scale=alt.Scale(range=[0.3, 8])
+            ),
+            tooltip=["a:N", "b:N", alt.Tooltip("money:Q", format=",.0f"), "jobs:Q"],
+        )
+    )
+    base = alt.Chart(nodes).encode(x=x, y=y)
+    dots = base.mark_circle(opacity=0.9).encode(
+        size=alt.Size("money:Q", title="money", scale=alt.Scale(range=[15, 500])),
+        color=alt.Color(
+            "kind:N",
+            title=None,
+            scale=alt.Scale(domain=["user", "owner"], range=["#1f77b4", "#ff7f0e"]),
+        ),
+        tooltip=[
+            "node:N",
+            "partners:Q",
+            alt.Tooltip("processor_seconds:Q", format=",.0f", title="processor-seconds"),
+            alt.Tooltip("money:Q", format=",.0f"),
+            alt.Tooltip("share:Q", format=".1%"),
+        ],
+    )
+    labels = (
+        base.transform_filter(alt.datum.kind == OWNER)
+        .mark_text(align="left", dx=10, fontSize=11)
+        .encode(text="node:N")
+    )
+    users = int((nodes["x"] == 0).sum())
+    height = int(min(900, max(300, 7 * users)))
+    return alt.layer(lines, dots, labels).properties(width=420, height=height, title=title)
 
 
 def save_chart(chart: alt.TopLevelMixin, stem: Path) -> list[Path]:

@@ -13,6 +13,9 @@
    the line A = U_a;
 4. when per-run cycle tables exist (``DIR/cycles/``), churn: owners and users still in the VO
    over time, mean over repetitions;
+5. the market as a network: its concentration per policy (owners' HHI, the largest owner's
+   share, users' dependence on one owner; :mod:`vosim.analysis.network`) and the user-owner
+   graph of the sweep's first run (``DIR/networks/``);
 
 and a table of the means per policy. The same figures are written as PNG files next to the page
 when ``vl-convert-python`` is installed.
@@ -30,6 +33,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from vosim.analysis.charts import market_graph_chart
 from vosim.errors import ConfigError
 
 __all__ = ["write_report", "METRICS"]
@@ -44,7 +48,12 @@ METRICS: dict[str, str] = {
     "users_jain_slowdown": "users' Jain index (slowdown)",
     "mean_user_evaluation": "mean user evaluation U",
     "mean_vo_evaluation": "mean VO evaluation A (%)",
+    "market_owner_hhi": "owners' market concentration (HHI)",
+    "market_owner_share_max": "largest owner's market share",
+    "market_user_dependence": "users' dependence on one owner",
 }
+#: Market concentration metrics of the market section (shares, each in [0, 1]).
+MARKET_METRICS = ("market_owner_hhi", "market_owner_share_max", "market_user_dependence")
 #: Rows at most in a chart's data (altair refuses more than 5,000).
 MAX_ROWS = 4000
 WIDTH = 220
@@ -271,6 +280,56 @@ def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, keys: list[str]) -> alt
     )
 
 
+def _concentration_chart(summary: pd.DataFrame) -> alt.FacetChart:
+    """Market concentration per policy: one panel per share metric, mean +- sd, axis 0-1."""
+    order = list(summary["policy"])
+    long = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "policy": summary["policy"],
+                    "metric": METRICS[m],
+                    "mean": summary[m],
+                    "lo": (summary[m] - summary[f"{m}_sd"]).clip(lower=0),
+                    "hi": (summary[m] + summary[f"{m}_sd"]).clip(upper=1),
+                    "runs": summary["runs"],
+                }
+            )
+            for m in MARKET_METRICS
+        ],
+        ignore_index=True,
+    )
+    base = alt.Chart().encode(
+        y=alt.Y("policy:N", sort=order, title=None, axis=alt.Axis(labelLimit=400)),
+        color=alt.Color("policy:N", sort=order, legend=None, scale=PALETTE),
+    )
+    dots = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("mean:Q", title="share (0-1)", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["policy:N", "metric:N", alt.Tooltip("mean:Q", format=".3f"), "runs:Q"],
+    )
+    rules = base.mark_rule().encode(x="lo:Q", x2="hi:Q")
+    return (
+        alt.layer(rules, dots, data=long)
+        .properties(width=220)
+        .facet(column=alt.Column("metric:N", sort=[METRICS[m] for m in MARKET_METRICS], title=None))
+        .properties(title="Market concentration per policy (mean +- sd over repetitions)")
+    )
+
+
+def _first_market(sweep_dir: Path, ok: pd.DataFrame, keys: list[str]):
+    """The first finished run's market graph and its label, or ``None`` if none was written."""
+    import networkx as nx
+
+    from vosim.runs.batch import network_path
+
+    for _, row in ok.iterrows():
+        path = network_path(sweep_dir, row["run_id"])
+        if path.is_file():
+            label = f"{_policy(row, keys)}, repetition {int(row['repetition'])}"
+            return nx.read_graphml(path), label
+    return None
+
+
 def _scripts(inline: bool) -> str:
     if inline:
         import vl_convert as vlc
@@ -353,6 +412,14 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     cycles = load_cycles(sweep_dir)
     if {"time", "owners_active", "users_active"} <= set(cycles.columns) and len(cycles):
         figures.append(("churn", "Churn over time", _churn_chart(cycles, ok, keys)))
+    if all(m in metrics for m in MARKET_METRICS):
+        chart = _concentration_chart(summary)
+        figures.append(("concentration", "Market concentration", chart))
+    first = _first_market(sweep_dir, ok, keys)
+    if first is not None:
+        graph, label = first
+        chart = market_graph_chart(graph, title=f"User-owner market of one run: {label}")
+        figures.append(("market", "The market as a network (one run)", chart))
 
     try:
         import vl_convert as vlc

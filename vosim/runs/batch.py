@@ -11,14 +11,17 @@ summarised by :func:`vosim.analysis.metrics.run_summary`. The output directory h
     DIR/cycles/part-<id>.parquet  the run's ``VOModel.cycle_frame()`` (one row per scheduling
                                 cycle) with a ``run_id`` column, written atomically just before
                                 the run's part (a run that raised has none)
+    DIR/networks/part-<id>.graphml  the run's user-owner market (``VOModel.market_graph()``,
+                                :mod:`vosim.analysis.network`) as GraphML, written with its
+                                cycles (a run that raised has none)
 
 A row has the columns ``run_id``, the swept parameters (JSON text where a value is an array,
 a table, or the values mix types; ``None`` is null, NaN in a numeric column), ``repetition``,
 ``seed``, ``status`` (``"ok"`` or ``"error"``), ``error`` (``"ExceptionType: message"`` or
-null), ``seconds`` (wall time of the run) and the metrics: ``run_summary``'s keys (lists such
-as ``owners_revenue_by_owner`` as JSON text) plus ``node_count``, ``cycles`` and
-``mean_vo_evaluation``. A run that raises is recorded with status ``"error"`` and no metrics;
-the others go on.
+null), ``seconds`` (wall time of the run) and the metrics: ``VOModel.summary``'s keys (lists such
+as ``owners_revenue_by_owner`` as JSON text: ``run_summary``'s, ``mean_vo_evaluation`` and the
+market's concentration ``market_*``) plus ``node_count`` and ``cycles``. A run that raises is
+recorded with status ``"error"`` and no metrics; the others go on.
 :func:`load_results` reads the finished runs into one table in the sweep's order,
 :func:`load_cycles` their per-cycle tables (owners and users active, prices, utilization...).
 
@@ -105,7 +108,7 @@ import pandas as pd
 from vosim import __version__
 from vosim.errors import ConfigError, ParameterError
 from vosim.runs.config import SweepConfig, canonical_json, check_run_count
-from vosim.runs.store import write_json, write_table
+from vosim.runs.store import atomic_write_bytes, write_json, write_table
 
 __all__ = [
     "BACKENDS",
@@ -120,6 +123,7 @@ __all__ = [
     "load_cycles",
     "part_path",
     "cycles_path",
+    "network_path",
 ]
 
 #: Execution backends of :func:`run_sweep`.
@@ -129,6 +133,7 @@ RESERVED_COLUMNS = ("run_id", "repetition", "seed", "status", "error", "seconds"
 MANIFEST = "manifest.json"
 PARTS = "runs"
 CYCLES = "cycles"
+NETWORKS = "networks"
 #: Model arguments that may name a file the run reads: their content goes in the run id.
 FILE_ARGUMENTS = ("trace", "local_trace")
 #: Seconds between a local worker's checks that the sweep's process is alive (issue 21,
@@ -137,6 +142,10 @@ PARENT_POLL_SECONDS = 0.5
 #: Seconds to wait for a Ray address to accept a TCP connection before ``ray.init``, which
 #: would otherwise retry an unreachable address for many minutes (issue 21, item 8).
 RAY_CONNECT_TIMEOUT = 10.0
+
+
+#: What a backend returns per run: its row, its cycle table and its market as GraphML text.
+Outcome = tuple[dict[str, Any], "pd.DataFrame | None", "str | None"]
 
 
 class UnreadablePartWarning(UserWarning):
@@ -395,8 +404,8 @@ def execute(spec: RunSpec) -> dict[str, Any]:
     return execute_with_cycles(spec)[0]
 
 
-def execute_with_cycles(spec: RunSpec) -> tuple[dict[str, Any], pd.DataFrame | None]:
-    """Run one model; return its table row and its per-cycle table (what the backends run).
+def execute_with_cycles(spec: RunSpec) -> Outcome:
+    """Run one model; return its table row, per-cycle table and market (what backends run).
 
     Parameters
     ----------
@@ -410,32 +419,39 @@ def execute_with_cycles(spec: RunSpec) -> tuple[dict[str, Any], pd.DataFrame | N
     cycles : pandas.DataFrame or None
         ``VOModel.cycle_frame()`` (one row per scheduling cycle run; idle ones are skipped)
         with a first column ``run_id``; ``None`` when the run raised.
+    network : str or None
+        ``VOModel.market_graph()`` as GraphML text
+        (:func:`~vosim.analysis.network.graphml_text`); ``None`` when the run raised.
     """
     started = time.perf_counter()
     row: dict[str, Any] = {"run_id": spec.run_id, **spec.columns}
     row.update(repetition=spec.repetition, seed=spec.seed, status="ok", error=None)
     metrics: dict[str, Any] = {}
     cycle_table: pd.DataFrame | None = None
+    network: str | None = None
     try:
+        from vosim.analysis.network import graphml_text
         from vosim.model import VOModel
 
         model = VOModel(**spec.kwargs, rng=spec.seed)
         model.run()
         jobs = model.job_frame()
         cycles = model.cycle_frame()
-        metrics = model.summary(jobs, cycles)
+        market = model.market_graph()
+        metrics = model.summary(jobs, cycles, market)
         metrics["node_count"] = model.node_count
         metrics["cycles"] = len(cycles)
         cycle_table = cycles.reset_index(drop=True)
         cycle_table.insert(0, "run_id", spec.run_id)
+        network = graphml_text(market)
     except Exception as exc:
         row.update(status="error", error=f"{type(exc).__name__}: {exc}")
         metrics = {}
-        cycle_table = None
+        cycle_table = network = None
     row["seconds"] = time.perf_counter() - started
     for key, value in metrics.items():
         row[key if key not in row else f"result_{key}"] = _flat(value)
-    return row, cycle_table
+    return row, cycle_table, network
 
 
 def _failed_row(spec: RunSpec, message: str) -> dict[str, Any]:
@@ -484,9 +500,6 @@ def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
     os._exit(1)
-
-
-Outcome = tuple[dict[str, Any], "pd.DataFrame | None"]
 
 
 def _local_rows(pending: list[RunSpec], workers: int) -> Iterator[Outcome]:
@@ -615,7 +628,7 @@ def _ray_rows(
                     outcome = ray.get(ref)
                 except Exception as exc:  # the task itself failed (worker died, ...)
                     message = f"{type(exc).__name__}: {exc}".splitlines()[0]
-                    outcome = (_failed_row(spec, message), None)
+                    outcome = (_failed_row(spec, message), None, None)
                 yield outcome
                 following = next(queue, None)
                 if following is not None:
@@ -638,6 +651,11 @@ def part_path(out: str | Path, run_id: str) -> Path:
 def cycles_path(out: str | Path, run_id: str) -> Path:
     """Where the per-cycle table of run ``run_id`` is written under ``out``."""
     return Path(out) / CYCLES / f"part-{run_id}.parquet"
+
+
+def network_path(out: str | Path, run_id: str) -> Path:
+    """Where the market graph (GraphML) of run ``run_id`` is written under ``out``."""
+    return Path(out) / NETWORKS / f"part-{run_id}.graphml"
 
 
 def _cpus() -> int:
@@ -821,7 +839,7 @@ def run_sweep(
                     "use a new output directory",
                 )
         write_json(_manifest(config, runs), manifest_path)
-        for folder in (PARTS, CYCLES):  # temporary files left by a sweep killed mid-write
+        for folder in (PARTS, CYCLES, NETWORKS):  # temporary files of a sweep killed mid-write
             for stale in (out / folder).glob(".part-*.tmp"):
                 stale.unlink(missing_ok=True)
 
@@ -850,9 +868,11 @@ def run_sweep(
                 rows = _ray_rows(pending, workers, ray_address)
             try:
                 with closing(rows):
-                    for row, cycles in rows:
+                    for row, cycles, network in rows:
                         if cycles is not None:  # before the part, which marks the run done
                             write_table(cycles, cycles_path(out, row["run_id"]))
+                        if network is not None:
+                            atomic_write_bytes(network_path(out, row["run_id"]), network.encode())
                         write_table(pd.DataFrame([row]), part_path(out, row["run_id"]))
                         ran += 1
                         failed += row["status"] == "error"

@@ -226,8 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run the VO model on an SWF workload trace. Writes to --out: jobs.parquet (one row "
             "per job read; Batsim _jobs.csv column names plus vosim's own), tasks.parquet (one "
-            "row per task that ran), cycles.parquet (one row per scheduling cycle run; idle "
-            "stretches are skipped), summary.json "
+            "row per task that ran), network.graphml (the user-owner market: who bought how "
+            "much processor time from whom, for networkx or Gephi), cycles.parquet (one row "
+            "per scheduling cycle run; idle stretches are skipped), summary.json "
             "and chart.html/.png (utilization and queue length over time). With no --horizon the "
             "run drains: every job ends completed, rejected (never runnable here) or withdrawn "
             "(its user left, or it waited past --patience), each with its reason; with "
@@ -378,7 +379,10 @@ def _summary_lines(summary: dict) -> list[str]:
         f"utilization: VO {num(summary['utilization'], '.1%')}, local "
         f"{num(summary['utilization_local'], '.1%')}, total "
         f"{num(summary['utilization_total'], '.1%')}",
-        f"owners' revenue {num(summary['owners_revenue'], ',.0f')} cost units",
+        f"owners' revenue {num(summary['owners_revenue'], ',.0f')} cost units; market: "
+        f"largest owner's share {num(summary['market_owner_share_max'], '.1%')}, HHI "
+        f"{num(summary['market_owner_hhi'], '.3f')}, users' dependence on one owner "
+        f"{num(summary['market_user_dependence'], '.1%')}",
         f"simulated {summary['jobs_read']} jobs in {summary['wall_seconds']:.2f} s: "
         f"{num(summary['jobs_per_second'], ',.0f')} jobs/s",
     ]
@@ -423,7 +427,8 @@ def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
-    from vosim.runs.store import write_json, write_table
+    from vosim.analysis.network import graphml_text
+    from vosim.runs.store import atomic_write_bytes, write_json, write_table
     from vosim.scenario import Scenario
 
     values = Scenario(**run_values(args)).kwargs()  # checked before Mesa is imported
@@ -452,7 +457,9 @@ def _run(args: argparse.Namespace) -> int:
     out: Path = args.out
     jobs = model.job_frame()
     cycles = model.cycle_frame()
-    summary = model.summary(jobs, cycles)
+    tasks = model.task_frame()
+    market = model.market_graph(tasks)
+    summary = model.summary(jobs, cycles, market)
     summary.update(
         {
             "vosim_version": __version__,
@@ -491,7 +498,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     write_table(jobs, out / "jobs.parquet")
     write_table(cycles, out / "cycles.parquet")
-    write_table(model.task_frame(), out / "tasks.parquet")
+    write_table(tasks, out / "tasks.parquet")
+    atomic_write_bytes(out / "network.graphml", graphml_text(market).encode())
     write_json(summary, out / "summary.json")
     charts = save_chart(
         utilization_queue_chart(cycles, title=f"vosim on {Path(str(values['trace'])).name}"),
@@ -500,7 +508,6 @@ def _run(args: argparse.Namespace) -> int:
     extra = []
     if getattr(args, "csv", False):  # Batsim's _jobs.csv columns, for evalys and Batsim tools
         from vosim.analysis.metrics import batsim_jobs
-        from vosim.runs.store import atomic_write_bytes
 
         atomic_write_bytes(out / "jobs.csv", batsim_jobs(jobs).to_csv(index=False).encode())
         extra.append("jobs.csv")
@@ -516,6 +523,7 @@ def _run(args: argparse.Namespace) -> int:
         "jobs.parquet",
         "cycles.parquet",
         "tasks.parquet",
+        "network.graphml",
         "summary.json",
         *extra,
         *(p.name for p in charts),

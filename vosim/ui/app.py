@@ -16,6 +16,7 @@ from vosim.ui.components import (
     CalibrationView,
     GanttView,
     MarketView,
+    NetworkView,
     SummaryView,
 )
 from vosim.ui.scenarios import (
@@ -75,7 +76,7 @@ MODEL_PARAMS: dict[str, dict] = {
 }
 
 #: Components of the page, in grid order (all on one page).
-COMPONENTS = [SummaryView, GanttView, ActivityView, MarketView, CalibrationView]
+COMPONENTS = [SummaryView, GanttView, ActivityView, MarketView, NetworkView, CalibrationView]
 
 
 @solara.component

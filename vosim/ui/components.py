@@ -28,6 +28,7 @@ __all__ = [
     "ChartView",
     "GanttView",
     "MarketView",
+    "NetworkView",
     "SummaryView",
     "activity_chart",
     "calibration_chart",
@@ -35,6 +36,7 @@ __all__ = [
     "gantt_frame",
     "gantt_chart",
     "market_chart",
+    "network_chart",
     "summary_lines",
     "thin",
 ]
@@ -295,6 +297,27 @@ def market_chart(model: LiveModel) -> alt.HConcatChart:
     return alt.hconcat(bars, alt.vconcat(u, jain))
 
 
+def network_chart(model: LiveModel) -> alt.LayerChart:
+    """The user-owner market so far as a node-link picture (issue 19, §3).
+
+    :func:`vosim.analysis.charts.market_graph_chart` of ``model.market_graph()``: users left,
+    owners right, a line per pair that traded, as wide as the money paid (tasks that ended so
+    far; running ones are paid when they end).
+
+    Parameters
+    ----------
+    model : LiveModel
+        The model.
+
+    Returns
+    -------
+    altair.LayerChart
+    """
+    from vosim.analysis.charts import market_graph_chart
+
+    return market_graph_chart(model.market_graph(), title="Who bought from whom so far")
+
+
 def calibration_table(model: LiveModel, bins: int = 10) -> pd.DataFrame:
     """Predicted ``P_a^w`` against the realised success rate of reserved windows, by bin.
 
@@ -439,6 +462,12 @@ def ActivityView(model: LiveModel):
 def MarketView(model: LiveModel):
     """Owners' revenue, users' mean U and Jain's index (see :func:`market_chart`)."""
     ChartView(model, market_chart, "market")
+
+
+@solara.component
+def NetworkView(model: LiveModel):
+    """The user-owner market as a graph (see :func:`network_chart`)."""
+    ChartView(model, network_chart, "network")
 
 
 @solara.component

@@ -1,0 +1,158 @@
+"""The market as a network (issue 19, §3): a hand-made market, GraphML, a model's market."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim.analysis.network import (
+    graphml_text,
+    market_graph,
+    market_metrics,
+    market_nodes,
+)
+from vosim.model import VOModel
+from vosim.runs.batch import load_results, network_path, run_sweep
+from vosim.runs.config import parse_sweep
+
+
+@pytest.fixture
+def market():
+    """3 users x 2 owners: user 1 buys from both, user 2 from owner 1, user 3 never runs.
+
+    user 1, job 10: two tasks of 10 s at price 2 on owner 0 (20 s, 40);
+    user 1, job 11: one task of 5 s at price 1 on owner 1 (5 s, 5);
+    user 2, job 20: one task of 30 s at price 1 on owner 1 (30 s, 30).
+    """
+    tasks = pd.DataFrame(
+        {
+            "job": [10, 10, 11, 20],
+            "user": [1, 1, 1, 2],
+            "owner": [0, 0, 1, 1],
+            "start": [0.0, 0.0, 0.0, 100.0],
+            "end": [10.0, 10.0, 5.0, 130.0],
+            "cost": [20.0, 20.0, 5.0, 30.0],
+        }
+    )
+    return market_graph(tasks, users=[1, 2, 3], owners=[0, 1])
+
+
+def test_edges_carry_jobs_time_and_money(market):
+    edges = {(u, o): d for u, o, d in market.edges(data=True)}
+    assert edges == {
+        ("user 1", "owner 0"): {"jobs": 1, "processor_seconds": 20.0, "money": 40.0},
+        ("user 1", "owner 1"): {"jobs": 1, "processor_seconds": 5.0, "money": 5.0},
+        ("user 2", "owner 1"): {"jobs": 1, "processor_seconds": 30.0, "money": 30.0},
+    }
+    assert market.degree("user 3") == 0
+    assert nx.is_bipartite(market)
+    assert {n for n, b in market.nodes(data="bipartite") if b == 1} == {"owner 0", "owner 1"}
+
+
+def test_concentration_by_hand(market):
+    m = market_metrics(market)
+    # owners' money 40 and 35 of 75
+    assert m["owner_share_max"] == pytest.approx(40 / 75)
+    assert m["owner_hhi"] == pytest.approx((40 / 75) ** 2 + (35 / 75) ** 2)
+    # Gini: |40 - 35| summed over ordered pairs (2 x 5) over 2 k^2 mean = 2 * 4 * 37.5
+    assert m["owner_gini"] == pytest.approx(10 / (2 * 4 * 37.5))
+    assert m["owners_selling"] == 1.0
+    # user 1: 20 of 25 s from owner 0; user 2: all from owner 1; user 3 bought nothing
+    assert m["user_dependence"] == pytest.approx((0.8 + 1.0) / 2)
+    assert m["users_single_owner"] == 0.5
+    # owner 0 sold to 1 of 3 users, owner 1 to 2 of 3
+    assert m["owner_degree_centrality_mean"] == pytest.approx(0.5)
+
+
+def test_eigenvector_centrality_against_the_adjacency_matrix(market):
+    nodes = market_nodes(market).set_index("node")
+    # oracle: the leading eigenvector of the money-weighted adjacency of the traded component
+    order = ["owner 0", "user 1", "owner 1", "user 2"]  # a path: 40, 5, 30
+    a = np.zeros((4, 4))
+    for (i, j), w in {(0, 1): 40.0, (1, 2): 5.0, (2, 3): 30.0}.items():
+        a[i, j] = a[j, i] = w
+    values, vectors = np.linalg.eigh(a)
+    lead = np.abs(vectors[:, np.argmax(values)])
+    lead /= np.linalg.norm(lead)
+    got = nodes.loc[order, "eigenvector_centrality"].to_numpy()
+    np.testing.assert_allclose(got, lead, rtol=1e-6)
+    assert nodes.loc["user 3", "eigenvector_centrality"] == 0.0
+    m = market_metrics(market)
+    assert m["owner_eigenvector_max"] == pytest.approx(lead[[0, 2]].max())
+
+
+def test_node_table(market):
+    nodes = market_nodes(market)
+    assert nodes["node"].tolist() == ["user 1", "user 2", "user 3", "owner 0", "owner 1"]
+    owner1 = nodes.set_index("node").loc["owner 1"]
+    assert (owner1["partners"], owner1["jobs"], owner1["money"]) == (2, 2, 35.0)
+    assert owner1["top_partner_share"] == pytest.approx(30 / 35)
+    assert math.isnan(nodes.set_index("node").loc["user 3", "top_partner_share"])
+    assert nodes.loc[nodes["kind"] == "owner", "share"].sum() == pytest.approx(1.0)
+
+
+def test_no_trade_gives_nan_not_errors():
+    empty = pd.DataFrame(columns=["job", "user", "owner", "start", "end", "cost"])
+    m = market_metrics(market_graph(empty, users=[1, 2], owners=[0]))
+    assert all(math.isnan(v) for k, v in m.items() if k != "owners_selling")
+    assert m["owners_selling"] == 0.0
+
+
+def test_a_bad_task_row_is_named():
+    bad = pd.DataFrame(
+        {"job": [5], "user": [1], "owner": [0], "start": [3.0], "end": [1.0], "cost": [1.0]}
+    )
+    with pytest.raises(ValueError, match=r"task row 0 .*job 5"):
+        market_graph(bad)
+
+
+def test_graphml_round_trip(market, tmp_path):
+    path = tmp_path / "network.graphml"
+    path.write_text(graphml_text(market))
+    back = nx.read_graphml(path)
+    assert set(back.nodes) == set(market.nodes)
+    assert dict(back.nodes(data="kind")) == dict(market.nodes(data="kind"))
+    for u, o, d in market.edges(data=True):
+        assert back.edges[u, o] == d
+
+
+def test_a_model_run_market_holds_its_revenue():
+    model = VOModel(jobs=120, owners=4, rng=3)
+    model.run()
+    graph = model.market_graph()
+    tasks = model.task_frame()
+    assert graph.size(weight="money") == pytest.approx(sum(o.revenue for o in model.owners))
+    assert graph.size(weight="processor_seconds") == pytest.approx(
+        float((tasks["end"] - tasks["start"]).sum())
+    )
+    kinds = [k for _, k in graph.nodes(data="kind")]
+    assert kinds.count("user") == len(model.users) and kinds.count("owner") == 4
+    ran = model.job_frame().query("state == 'completed'")
+    assert graph.size(weight="jobs") >= len(ran)  # a job split over owners counts on each
+    summary = model.summary()
+    assert summary["market_owner_hhi"] == pytest.approx(market_metrics(graph)["owner_hhi"])
+
+
+def test_every_sweep_run_writes_its_market(tmp_path):
+    config = parse_sweep(
+        """
+name = "net"
+[scenario]
+trace = "NASA-iPSC-1993-3.1-cln"
+jobs = 30
+[sweep]
+owners = [2, 3]
+"""
+    )
+    run_sweep(config, tmp_path, workers=1)
+    table = load_results(tmp_path)
+    columns = (table["run_id"], table["owners"], table["market_owner_hhi"])
+    for rid, owners, hhi in zip(*columns, strict=True):
+        graph = nx.read_graphml(network_path(tmp_path, rid))
+        assert sum(k == "owner" for _, k in graph.nodes(data="kind")) == owners
+        shares = market_nodes(graph).query("kind == 'owner'")["share"]
+        assert float((shares**2).sum()) == pytest.approx(hhi)

@@ -1,0 +1,291 @@
+"""The VO's market as a network: the user-owner bipartite graph of one run and its concentration.
+
+Users buy processor time from owners through the metascheduler; who bought from whom is the
+bipartite graph of a run (issue 19, §3). :func:`market_graph` builds it from the run's task
+table (``tasks.parquet``: every task that ran, with its user, owner, time and cost),
+:func:`market_metrics` reads from it how concentrated the market is (owners' market shares,
+their HHI and Gini, users' dependence on one owner, centralities) and :func:`market_nodes` the
+per-node figures. ``vosim run`` and every sweep run write the graph as GraphML
+(``network.graphml``), which networkx (``networkx.read_graphml``) and Gephi read.
+
+Examples
+--------
+>>> import pandas as pd
+>>> tasks = pd.DataFrame({"job": [0, 0, 1], "user": [7, 7, 8], "owner": [0, 1, 1],
+...                       "start": [0.0, 0.0, 5.0], "end": [10.0, 10.0, 9.0],
+...                       "cost": [10.0, 30.0, 8.0]})
+>>> g = market_graph(tasks, users=[7, 8, 9], owners=[0, 1])
+>>> sorted(g.edges(data="money"))
+[('user 7', 'owner 0', 10.0), ('user 7', 'owner 1', 30.0), ('user 8', 'owner 1', 8.0)]
+>>> m = market_metrics(g)
+>>> round(m["owner_share_max"], 4), round(m["owner_hhi"], 4)
+(0.7917, 0.6701)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from vosim.analysis.metrics import gini
+
+__all__ = [
+    "USER",
+    "OWNER",
+    "EDGE_WEIGHTS",
+    "market_graph",
+    "market_metrics",
+    "market_nodes",
+    "graphml_text",
+]
+
+#: ``kind`` attribute of user nodes (bipartite set 0) and owner nodes (set 1).
+USER = "user"
+OWNER = "owner"
+#: Edge attributes of :func:`market_graph`, with their units.
+EDGE_WEIGHTS: dict[str, str] = {
+    "jobs": "jobs of the user with at least one task on the owner's processors",
+    "processor_seconds": "processor time the user's tasks occupied there, s",
+    "money": "what the user paid the owner for it, cost units",
+}
+
+
+def _node(kind: str, ident: int) -> str:
+    return f"{kind} {ident}"
+
+
+def market_graph(
+    tasks: pd.DataFrame, users: Iterable[int] = (), owners: Iterable[int] = ()
+) -> nx.Graph:
+    """The user-owner bipartite graph of one run.
+
+    Nodes ``"user <id>"`` (``kind="user"``, ``bipartite=0``) and ``"owner <id>"``
+    (``kind="owner"``, ``bipartite=1``) with an integer ``id``; an edge joins a user and an
+    owner when one of the user's tasks ran on the owner's processors, weighted as
+    :data:`EDGE_WEIGHTS` says (``jobs``: distinct ``job``, the job's position in the trace;
+    interrupted attempts count, since they ran and were paid). Users and owners with no task
+    are nodes without edges: pass every user and owner of the run so that shares and Gini
+    cover them.
+
+    Parameters
+    ----------
+    tasks : pandas.DataFrame
+        One row per task that ran, shape (r, ...), with columns ``job``, ``user``,
+        ``owner``, ``start``, ``end`` (model time units, s) and ``cost`` (cost units):
+        ``VOModel.task_frame()`` or ``tasks.parquet``.
+    users, owners : iterable of int
+        Ids of all users and owners of the run (those in ``tasks`` are added anyway).
+
+    Returns
+    -------
+    networkx.Graph
+        Undirected, bipartite; the graph attribute ``edge_weights`` names the edge
+        attributes (space separated, so that GraphML holds it).
+
+    Raises
+    ------
+    KeyError
+        ``tasks`` lacks one of the columns above.
+    ValueError
+        A task that ends before it starts or costs less than 0 (the row is named).
+
+    References
+    ----------
+    Issue 19 of vosim, §3 (the market as a network); Newman, *Networks* (2nd ed., 2018), §6.6
+    (bipartite networks).
+    """
+    frame = tasks.loc[:, ["job", "user", "owner", "start", "end", "cost"]]
+    time = frame["end"].to_numpy(float) - frame["start"].to_numpy(float)
+    cost = frame["cost"].to_numpy(float)
+    bad = np.flatnonzero(~(time >= 0) | ~(cost >= 0))
+    if bad.size:
+        row = frame.iloc[int(bad[0])]
+        raise ValueError(
+            f"task row {int(bad[0])} (job {row['job']}, user {row['user']}): end before start "
+            f"or negative cost (start {row['start']}, end {row['end']}, cost {row['cost']})"
+        )
+    frame = frame.assign(processor_seconds=time)
+    edges = frame.groupby(["user", "owner"], sort=True).agg(
+        jobs=("job", "nunique"),
+        processor_seconds=("processor_seconds", "sum"),
+        money=("cost", "sum"),
+    )
+    graph = nx.Graph(name="vosim user-owner market", edge_weights=" ".join(EDGE_WEIGHTS))
+    user_ids = sorted({*(int(u) for u in users), *edges.index.get_level_values(0).tolist()})
+    owner_ids = sorted({*(int(o) for o in owners), *edges.index.get_level_values(1).tolist()})
+    graph.add_nodes_from(
+        (_node(USER, u), {"kind": USER, "id": u, "bipartite": 0}) for u in user_ids
+    )
+    graph.add_nodes_from(
+        (_node(OWNER, o), {"kind": OWNER, "id": o, "bipartite": 1}) for o in owner_ids
+    )
+    for (u, o), jobs, seconds, money in zip(
+        edges.index.tolist(),
+        edges["jobs"].tolist(),
+        edges["processor_seconds"].tolist(),
+        edges["money"].tolist(),
+        strict=True,
+    ):
+        graph.add_edge(
+            _node(USER, int(u)),
+            _node(OWNER, int(o)),
+            jobs=int(jobs),
+            processor_seconds=float(seconds),
+            money=float(money),
+        )
+    return graph
+
+
+def _sides(graph: nx.Graph) -> tuple[list[str], list[str]]:
+    kinds = nx.get_node_attributes(graph, "kind")
+    users = [n for n, k in kinds.items() if k == USER]
+    owners = [n for n, k in kinds.items() if k == OWNER]
+    return users, owners
+
+
+def _eigenvector(graph: nx.Graph, weight: str) -> dict[str, float]:
+    """Eigenvector centrality on the largest connected component with edges, 0 elsewhere.
+
+    On a disconnected graph the leading eigenvector is not unique (networkx documents that the
+    answer then depends on round-off), so it is computed on the component that holds the most
+    money and scaled to unit Euclidean norm there (networkx's normalisation).
+    """
+    values = dict.fromkeys(graph, 0.0)
+    parts = [c for c in nx.connected_components(graph) if len(c) > 1]
+    if not parts:
+        return values
+    main = max(parts, key=lambda c: (graph.subgraph(c).size(weight=weight), len(c)))
+    sub = graph.subgraph(main)
+    if sub.size(weight=weight) <= 0:
+        return values
+    values.update(nx.eigenvector_centrality_numpy(sub, weight=weight))
+    return values
+
+
+def market_nodes(graph: nx.Graph) -> pd.DataFrame:
+    """Per-node figures of a :func:`market_graph`: one row per user and owner.
+
+    Columns: ``node`` (its graph name), ``kind``, ``id``; ``partners`` (its degree: owners a
+    user bought from, users an owner sold to); ``jobs``, ``processor_seconds`` and ``money``
+    (the sums of its edges' weights); ``share`` (an owner's share of all money paid; a user's
+    share of all money spent); ``top_partner_share`` (the share of its processor time with
+    its largest partner; NaN without any); ``degree_centrality`` (bipartite: degree over the
+    size of the other side, networkx's ``bipartite.degree_centrality``) and
+    ``eigenvector_centrality`` (weighted by money, on the largest connected component, 0
+    elsewhere).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A :func:`market_graph`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Shape (users + owners, 11), users first, each side by id.
+
+    References
+    ----------
+    Newman, *Networks* (2nd ed., 2018), §7.1.1-7.1.2 (degree and eigenvector centrality);
+    networkx, ``bipartite.degree_centrality``.
+    """
+    users, owners = _sides(graph)
+    degree = nx.bipartite.degree_centrality(graph, owners) if users and owners else {}
+    eigen = _eigenvector(graph, "money")
+    total = graph.size(weight="money")
+    rows = []
+    for node in sorted(users, key=lambda n: graph.nodes[n]["id"]) + sorted(
+        owners, key=lambda n: graph.nodes[n]["id"]
+    ):
+        edges = graph[node]
+        seconds = [e["processor_seconds"] for e in edges.values()]
+        money = sum(e["money"] for e in edges.values())
+        held = sum(seconds)
+        rows.append(
+            {
+                "node": node,
+                "kind": graph.nodes[node]["kind"],
+                "id": graph.nodes[node]["id"],
+                "partners": len(edges),
+                "jobs": sum(e["jobs"] for e in edges.values()),
+                "processor_seconds": held,
+                "money": money,
+                "share": money / total if total > 0 else math.nan,
+                "top_partner_share": max(seconds) / held if held > 0 else math.nan,
+                "degree_centrality": degree.get(node, 0.0),
+                "eigenvector_centrality": eigen.get(node, 0.0),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def market_metrics(graph: nx.Graph) -> dict[str, float]:
+    """How concentrated the market of a :func:`market_graph` is: one number per aspect.
+
+    Keys (NaN where nothing was bought):
+
+    - ``owner_hhi``: Herfindahl-Hirschman index of owners' market shares by money,
+      ``sum_o s_o^2`` in [1/k, 1] for ``k`` owners (the 0-1 scale; antitrust practice
+      multiplies by 10,000);
+    - ``owner_share_max``: the largest owner's share;
+    - ``owner_gini``: Gini coefficient of owners' revenue (:func:`~vosim.analysis.metrics.gini`,
+      every owner of the graph, sellers or not);
+    - ``owners_selling``: owners with at least one buyer, share of all owners;
+    - ``user_dependence``: over users who bought, the mean share of their processor time
+      bought from their largest owner (1: each user depends on one owner);
+    - ``users_single_owner``: share of those users who bought from one owner only;
+    - ``owner_eigenvector_max``: the largest owner eigenvector centrality (weighted by money,
+      unit norm on the largest component: :func:`market_nodes`);
+    - ``owner_degree_centrality_mean``: owners' mean bipartite degree centrality: the share
+      of all users (buyers or not) an owner sold to, on average.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A :func:`market_graph`.
+
+    Returns
+    -------
+    dict of str to float
+
+    References
+    ----------
+    Herfindahl (1950), Hirschman (1945): the HHI; U.S. DoJ & FTC, *Merger Guidelines* (2023),
+    §2.1 (the 10,000 scale); issue 19 of vosim, §3.
+    """
+    nodes = market_nodes(graph)
+    owners = nodes[nodes["kind"] == OWNER]
+    users = nodes[nodes["kind"] == USER]
+    buyers = users[users["processor_seconds"] > 0]
+    share = owners["share"].to_numpy(float)
+    selling = owners["partners"].to_numpy() > 0
+    money = owners["money"].to_numpy(float)
+    bought = money.sum() > 0
+    return {
+        "owner_hhi": float((share**2).sum()) if bought else math.nan,
+        "owner_share_max": float(share.max()) if bought else math.nan,
+        "owner_gini": gini(money) if bought else math.nan,
+        "owners_selling": float(selling.mean()) if len(owners) else math.nan,
+        "user_dependence": float(buyers["top_partner_share"].mean()) if len(buyers) else math.nan,
+        "users_single_owner": float((buyers["partners"] == 1).mean()) if len(buyers) else math.nan,
+        "owner_eigenvector_max": float(owners["eigenvector_centrality"].max())
+        if bought
+        else math.nan,
+        "owner_degree_centrality_mean": float(owners["degree_centrality"].mean())
+        if len(buyers)
+        else math.nan,
+    }
+
+
+def graphml_text(graph: nx.Graph) -> str:
+    """``graph`` as GraphML text (networkx's writer), for ``network.graphml``.
+
+    Text rather than a file so that sweep workers (processes, Ray tasks) can return it to the
+    process that writes the run's files. ``networkx.read_graphml`` reads it back with the
+    same nodes, attributes and edge weights.
+    """
+    return "\n".join(nx.generate_graphml(graph)) + "\n"
