@@ -31,7 +31,13 @@ from vosim.market.nodes import (
 from vosim.market.pricing import DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
 from vosim.market.synthetic import load_trace
-from vosim.market.workload import HypergeometricLocalLoad, Job, LocalJobFlow, jobs_from_trace
+from vosim.market.workload import (
+    HypergeometricLocalLoad,
+    Job,
+    LocalJobFlow,
+    jobs_from_trace,
+    scale_to_load,
+)
 from vosim.policies import make_policy
 from vosim.scenario import (
     MAX_LOCAL_DRAWS,
@@ -209,6 +215,12 @@ class VOModel(mesa.Model):
         or a DataFrame from :func:`~vosim.market.swf.read_swf`. Default UniLu-Gaia-2014-2.
     jobs : int or None
         Use the first ``jobs`` jobs of the trace (>= 1); ``None`` for all.
+    offered_load : float or None
+        Scale those jobs' inter-arrival times so that their offered load on the domain's
+        processors (``round(N * MaxProcs / MaxNodes)``; the trace's ``MaxProcs`` with
+        ``machine``) is this (> 0; :func:`~vosim.market.workload.scale_to_load`); ``None``
+        keeps the trace's times. The owners' local load comes on top of it.
+        ``offered_load_traced`` and ``arrival_scale`` record the load before and the factor.
     nodes : int or None
         Physical nodes ``N`` of the simulated domain; ``None`` takes the trace header's
         ``MaxNodes`` (else ``MaxProcs``, else 100). With ``resources="processors"`` each node
@@ -405,6 +417,7 @@ class VOModel(mesa.Model):
         self,
         trace: str | Path | pd.DataFrame = DEFAULT_TRACE,
         jobs: int | None = 2000,
+        offered_load: float | None = None,
         nodes: int | None = None,
         resources: str = "processors",
         owners: int = 10,
@@ -499,11 +512,16 @@ class VOModel(mesa.Model):
             max_procs = max(int(procs.max()), nodes)
         if owners > nodes:  # owners >= 1 is checked above
             raise ParameterError(f"owners must be an integer in [1, nodes={nodes}], got {owners!r}")
-        resource_count = nodes  # processors: round(N * MaxProcs / MaxNodes), at least N
-        if resources == "processors" and per_node != (1, 1):
-            resource_count = max(
-                (2 * nodes * per_node[0] + per_node[1]) // (2 * per_node[1]), nodes
-            )
+        # the domain's processors: round(N * MaxProcs / MaxNodes), at least N
+        processors = max((2 * nodes * per_node[0] + per_node[1]) // (2 * per_node[1]), nodes)
+        resource_count = processors if resources == "processors" else nodes
+        #: Offered load of the jobs on the domain's processors as traced, and the factor their
+        #: inter-arrival times were scaled by to reach ``offered_load`` (1: not scaled).
+        self.offered_load_traced, self.arrival_scale = math.nan, 1.0
+        if offered_load is not None:
+            frame = scale_to_load(frame, processors, offered_load)
+            self.offered_load_traced = frame.attrs["offered_load_traced"]
+            self.arrival_scale = frame.attrs["arrival_scale"]
         _check_run_size(
             frame,
             nodes,
@@ -989,8 +1007,9 @@ class VOModel(mesa.Model):
         """The run's metrics (``summary.json``, sweep rows), from its job and cycle tables.
 
         :func:`~vosim.analysis.metrics.run_summary` with the owners' revenue and local load,
-        :func:`~vosim.analysis.metrics.vo_evaluation_summary` and the market's concentration
-        (:func:`~vosim.analysis.network.market_metrics`, keys prefixed ``market_``). ``jobs``,
+        :func:`~vosim.analysis.metrics.vo_evaluation_summary`, the market's concentration
+        (:func:`~vosim.analysis.network.market_metrics`, keys prefixed ``market_``) and, with
+        ``offered_load``, the load as traced and the arrival scale factor. ``jobs``,
         ``cycles`` and ``market`` are :meth:`job_frame`, :meth:`cycle_frame` and
         :meth:`market_graph` if already built. The period measured runs from the first
         submission to the end of the run.
@@ -1011,7 +1030,11 @@ class VOModel(mesa.Model):
             end=end,
         )
         concentration = {f"market_{k}": v for k, v in market_metrics(market).items()}
-        return {**summary, **vo_evaluation_summary(cycles), **concentration}
+        load = {
+            "offered_load_traced": self.offered_load_traced,
+            "arrival_scale": self.arrival_scale,
+        }
+        return {**summary, **vo_evaluation_summary(cycles), **concentration, **load}
 
     def market_graph(self, tasks: pd.DataFrame | None = None) -> nx.Graph:
         """The user-owner bipartite graph of the run so far (issue 19, §3).

@@ -592,6 +592,16 @@ class Scenario:
         none="every job of the trace",
         metavar="N",
     )
+    offered_load: float | None = _p(
+        None,
+        "scale the jobs' inter-arrival times to this offered load on the domain's processors: "
+        "sum of processors x run time over processors x (last - first submission); sizes, "
+        "run times and order stay the trace's (owners' local load comes on top)",
+        group="workload",
+        check=Real(low=0, low_open=True, finite=True),
+        none="the trace's own arrival times",
+        metavar="RHO",
+    )
     nodes: int | None = _p(
         None,
         "physical nodes of the simulated domain (with resources=processors each holds "
