@@ -102,6 +102,17 @@ def test_no_trade_gives_nan_not_errors():
     assert m["owners_selling"] == 0.0
 
 
+def test_one_trade_gives_equal_centrality():
+    one = pd.DataFrame(
+        {"job": [0], "user": [1], "owner": [0], "start": [0.0], "end": [5.0], "cost": [2.0]}
+    )
+    nodes = market_nodes(market_graph(one, users=[1, 2], owners=[0, 1])).set_index("node")
+    np.testing.assert_allclose(
+        nodes.loc[["user 1", "owner 0"], "eigenvector_centrality"], [0.5**0.5] * 2
+    )
+    assert nodes.loc["owner 1", "eigenvector_centrality"] == 0.0
+
+
 def test_a_bad_task_row_is_named():
     bad = pd.DataFrame(
         {"job": [5], "user": [1], "owner": [0], "start": [3.0], "end": [1.0], "cost": [1.0]}

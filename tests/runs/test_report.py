@@ -93,12 +93,13 @@ def test_write_report_has_every_figure_and_table(sweep_dir, tmp_path):
     if HAS_VLC:
         stems = {"tradeoff", "param-vo_objective", "param-ua", "ua-plane", "churn"}
         stems |= {"concentration", "market"}
-        assert {p.name for p in written[1:]} == {f"page-{s}.png" for s in stems}
-        for png in written[1:]:
+        assert written[1].name == "page-summary.csv"
+        assert {p.name for p in written[2:]} == {f"page-{s}.png" for s in stems}
+        for png in written[2:]:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert "cdn.jsdelivr.net" not in text  # self-contained
     else:
-        assert written == [out]
+        assert [p.name for p in written] == ["page.html", "page-summary.csv"]
 
 
 def test_write_report_default_path(sweep_dir):
@@ -193,6 +194,7 @@ def test_charts_of_undefined_means_are_valid_json():
             "ua": [0.0, 0.0, 50.0, 50.0],
             "mean_vo_evaluation": [math.nan, math.nan, 0.4, 0.6],
             "mean_wait": [1.0, math.inf, 3.0, 5.0],
+            "label": ["ua=0", "ua=0", "ua=50", "ua=50"],
         }
     )
     summary = _summary(ok, ["ua"], ["mean_vo_evaluation", "mean_wait"])

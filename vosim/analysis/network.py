@@ -162,6 +162,9 @@ def _eigenvector(graph: nx.Graph, weight: str) -> dict[str, float]:
     sub = graph.subgraph(main)
     if sub.size(weight=weight) <= 0:
         return values
+    if len(main) == 2:  # one edge: both ends alike (ARPACK needs at least 3 nodes)
+        values.update(dict.fromkeys(main, math.sqrt(0.5)))
+        return values
     values.update(nx.eigenvector_centrality_numpy(sub, weight=weight))
     return values
 

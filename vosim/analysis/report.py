@@ -4,11 +4,12 @@
 ``report.html``: a self-contained page (Vega, Vega-Lite and vega-embed bundled inline when
 ``vl-convert-python`` is installed, else loaded from a CDN when the page is opened) with
 
-1. the fairness-revenue trade-off: one point per policy (combination of swept values), owners'
-   revenue against the users' Jain index of slowdowns (or their mean evaluation U), mean +- sd
-   over repetitions;
-2. each metric against each swept parameter (mean +- sd over repetitions, one line per
-   combination of the other parameters);
+1. the fairness-revenue trade-off: one point per policy (combination of swept values, or a
+   baseline at each factor level), owners' revenue against the users' Jain index of slowdowns
+   (or their mean evaluation U), means with their 95% confidence intervals over repetitions
+   (:func:`~vosim.analysis.stats.mean_ci`; every plotted mean has one);
+2. each metric against each swept parameter (the swept policies, one line per combination
+   of the other parameters);
 3. when ``ua`` is swept, the (A, U_a) plane: the VO evaluation A against the limit U_a, with
    the line A = U_a;
 4. when per-run cycle tables exist (``DIR/cycles/``), churn: owners and users still in the VO
@@ -17,8 +18,11 @@
    share, users' dependence on one owner; :mod:`vosim.analysis.network`) and the user-owner
    graph of the sweep's first run (``DIR/networks/``);
 
-and a table of the means per policy. The same figures are written as PNG files next to the page
-when ``vl-convert-python`` is installed.
+then, when the sweep has ``[[baseline]]`` runs, every policy against every baseline on paired
+runs (:func:`~vosim.analysis.stats.paired_tests`: difference, its interval, Holm-adjusted
+p-value, effect size) with the significant differences of the headline metrics stated as
+sentences, and a table of the means per policy. The tables are also written as CSV, the
+figures as PNG files next to the page when ``vl-convert-python`` is installed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.analysis.charts import market_graph_chart
+from vosim.analysis.stats import mean_ci, paired_tests
 from vosim.errors import ConfigError
 
 __all__ = ["write_report", "METRICS"]
@@ -52,6 +57,15 @@ METRICS: dict[str, str] = {
     "market_owner_share_max": "largest owner's market share",
     "market_user_dependence": "users' dependence on one owner",
 }
+#: Metrics whose significant differences from a baseline the report states as sentences.
+CLAIMED = (
+    "mean_wait",
+    "mean_bounded_slowdown",
+    "utilization",
+    "owners_revenue",
+    "users_jain_slowdown",
+    "market_owner_hhi",
+)
 #: Market concentration metrics of the market section (shares, each in [0, 1]).
 MARKET_METRICS = ("market_owner_hhi", "market_owner_share_max", "market_user_dependence")
 #: Rows at most in a chart's data (altair refuses more than 5,000).
@@ -73,7 +87,11 @@ def _label(value: Any) -> str:
     return str(value)
 
 
-def _policy(row: pd.Series, keys: list[str]) -> str:
+def _policy(row: pd.Series, keys: list[str], factors: list[str]) -> str:
+    """A run's policy label: its swept values, or its baseline's name and the factors."""
+    base = row.get("baseline")
+    if isinstance(base, str) and base:
+        return ", ".join([*(f"{k}={_label(row[k])}" for k in factors), base])
     return ", ".join(f"{k}={_label(row[k])}" for k in keys) if keys else "all runs"
 
 
@@ -100,21 +118,26 @@ def _load(sweep_dir: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
 
 
 def _summary(ok: pd.DataFrame, keys: list[str], metrics: list[str]) -> pd.DataFrame:
-    """Mean, sd (0 for one run) and count of each metric per policy, in sweep order."""
-    ok = ok.copy()
-    ok["policy"] = [_policy(row, keys) for _, row in ok.iterrows()]
-    order = list(dict.fromkeys(ok["policy"]))
-    grouped = ok.groupby("policy", sort=False)
+    """Per policy (``label``, in sweep order): runs, and each metric's mean, sd and 95% CI.
+
+    ``{m}_lo`` and ``{m}_hi`` bound the t interval of the mean (:func:`mean_ci`; the mean
+    itself for one run, whose interval is unknown); ``{m}_sd`` is 0 for one run.
+    """
+    grouped = ok.groupby("label", sort=False)
     rows = []
-    for name in order:
+    for name in dict.fromkeys(ok["label"]):
         group = grouped.get_group(name)
-        row: dict[str, Any] = {"policy": name, "runs": len(group)}
+        row: dict[str, Any] = {"label": name, "runs": len(group)}
+        row["baseline"] = group["baseline"].iloc[0] if "baseline" in group else None
         for k in keys:
             row[k] = _label(group[k].iloc[0])
         for m in metrics:
             values = pd.to_numeric(group[m], errors="coerce").dropna()
-            row[m] = float(values.mean()) if len(values) else math.nan
+            mean, lo, hi = mean_ci(values.to_numpy())
+            row[m] = mean
             row[f"{m}_sd"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+            row[f"{m}_lo"] = lo if lo == lo else mean
+            row[f"{m}_hi"] = hi if hi == hi else mean
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -122,11 +145,17 @@ def _summary(ok: pd.DataFrame, keys: list[str], metrics: list[str]) -> pd.DataFr
 def _errorbars(
     data: pd.DataFrame, x: alt.X, y: str, color: alt.Color, title: str
 ) -> alt.LayerChart:
-    """Points and lines of ``mean`` with vertical rules ``lo``-``hi`` (mean +- sd)."""
+    """Points and lines of ``mean`` with vertical rules ``lo``-``hi`` (its 95% CI)."""
     base = alt.Chart(data).encode(x=x, color=color)
     line = base.mark_line(point=True).encode(
         y=alt.Y("mean:Q", title=title, scale=alt.Scale(zero=False)),
-        tooltip=["policy:N", alt.Tooltip("mean:Q", format=",.3f"), "sd:Q", "runs:Q"],
+        tooltip=[
+            alt.Tooltip("label:N", title="policy"),
+            alt.Tooltip("mean:Q", format=",.3f"),
+            alt.Tooltip("lo:Q", format=",.3f", title="95% CI from"),
+            alt.Tooltip("hi:Q", format=",.3f", title="95% CI to"),
+            "runs:Q",
+        ],
     )
     rules = base.mark_rule().encode(y="lo:Q", y2="hi:Q")
     return alt.layer(rules, line).properties(width=WIDTH, height=HEIGHT, title=y)
@@ -138,18 +167,18 @@ def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
         y = "mean_user_evaluation"
     data = pd.DataFrame(
         {
-            "policy": summary["policy"],
+            "label": summary["label"],
             "x": summary["owners_revenue"],
-            "x_lo": summary["owners_revenue"] - summary["owners_revenue_sd"],
-            "x_hi": summary["owners_revenue"] + summary["owners_revenue_sd"],
+            "x_lo": summary["owners_revenue_lo"],
+            "x_hi": summary["owners_revenue_hi"],
             "y": summary[y],
-            "y_lo": summary[y] - summary[f"{y}_sd"],
-            "y_hi": summary[y] + summary[f"{y}_sd"],
+            "y_lo": summary[f"{y}_lo"],
+            "y_hi": summary[f"{y}_hi"],
             "runs": summary["runs"],
         }
     )
     color = alt.Color(
-        "policy:N", title="policy", sort=list(summary["policy"]), legend=LEGEND, scale=PALETTE
+        "label:N", title="policy", sort=list(summary["label"]), legend=LEGEND, scale=PALETTE
     )
     base = alt.Chart(data).encode(color=color)
     x_title = METRICS["owners_revenue"]
@@ -158,7 +187,7 @@ def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
         x=alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False)),
         y=alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
         tooltip=[
-            "policy:N",
+            alt.Tooltip("label:N", title="policy"),
             alt.Tooltip("x:Q", title=x_title, format=",.0f"),
             alt.Tooltip("y:Q", title=y_title, format=".3f"),
             "runs:Q",
@@ -169,7 +198,7 @@ def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
     return alt.layer(xbars, ybars, points).properties(
         width=520,
         height=360,
-        title=f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean +- sd)",
+        title=f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean, 95% CI)",
     )
 
 
@@ -181,17 +210,15 @@ def _parameter_chart(
     for _, row in summary.iterrows():
         other = ", ".join(f"{k}={row[k]}" for k in others) if others else "all"
         for m in metrics:
-            mean, sd = row[m], row[f"{m}_sd"]
             rows.append(
                 {
                     "value": row[key],
                     "others": other,
-                    "policy": row["policy"],
+                    "label": row["label"],
                     "metric": m,
-                    "mean": mean,
-                    "sd": sd,
-                    "lo": mean - sd,
-                    "hi": mean + sd,
+                    "mean": row[m],
+                    "lo": row[f"{m}_lo"],
+                    "hi": row[f"{m}_hi"],
                     "runs": row["runs"],
                 }
             )
@@ -202,7 +229,7 @@ def _parameter_chart(
         _errorbars(data.loc[data["metric"] == m], x, m, color, METRICS.get(m, m)) for m in metrics
     ]
     grid = [alt.hconcat(*panels[i : i + 4]) for i in range(0, len(panels), 4)]
-    return alt.vconcat(*grid).properties(title=f"Metrics vs {key} (mean +- sd over repetitions)")
+    return alt.vconcat(*grid).properties(title=f"Metrics vs {key} (mean, 95% CI over repetitions)")
 
 
 def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.LayerChart | None:
@@ -222,11 +249,10 @@ def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.L
         {
             "ua": data["ua_value"],
             "others": data["others"],
-            "policy": data["policy"],
+            "label": data["label"],
             "mean": data["mean_vo_evaluation"],
-            "sd": data["mean_vo_evaluation_sd"],
-            "lo": data["mean_vo_evaluation"] - data["mean_vo_evaluation_sd"],
-            "hi": data["mean_vo_evaluation"] + data["mean_vo_evaluation_sd"],
+            "lo": data["mean_vo_evaluation_lo"],
+            "hi": data["mean_vo_evaluation_hi"],
             "runs": data["runs"],
         }
     )
@@ -243,18 +269,18 @@ def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.L
     )
 
 
-def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, keys: list[str]) -> alt.VConcatChart:
-    labels = {row["run_id"]: _policy(row, keys) for _, row in ok.iterrows()}
+def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame) -> alt.VConcatChart:
+    labels = dict(zip(ok["run_id"], ok["label"], strict=True))
     order = list(dict.fromkeys(labels.values()))
     data = cycles.loc[cycles["run_id"].isin(labels), ["run_id", "time"]].copy()
     for column in ("owners_active", "users_active"):
         data[column] = pd.to_numeric(cycles.loc[data.index, column], errors="coerce")
-    data["policy"] = data["run_id"].map(labels)
+    data["label"] = data["run_id"].map(labels)
     bins = max(10, MAX_ROWS // max(1, len(order)))
     edges = np.linspace(data["time"].min(), data["time"].max() + 1e-9, bins + 1)
     data["bin"] = np.clip(np.digitize(data["time"], edges) - 1, 0, bins - 1)
     binned = (
-        data.groupby(["policy", "bin"], sort=False)
+        data.groupby(["label", "bin"], sort=False)
         .agg(
             time=("time", "mean"),
             owners_active=("owners_active", "mean"),
@@ -264,13 +290,17 @@ def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, keys: list[str]) -> alt
     )
     binned["day"] = binned["time"] / 86400.0
     binned = binned.drop(columns=["bin", "time"])
-    color = alt.Color("policy:N", title="policy", sort=order, legend=LEGEND, scale=PALETTE)
+    color = alt.Color("label:N", title="policy", sort=order, legend=LEGEND, scale=PALETTE)
     base = alt.Chart(binned).encode(x=alt.X("day:Q", title="model time (days)"), color=color)
     panels = [
         base.mark_line()
         .encode(
             y=alt.Y(f"{column}:Q", title=title, scale=alt.Scale(zero=False)),
-            tooltip=["policy:N", alt.Tooltip("day:Q", format=".1f"), f"{column}:Q"],
+            tooltip=[
+                alt.Tooltip("label:N", title="policy"),
+                alt.Tooltip("day:Q", format=".1f"),
+                f"{column}:Q",
+            ],
         )
         .properties(width=640, height=200, title=title)
         for column, title in (("owners_active", "owners in the VO"), ("users_active", "users"))
@@ -281,17 +311,17 @@ def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, keys: list[str]) -> alt
 
 
 def _concentration_chart(summary: pd.DataFrame) -> alt.FacetChart:
-    """Market concentration per policy: one panel per share metric, mean +- sd, axis 0-1."""
-    order = list(summary["policy"])
+    """Market concentration per policy: one panel per share metric, mean and CI, axis 0-1."""
+    order = list(summary["label"])
     long = pd.concat(
         [
             pd.DataFrame(
                 {
-                    "policy": summary["policy"],
+                    "label": summary["label"],
                     "metric": METRICS[m],
                     "mean": summary[m],
-                    "lo": (summary[m] - summary[f"{m}_sd"]).clip(lower=0),
-                    "hi": (summary[m] + summary[f"{m}_sd"]).clip(upper=1),
+                    "lo": summary[f"{m}_lo"].clip(lower=0),
+                    "hi": summary[f"{m}_hi"].clip(upper=1),
                     "runs": summary["runs"],
                 }
             )
@@ -300,23 +330,28 @@ def _concentration_chart(summary: pd.DataFrame) -> alt.FacetChart:
         ignore_index=True,
     )
     base = alt.Chart().encode(
-        y=alt.Y("policy:N", sort=order, title=None, axis=alt.Axis(labelLimit=400)),
-        color=alt.Color("policy:N", sort=order, legend=None, scale=PALETTE),
+        y=alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=400)),
+        color=alt.Color("label:N", sort=order, legend=None, scale=PALETTE),
     )
     dots = base.mark_point(filled=True, size=60).encode(
         x=alt.X("mean:Q", title="share (0-1)", scale=alt.Scale(domain=[0, 1])),
-        tooltip=["policy:N", "metric:N", alt.Tooltip("mean:Q", format=".3f"), "runs:Q"],
+        tooltip=[
+            alt.Tooltip("label:N", title="policy"),
+            "metric:N",
+            alt.Tooltip("mean:Q", format=".3f"),
+            "runs:Q",
+        ],
     )
     rules = base.mark_rule().encode(x="lo:Q", x2="hi:Q")
     return (
         alt.layer(rules, dots, data=long)
         .properties(width=220)
         .facet(column=alt.Column("metric:N", sort=[METRICS[m] for m in MARKET_METRICS], title=None))
-        .properties(title="Market concentration per policy (mean +- sd over repetitions)")
+        .properties(title="Market concentration per policy (mean, 95% CI over repetitions)")
     )
 
 
-def _first_market(sweep_dir: Path, ok: pd.DataFrame, keys: list[str]):
+def _first_market(sweep_dir: Path, ok: pd.DataFrame):
     """The first finished run's market graph and its label, or ``None`` if none was written."""
     import networkx as nx
 
@@ -325,7 +360,7 @@ def _first_market(sweep_dir: Path, ok: pd.DataFrame, keys: list[str]):
     for _, row in ok.iterrows():
         path = network_path(sweep_dir, row["run_id"])
         if path.is_file():
-            label = f"{_policy(row, keys)}, repetition {int(row['repetition'])}"
+            label = f"{row['label']}, repetition {int(row['repetition'])}"
             return nx.read_graphml(path), label
     return None
 
@@ -347,20 +382,70 @@ def _scripts(inline: bool) -> str:
     )
 
 
-def _table_html(summary: pd.DataFrame, keys: list[str], metrics: list[str]) -> str:
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
-    head += "<th>runs</th>"
+def _table_html(summary: pd.DataFrame, metrics: list[str]) -> str:
+    head = "<th>policy</th><th>runs</th>"
     head += "".join(f"<th>{html.escape(METRICS.get(m, m))}</th>" for m in metrics)
     body = []
     for _, row in summary.iterrows():
-        cells = "".join(f"<td>{html.escape(str(row[k]))}</td>" for k in keys)
-        cells += f"<td>{row['runs']}</td>"
+        cells = f"<td>{html.escape(str(row['label']))}</td><td>{row['runs']}</td>"
         for m in metrics:
-            mean, sd = row[m], row[f"{m}_sd"]
-            text = "n/a" if mean != mean else f"{mean:,.4g} &plusmn; {sd:,.2g}"
+            mean, lo, hi = row[m], row[f"{m}_lo"], row[f"{m}_hi"]
+            text = "n/a" if mean != mean else f"{mean:,.4g}"
+            if mean == mean and row["runs"] > 1:
+                text += f" [{lo:,.4g}, {hi:,.4g}]"
             cells += f"<td>{text}</td>"
         body.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _number(x: float) -> str:
+    """A figure for a sentence: thousands separated from 1,000 up, else 4 significant digits."""
+    if x != x:
+        return "n/a"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _p(p: float) -> str:
+    """A p-value for a sentence: ``= 0.0123``, or ``< 0.0001``."""
+    return "< 0.0001" if p < 0.0001 else f"= {p:.4f}"
+
+
+def _claim(row: pd.Series) -> str:
+    """One paired test as a sentence: difference, its interval, Holm's p and d_z."""
+    where = f" at {row['factors']}" if row["factors"] else ""
+    direction = "higher" if row["difference"] > 0 else "lower"
+    return (
+        f"{row['policy']}{where}: {METRICS.get(row['metric'], row['metric'])} "
+        f"{_number(row['policy_mean'])} vs {_number(row['baseline_mean'])} under "
+        f"{row['baseline']}, {direction} by {_number(abs(row['difference']))} (95% CI of the "
+        f"difference {_number(row['difference_lo'])} to {_number(row['difference_hi'])}; "
+        f"paired t-test over {row['n']} repetitions, Holm-adjusted p {_p(row['p_holm'])}; "
+        f"d_z = {row['effect_size']:.2g})"
+    )
+
+
+def _tests_html(tests: pd.DataFrame) -> str:
+    """The claims (significant differences, as sentences) and the whole table of tests."""
+    significant = tests[tests["significant"] & tests["metric"].isin(CLAIMED)]
+    claims = "".join(f"<li>{html.escape(_claim(row))}</li>" for _, row in significant.iterrows())
+    columns = list(tests.columns)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = []
+    for _, row in tests.iterrows():
+        cells = []
+        for c in columns:
+            v = row[c]
+            text = _number(v) if isinstance(v, float) else str(v)
+            cells.append(f"<td>{html.escape(text)}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    shown = len(significant)
+    return (
+        f"<p>{shown} of {int(tests['metric'].isin(CLAIMED).sum())} comparisons of the headline "
+        "metrics differ at the 5 % family-wise level (Holm, per metric):</p>\n"
+        f"<ul>{claims or '<li>none</li>'}</ul>\n"
+        f"<details><summary>All {len(tests)} paired tests</summary>{table}</details>"
+    )
 
 
 def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[Path]:
@@ -379,7 +464,9 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     Returns
     -------
     list of Path
-        The HTML page first, then the PNG files written.
+        The HTML page first, then ``<stem>-summary.csv`` (per policy: runs, and each
+        metric's mean, sd and 95% CI bounds), ``<stem>-tests.csv`` when the sweep has
+        baselines (:func:`~vosim.analysis.stats.paired_tests`), then the PNG files.
 
     Raises
     ------
@@ -392,30 +479,42 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     manifest, table, ok = _load(sweep_dir)
     out = Path(out) if out is not None else sweep_dir / "report.html"
     keys = [k for k in manifest.get("parameters", []) if k in ok.columns]
+    swept = [k for k in manifest.get("sweep", {}).get("sweep", {}) if k in ok.columns]
+    factors = [k for k in manifest.get("factors", []) if k in ok.columns]
+    if "baseline" not in ok:
+        ok["baseline"] = None
+    ok["label"] = [_policy(row, swept, factors) for _, row in ok.iterrows()]
     metrics = [
         m for m in METRICS if m in ok and pd.to_numeric(ok[m], errors="coerce").notna().any()
     ]
     summary = _summary(ok, keys, metrics)
+    policies = summary[summary["baseline"].isna()]
+    tests = None
+    if ok["baseline"].notna().any() and ok["baseline"].isna().any():
+        # a policy is named without its factors here: the tests pair it at each factor level
+        within = [k for k in swept if k not in factors]
+        names = [_policy(row, within, []) for _, row in ok.iterrows()]
+        tests = paired_tests(ok.assign(label=names), metrics, factors=factors)
 
     figures: list[tuple[str, str, alt.TopLevelMixin]] = []
     if "owners_revenue" in metrics and (
         "users_jain_slowdown" in metrics or "mean_user_evaluation" in metrics
     ):
         figures.append(("tradeoff", "Fairness-revenue trade-off", _tradeoff_chart(summary)))
-    for key in keys:
-        order = list(dict.fromkeys(summary[key]))
-        chart = _parameter_chart(summary, keys, key, metrics, order)
+    for key in swept:
+        order = list(dict.fromkeys(policies[key]))
+        chart = _parameter_chart(policies, swept, key, metrics, order)
         figures.append((f"param-{key}", f"Metrics vs {key}", chart))
-    ua_chart = _ua_chart(ok, summary, keys)
+    ua_chart = _ua_chart(ok, policies, swept)
     if ua_chart is not None:
         figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
     cycles = load_cycles(sweep_dir)
     if {"time", "owners_active", "users_active"} <= set(cycles.columns) and len(cycles):
-        figures.append(("churn", "Churn over time", _churn_chart(cycles, ok, keys)))
+        figures.append(("churn", "Churn over time", _churn_chart(cycles, ok)))
     if all(m in metrics for m in MARKET_METRICS):
         chart = _concentration_chart(summary)
         figures.append(("concentration", "Market concentration", chart))
-    first = _first_market(sweep_dir, ok, keys)
+    first = _first_market(sweep_dir, ok)
     if first is not None:
         graph, label = first
         chart = market_graph_chart(graph, title=f"User-owner market of one run: {label}")
@@ -433,6 +532,9 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
             f'<script type="text/javascript">vegaEmbed("#fig{number}", {spec}, '
             '{"mode": "vega-lite"}).catch(console.error);</script>'
         )
+    tests_section = ""
+    if tests is not None:
+        tests_section = "<h2>Policies against baselines (paired tests)</h2>\n" + _tests_html(tests)
     name = manifest.get("name", sweep_dir.name)
     failed = int((table["status"] == "error").sum())
     scenario = manifest.get("sweep", {}).get("scenario", {})
@@ -455,8 +557,9 @@ th, td {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }}
 vosim {html.escape(str(manifest.get("vosim_version", "")))}.
 Fixed scenario: <code>{html.escape(json.dumps(scenario))}</code></p>
 {chr(10).join(sections)}
-<h2>Means per policy (mean &plusmn; sd over repetitions)</h2>
-{_table_html(summary, keys, metrics)}
+{tests_section}
+<h2>Means per policy (mean [95% CI] over repetitions)</h2>
+{_table_html(summary, metrics)}
 </body>
 </html>
 """
@@ -465,6 +568,11 @@ Fixed scenario: <code>{html.escape(json.dumps(scenario))}</code></p>
 
     atomic_write_bytes(out, page.encode("utf-8"))
     written = [out]
+    tables = [("summary", summary)] + ([("tests", tests)] if tests is not None else [])
+    for stem, frame in tables:
+        csv = out.with_name(f"{out.stem}-{stem}.csv")
+        atomic_write_bytes(csv, frame.to_csv(index=False).encode("utf-8"))
+        written.append(csv)
     if vlc is not None:
         for stem, _, chart in figures:
             png = out.with_name(f"{out.stem}-{stem}.png")

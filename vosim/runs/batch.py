@@ -109,6 +109,7 @@ from vosim import __version__
 from vosim.errors import ConfigError, ParameterError
 from vosim.runs.config import SweepConfig, canonical_json, check_run_count
 from vosim.runs.store import atomic_write_bytes, write_json, write_table
+from vosim.scenario import PARAMETERS
 
 __all__ = [
     "BACKENDS",
@@ -340,7 +341,7 @@ def run_id(
 
 
 def expand(config: SweepConfig) -> list[RunSpec]:
-    """The runs of a sweep: each combination of swept values (file order), each repetition.
+    """The runs of a sweep: each swept combination, then each baseline, each repetition.
 
     Parameters
     ----------
@@ -350,9 +351,10 @@ def expand(config: SweepConfig) -> list[RunSpec]:
     Returns
     -------
     list of RunSpec
-        ``config.run_count`` runs, combinations in :meth:`SweepConfig.points` order and
-        repetitions innermost; ids are distinct and stable (they depend on values, trace
-        contents and the vosim version only; see :func:`run_id`).
+        ``config.run_count`` runs: combinations in :meth:`SweepConfig.points` order, then
+        :meth:`SweepConfig.baseline_points`, repetitions innermost; ids are distinct and
+        stable (they depend on values, trace contents and the vosim version only; see
+        :func:`run_id`).
 
     Raises
     ------
@@ -363,12 +365,28 @@ def expand(config: SweepConfig) -> list[RunSpec]:
         A trace file cannot be read.
     """
     check_run_count(config)
-    encoders = {key: _column_encoder(values) for key, values in config.sweep.items()}
+    fixed = {k: config.scenario.get(k, PARAMETERS[k].default) for k in config.columns}
+    encoders = {
+        key: _column_encoder(
+            [
+                *config.sweep.get(key, ()),
+                *(b[key] for b in config.baselines if key in b),
+                fixed[key],
+            ]
+        )
+        for key in config.columns
+    }
+    points = [(None, point) for point in config.points()] + config.baseline_points()
     runs = []
-    for point in config.points():
+    for baseline, point in points:
         kwargs = {**config.scenario, **point}
         digests = _file_digests(kwargs)
-        columns = {key: encoders[key](value) for key, value in point.items()}
+        # a swept policy shows the baselines' keys at its own values; a baseline leaves the
+        # swept keys it does not vary empty
+        shown = {k: point.get(k, fixed[k] if baseline is None else None) for k in config.columns}
+        columns = {key: encoders[key](value) for key, value in shown.items()}
+        if config.baselines:
+            columns["baseline"] = baseline
         for repetition in range(config.repetitions):
             seed = config.run_seed(point, repetition)
             rid = run_id(kwargs, repetition, seed, digests)
@@ -695,7 +713,8 @@ def _manifest(config: SweepConfig, runs: list[RunSpec]) -> dict[str, Any]:
         "sweep_file": str(Path(config.path).resolve()) if config.path else None,
         "sweep_text": config.text,
         "sweep": config.to_dict(),
-        "parameters": list(config.sweep),
+        "parameters": config.columns,
+        "factors": list(config.factors),
         "runs": [
             {
                 "run_id": spec.run_id,

@@ -20,9 +20,14 @@ instances each combination gets::
     repetitions = 3                      # random instances per combination, >= 1 (default 1)
     seed = 1                             # >= 0 (default 1)
     paired = true                        # default true; see "Seeds" below
+    factors = ["local_load"]             # swept keys that set the environment, not the policy
+
+    [[baseline]]                         # optional, repeatable: a reference policy
+    policy = "easy"
 
 The runs are the cartesian product of the ``[sweep]`` lists, in file order (the first key
-varies slowest), times the repetitions: at most :data:`MAX_RUNS` (100,000) of them. The keys
+varies slowest), then each ``[[baseline]]`` over the product of the ``factors`` lists only,
+times the repetitions: at most :data:`MAX_RUNS` (100,000) of them. The keys
 of ``[scenario]`` and ``[sweep]`` are the parameters :class:`vosim.scenario.Scenario`
 declares, i.e. the keyword parameters of :class:`vosim.VOModel` (a test keeps the two equal);
 a key may be fixed or swept, not both.
@@ -41,6 +46,17 @@ bundled trace or an existing file (``trace`` may also be a synthetic stream such
 Rules between parameters and what needs the trace (such as ``owners`` above the node count)
 are left to the model: the run is recorded with its error (see :mod:`vosim.runs.batch`), so
 one bad combination does not stop the others.
+
+Baselines
+---------
+A ``[[baseline]]`` table fixes some parameters (any but the ``factors``; ``policy = "easy"``,
+say) to define a reference the swept policies are read against, as a batch system would run
+the same jobs. Its runs vary only the ``[run] factors``, the swept keys that describe the
+environment (the load, the trace) rather than the policy; the other swept keys keep their
+``[scenario]`` values (or defaults) and are empty in its result rows, whose ``baseline``
+column names it (``"policy=easy"``; empty for the swept policies). With ``paired = true`` a
+baseline's repetition ``r`` uses the same seed as every policy's, so the report pairs each
+policy with each baseline at equal factors and repetition (:mod:`vosim.analysis.stats`).
 
 Seeds
 -----
@@ -90,6 +106,7 @@ import hashlib
 import inspect
 import itertools
 import json
+import math
 import re
 import tomllib
 import types
@@ -116,9 +133,9 @@ __all__ = [
 ]
 
 #: Top-level keys of a sweep file.
-TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run")
+TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run", "baseline")
 #: Keys of the ``[run]`` table.
-RUN_KEYS = ("repetitions", "seed", "paired")
+RUN_KEYS = ("repetitions", "seed", "paired", "factors")
 #: The string that stands for ``None`` (TOML has no null).
 NONE = "none"
 #: Most runs a sweep may have (combinations times repetitions); a bigger one is refused before
@@ -257,6 +274,17 @@ def _convert(value: Any, annotation: Any) -> Any:
     return value  # an annotation vosim does not know how to check
 
 
+def _label(value: Any) -> str:
+    """A parameter value as a table label (``None`` as ``none``, integral floats as ints)."""
+    if value is None:
+        return NONE
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (tuple, list, dict)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
 def _show(value: Any) -> str:
     return json.dumps(value) if isinstance(value, (str, list, dict)) else repr(value)
 
@@ -268,7 +296,7 @@ def _key_line(text: str, table: str | None, key: str) -> int | None:
     """1-based line of ``key = ...`` in ``[table]`` (top level if ``None``), best effort."""
     current: str | None = None
     pattern = re.compile(rf"""^\s*(["']?){re.escape(key)}\1\s*=""")
-    header = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]")
+    header = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]")  # [table] or [[array]]
     for number, line in enumerate(text.splitlines(), start=1):
         m = header.match(line)
         if m:
@@ -279,7 +307,7 @@ def _key_line(text: str, table: str | None, key: str) -> int | None:
 
 
 def _table_line(text: str, table: str) -> int | None:
-    header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+    header = re.compile(rf"^\s*\[\[?\s*{re.escape(table)}\s*\]")  # [table] or [[array]]
     for number, line in enumerate(text.splitlines(), start=1):
         if header.match(line):
             return number
@@ -320,6 +348,11 @@ class SweepConfig:
         The file's contents, as read (kept in the results' manifest).
     preset : str or None
         The ``[scenario]`` preset the values start from (``None``: the declared defaults).
+    factors : tuple of str
+        Swept keys that set the environment (``[run] factors``): baselines vary them, and
+        policies are compared at equal factors.
+    baselines : tuple of dict
+        The ``[[baseline]]`` tables: each fixes some parameters (model types), in file order.
     """
 
     name: str
@@ -332,14 +365,26 @@ class SweepConfig:
     path: str | None = None
     text: str = ""
     preset: str | None = None
+    factors: tuple[str, ...] = ()
+    baselines: tuple[dict[str, Any], ...] = ()
 
     @property
     def run_count(self) -> int:
         """Number of runs: combinations times repetitions (counted, not expanded)."""
-        count = self.repetitions
-        for values in self.sweep.values():
-            count *= len(values)
-        return count
+        swept = math.prod(len(values) for values in self.sweep.values())
+        factors = math.prod(len(self.sweep[f]) for f in self.factors)
+        return (swept + len(self.baselines) * factors) * self.repetitions
+
+    @staticmethod
+    def baseline_label(baseline: dict[str, Any]) -> str:
+        """A baseline's name in result tables: ``"policy=easy"`` (its keys, file order)."""
+        return ", ".join(f"{k}={_label(v)}" for k, v in baseline.items())
+
+    @property
+    def columns(self) -> list[str]:
+        """The parameter columns of the results: swept keys, then baselines' other keys."""
+        extra = [k for b in self.baselines for k in b if k not in self.sweep]
+        return list(dict.fromkeys([*self.sweep, *extra]))
 
     def points(self) -> list[dict[str, Any]]:
         """The combinations of swept values, in file order (the first key varies slowest).
@@ -353,6 +398,18 @@ class SweepConfig:
         return [
             dict(zip(keys, combo, strict=True))
             for combo in itertools.product(*(self.sweep[k] for k in keys))
+        ]
+
+    def baseline_points(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each baseline's runs: ``(label, {factor: value, ..., baseline keys})``, file order.
+
+        A baseline varies the :attr:`factors` only (first factor slowest), its own keys fixed.
+        """
+        combos = list(itertools.product(*(self.sweep[f] for f in self.factors)))
+        return [
+            (self.baseline_label(b), {**dict(zip(self.factors, combo, strict=True)), **b})
+            for b in self.baselines
+            for combo in combos
         ]
 
     def run_seed(self, point: dict[str, Any], repetition: int) -> int:
@@ -384,7 +441,9 @@ class SweepConfig:
                         "repetitions": self.repetitions,
                         "seed": self.seed,
                         "paired": self.paired,
+                        "factors": list(self.factors),
                     },
+                    "baseline": list(self.baselines),
                 }
             )
         )
@@ -497,6 +556,12 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     paired = run.get("paired", True)
     if not isinstance(paired, bool):
         fail("run", "paired", f"expected true or false, got {_show(paired)}")
+    factors = run.get("factors", [])
+    if not (isinstance(factors, list) and all(isinstance(f, str) for f in factors)):
+        fail("run", "factors", f"expected a list of swept keys, got {_show(factors)}")
+    baselines_raw = data.get("baseline", [])
+    if not (isinstance(baselines_raw, list) and all(isinstance(b, dict) for b in baselines_raw)):
+        fail(None, "baseline", "expected [[baseline]] tables, one per reference policy")
 
     # [scenario] and [sweep]
     params = model_parameters()
@@ -562,6 +627,24 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
                 fail("sweep", key, f"value {_show(raw_value)} is listed twice")
             seen.add(text_value)
         sweep[key] = tuple(converted)
+    for f in factors:
+        if f not in sweep:
+            fail("run", "factors", f"{f!r} is not a swept key; swept: {', '.join(sweep) or 'none'}")
+    if len(set(factors)) != len(factors):
+        fail("run", "factors", "a factor is listed twice")
+    baselines = []
+    for b in baselines_raw:
+        if not b:
+            fail("baseline", None, "an empty [[baseline]] table: fix at least one parameter")
+        for key in b:
+            if key not in params:
+                unknown("baseline", key, allowed, "VOModel parameter")
+            if key in factors:
+                fail("baseline", key, "is a factor: baselines vary the factors, not fix them")
+        baselines.append({key: check("baseline", key, value) for key, value in b.items()})
+    labels = [SweepConfig.baseline_label(b) for b in baselines]
+    if len(set(labels)) != len(labels):
+        fail("baseline", None, "two [[baseline]] tables fix the same values")
     config = SweepConfig(
         name=name.strip(),
         scenario=scenario,
@@ -573,6 +656,8 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         description=description,
         path=str(path) if path is not None else None,
         text=text,
+        factors=tuple(factors),
+        baselines=tuple(baselines),
     )
     too_big = _run_count_error(config)
     if too_big is not None:
@@ -589,9 +674,10 @@ def _run_count_error(config: SweepConfig) -> str | None:
         return None
     factors = [f"{key} {len(values)}" for key, values in config.sweep.items()]
     factors.append(f"repetitions {config.repetitions}")
+    also = f", {len(config.baselines)} baselines included" if config.baselines else ""
     return (
-        f"{count:,} runs ({' x '.join(factors)}), more than the {MAX_RUNS:,} a sweep may have "
-        "(MAX_RUNS); sweep fewer values or split it into several sweeps"
+        f"{count:,} runs ({' x '.join(factors)}{also}), more than the {MAX_RUNS:,} a sweep may "
+        "have (MAX_RUNS); sweep fewer values or split it into several sweeps"
     )
 
 

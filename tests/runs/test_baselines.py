@@ -1,0 +1,83 @@
+"""Baselines in sweeps (issue 19, §1-2): reference policies over the factors, paired by seed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from vosim.analysis.report import write_report
+from vosim.errors import ConfigError
+from vosim.runs.batch import expand, load_results, run_sweep
+from vosim.runs.config import parse_sweep
+
+SWEEP = """
+name = "baselines"
+[scenario]
+trace = "NASA-iPSC-1993-3.1-cln"
+jobs = 40
+[sweep]
+offered_load = [0.3, 0.6]
+ua = [0, 100]
+[run]
+repetitions = 2
+factors = ["offered_load"]
+[[baseline]]
+policy = "easy"
+[[baseline]]
+policy = "fcfs"
+"""
+
+
+def test_baselines_vary_only_the_factors():
+    config = parse_sweep(SWEEP)
+    assert config.run_count == (2 * 2 + 2 * 2) * 2
+    assert config.columns == ["offered_load", "ua", "policy"]
+    runs = expand(config)
+    assert len(runs) == config.run_count
+    base = [r for r in runs if r.columns["baseline"]]
+    assert {r.columns["baseline"] for r in base} == {"policy=easy", "policy=fcfs"}
+    assert all(r.columns["ua"] is None and "ua" not in r.kwargs for r in base)
+    assert {r.kwargs["offered_load"] for r in base} == {0.3, 0.6}
+    swept = [r for r in runs if r.columns["baseline"] is None]
+    assert {r.columns["policy"] for r in swept} == {"css"}  # the scenario's (default) value
+    # common random numbers: repetition r has one seed for every policy and baseline
+    for rep in (0, 1):
+        assert len({r.seed for r in runs if r.repetition == rep}) == 1
+    assert len({r.run_id for r in runs}) == len(runs)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (SWEEP.replace('factors = ["offered_load"]', 'factors = ["jobs"]'), "not a swept key"),
+        (SWEEP.replace('policy = "fcfs"', "offered_load = 0.9"), "is a factor"),
+        (SWEEP.replace('policy = "fcfs"', 'polcy = "fcfs"'), "did you mean 'policy'"),
+        (SWEEP.replace('policy = "fcfs"', 'policy = "easy"'), "fix the same values"),
+        (SWEEP.replace('policy = "fcfs"', 'policy = "lifo"'), "'lifo' is not one of"),
+        (SWEEP.replace('factors = ["offered_load"]', "factors = 3"), "list of swept keys"),
+    ],
+)
+def test_bad_baselines_are_named(text, needle):
+    with pytest.raises(ConfigError, match=needle) as info:
+        parse_sweep(text)
+    assert info.value.line is not None
+
+
+def test_a_sweep_with_baselines_runs_and_reports_paired_tests(tmp_path):
+    result = run_sweep(parse_sweep(SWEEP), tmp_path, workers=1)
+    assert result.failed == 0
+    table = load_results(tmp_path)
+    assert table["baseline"].isna().sum() == 8 and table["baseline"].notna().sum() == 8
+    written = write_report(tmp_path)
+    tests = pd.read_csv(tmp_path / "report-tests.csv")
+    assert tmp_path / "report-tests.csv" in written
+    metrics = tests["metric"].nunique()
+    assert len(tests) == metrics * 2 * 2 * 2  # metrics x policies x baselines x loads
+    assert set(tests["baseline"]) == {"policy=easy", "policy=fcfs"}
+    assert set(tests["factors"]) == {"offered_load=0.3", "offered_load=0.6"}
+    assert (tests["n"] == 2).all()
+    summary = pd.read_csv(tmp_path / "report-summary.csv")
+    labels = summary["label"].tolist()
+    assert "offered_load=0.3, policy=easy" in labels and "offered_load=0.6, ua=100" in labels
+    page = (tmp_path / "report.html").read_text()
+    assert "Policies against baselines (paired tests)" in page
