@@ -161,31 +161,52 @@ def _errorbars(
     return alt.layer(rules, line).properties(width=WIDTH, height=HEIGHT, title=y)
 
 
-def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
+def _tradeoff_chart(
+    summary: pd.DataFrame, policy_keys: list[str], factors: list[str]
+) -> alt.TopLevelMixin:
+    """Owners' revenue against users' fairness: a point per policy, baselines as lines.
+
+    Facets: the factors (the last one across, the one before down), so that a policy is only
+    read against the baselines of its own environment. Colour: ``U_a`` on a sequential scale
+    when swept (else the first policy key); shape: the VO objective (else the next key).
+    Baselines are dashed lines at their means (revenue vertical, fairness horizontal; their
+    intervals are in the table); each policy's mean carries its 95% interval, cut at 0 on the
+    fairness axis, which starts at 0 since fairness is a share.
+    """
     y = "users_jain_slowdown"
     if y not in summary or summary[y].isna().all():
         y = "mean_user_evaluation"
-    data = pd.DataFrame(
-        {
-            "label": summary["label"],
-            "x": summary["owners_revenue"],
-            "x_lo": summary["owners_revenue_lo"],
-            "x_hi": summary["owners_revenue_hi"],
-            "y": summary[y],
-            "y_lo": summary[f"{y}_lo"],
-            "y_hi": summary[f"{y}_hi"],
-            "runs": summary["runs"],
-        }
-    )
-    color = alt.Color(
-        "label:N", title="policy", sort=list(summary["label"]), legend=LEGEND, scale=PALETTE
-    )
-    base = alt.Chart(data).encode(color=color)
-    x_title = METRICS["owners_revenue"]
-    y_title = METRICS[y]
-    points = base.mark_point(filled=True, size=80).encode(
-        x=alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False)),
-        y=alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
+    x_title, y_title = METRICS["owners_revenue"], METRICS[y]
+    facets = factors[-2:]
+    data = summary[["label", "runs", *facets, *policy_keys]].copy()
+    data["kind"] = np.where(summary["baseline"].notna(), "baseline", "policy")
+    data["baseline"] = summary["baseline"].fillna("")
+    for column, metric in (("x", "owners_revenue"), ("y", y)):
+        for end in ("", "_lo", "_hi"):
+            data[f"{column}{end}"] = summary[f"{metric}{end}"]
+    data["y_lo"] = data["y_lo"].clip(lower=0)
+    keys = [k for k in ("ua", "vo_objective") if k in policy_keys]
+    keys += [k for k in policy_keys if k not in keys]
+    colour_key = keys[0] if keys else None
+    shape_key = keys[1] if len(keys) > 1 else None
+    if colour_key == "ua":
+        colour = alt.Color(
+            "ua:O", title="U_a", scale=alt.Scale(scheme={"name": "viridis", "extent": [0, 0.85]})
+        )
+    elif colour_key is not None:
+        colour = alt.Color(f"{colour_key}:N", title=colour_key, scale=PALETTE)
+    else:
+        colour = alt.Color("label:N", title="policy", legend=LEGEND, scale=PALETTE)
+    x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False))
+    y_axis = alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=True))
+    policies = alt.Chart().transform_filter(alt.datum.kind == "policy")
+    encoding = {"color": colour}
+    if shape_key is not None:
+        encoding["shape"] = alt.Shape(f"{shape_key}:N", title=shape_key)
+    points = policies.mark_point(filled=True, size=70, opacity=0.9).encode(
+        x=x,
+        y=y_axis,
+        **encoding,
         tooltip=[
             alt.Tooltip("label:N", title="policy"),
             alt.Tooltip("x:Q", title=x_title, format=",.0f"),
@@ -193,13 +214,28 @@ def _tradeoff_chart(summary: pd.DataFrame) -> alt.LayerChart:
             "runs:Q",
         ],
     )
-    xbars = base.mark_rule().encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q")
-    ybars = base.mark_rule().encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q")
-    return alt.layer(xbars, ybars, points).properties(
-        width=520,
-        height=360,
-        title=f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean, 95% CI)",
+    xbars = policies.mark_rule(opacity=0.6).encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q", color=colour)
+    ybars = policies.mark_rule(opacity=0.6).encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q", color=colour)
+    baselines = alt.Chart().transform_filter(alt.datum.kind == "baseline")
+    dash = alt.StrokeDash(
+        "baseline:N",
+        title="baseline (dashed)",
+        scale=alt.Scale(range=[[6, 3], [1, 2], [8, 2, 2, 2]]),
     )
+    tip = [alt.Tooltip("baseline:N"), alt.Tooltip("x:Q", format=",.0f"), "y:Q"]
+    vertical = baselines.mark_rule(color="#444444").encode(x="x:Q", strokeDash=dash, tooltip=tip)
+    horizontal = baselines.mark_rule(color="#444444").encode(y="y:Q", strokeDash=dash, tooltip=tip)
+    layers = [xbars, ybars, points]
+    if (data["kind"] == "baseline").any():
+        layers = [vertical, horizontal, *layers]
+    title = f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean, 95% CI)"
+    chart = alt.layer(*layers, data=data).properties(width=260, height=200)
+    if not facets:
+        return chart.properties(width=520, height=360, title=title)
+    facet = {"column": alt.Column(f"{facets[-1]}:N", title=facets[-1])}
+    if len(facets) == 2:
+        facet["row"] = alt.Row(f"{facets[0]}:N", title=facets[0])
+    return chart.facet(**facet).properties(title=title)
 
 
 def _parameter_chart(
@@ -269,44 +305,58 @@ def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.L
     )
 
 
-def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame) -> alt.VConcatChart:
-    labels = dict(zip(ok["run_id"], ok["label"], strict=True))
-    order = list(dict.fromkeys(labels.values()))
-    data = cycles.loc[cycles["run_id"].isin(labels), ["run_id", "time"]].copy()
-    for column in ("owners_active", "users_active"):
+def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, name: pd.Series) -> alt.VConcatChart:
+    """Owners and users still in the VO over time, one small multiple per policy family.
+
+    A family is the cyclic scheme's policies, or one baseline; within it a line per policy
+    ``name`` (its label without the factors), the mean over factor levels and repetitions.
+    The owners' row is drawn only when some owner left in the sweep; the counts' axes start
+    at 0.
+    """
+    names = dict(zip(ok["run_id"], name, strict=True))
+    family = dict(
+        zip(ok["run_id"], ok["baseline"].fillna("VO policies (cyclic scheme)"), strict=True)
+    )
+    data = cycles.loc[cycles["run_id"].isin(names), ["run_id", "time"]].copy()
+    columns = [("users_active", "users in the VO")]
+    owners = pd.to_numeric(cycles.loc[data.index, "owners_active"], errors="coerce")
+    if owners.nunique() > 1:  # owners can leave in this sweep: show them
+        columns.insert(0, ("owners_active", "owners in the VO"))
+    for column, _ in columns:
         data[column] = pd.to_numeric(cycles.loc[data.index, column], errors="coerce")
-    data["label"] = data["run_id"].map(labels)
+    data["name"] = data["run_id"].map(names)
+    data["family"] = data["run_id"].map(family)
+    order = list(dict.fromkeys(name))
     bins = max(10, MAX_ROWS // max(1, len(order)))
     edges = np.linspace(data["time"].min(), data["time"].max() + 1e-9, bins + 1)
     data["bin"] = np.clip(np.digitize(data["time"], edges) - 1, 0, bins - 1)
     binned = (
-        data.groupby(["label", "bin"], sort=False)
-        .agg(
-            time=("time", "mean"),
-            owners_active=("owners_active", "mean"),
-            users_active=("users_active", "mean"),
-        )
+        data.groupby(["family", "name", "bin"], sort=False)
+        .agg(time=("time", "mean"), **{c: (c, "mean") for c, _ in columns})
         .reset_index()
     )
     binned["day"] = binned["time"] / 86400.0
     binned = binned.drop(columns=["bin", "time"])
-    color = alt.Color("label:N", title="policy", sort=order, legend=LEGEND, scale=PALETTE)
+    color = alt.Color("name:N", title="policy", sort=order, legend=LEGEND, scale=PALETTE)
+    families = list(dict.fromkeys(family.values()))
     base = alt.Chart(binned).encode(x=alt.X("day:Q", title="model time (days)"), color=color)
     panels = [
         base.mark_line()
         .encode(
-            y=alt.Y(f"{column}:Q", title=title, scale=alt.Scale(zero=False)),
+            y=alt.Y(f"{column}:Q", title=title, scale=alt.Scale(zero=True)),
             tooltip=[
-                alt.Tooltip("label:N", title="policy"),
+                alt.Tooltip("name:N", title="policy"),
                 alt.Tooltip("day:Q", format=".1f"),
-                f"{column}:Q",
+                alt.Tooltip(f"{column}:Q", format=".1f"),
             ],
         )
-        .properties(width=640, height=200, title=title)
-        for column, title in (("owners_active", "owners in the VO"), ("users_active", "users"))
+        .properties(width=260, height=160)
+        .facet(column=alt.Column("family:N", title=None, sort=families))
+        .properties(title=title)
+        for column, title in columns
     ]
     return alt.vconcat(*panels).properties(
-        title="Churn: owners and users still in the VO over time (mean over repetitions)"
+        title="Churn: who is still in the VO over time (mean over loads and repetitions)"
     )
 
 
@@ -489,18 +539,19 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     ]
     summary = _summary(ok, keys, metrics)
     policies = summary[summary["baseline"].isna()]
+    # a policy's name without the factors: the tests pair it at each factor level
+    within = [k for k in swept if k not in factors]
+    names = pd.Series([_policy(row, within, []) for _, row in ok.iterrows()], index=ok.index)
     tests = None
     if ok["baseline"].notna().any() and ok["baseline"].isna().any():
-        # a policy is named without its factors here: the tests pair it at each factor level
-        within = [k for k in swept if k not in factors]
-        names = [_policy(row, within, []) for _, row in ok.iterrows()]
         tests = paired_tests(ok.assign(label=names), metrics, factors=factors)
 
     figures: list[tuple[str, str, alt.TopLevelMixin]] = []
     if "owners_revenue" in metrics and (
         "users_jain_slowdown" in metrics or "mean_user_evaluation" in metrics
     ):
-        figures.append(("tradeoff", "Fairness-revenue trade-off", _tradeoff_chart(summary)))
+        chart = _tradeoff_chart(summary, within, factors)
+        figures.append(("tradeoff", "Fairness-revenue trade-off", chart))
     for key in swept:
         order = list(dict.fromkeys(policies[key]))
         chart = _parameter_chart(policies, swept, key, metrics, order)
@@ -510,7 +561,8 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
         figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
     cycles = load_cycles(sweep_dir)
     if {"time", "owners_active", "users_active"} <= set(cycles.columns) and len(cycles):
-        figures.append(("churn", "Churn over time", _churn_chart(cycles, ok)))
+        chart = _churn_chart(cycles, ok, names)
+        figures.append(("churn", "Churn over time", chart))
     if all(m in metrics for m in MARKET_METRICS):
         chart = _concentration_chart(summary)
         figures.append(("concentration", "Market concentration", chart))
