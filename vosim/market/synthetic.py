@@ -36,6 +36,10 @@ _SYNTHETIC = "synthetic:"
 SYNTHETIC_TRACES: dict[str, str] = {
     "synthetic:aep": "AEP §3.1 jobs (5 slots x 150 on the slowest node), Poisson arrivals",
     "synthetic:vo-preferences": "VO Preferences §4 batches of 40 jobs, one every 600",
+    **{
+        f"fitted:{name}": f"a job flow fitted to {name} (vosim.market.fitted), any length"
+        for name in ("UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1")
+    },
 }
 
 
@@ -45,17 +49,19 @@ def synthetic_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd
     Parameters
     ----------
     name : str
-        ``"synthetic:aep"`` (:func:`aep_trace`) or ``"synthetic:vo-preferences"``
-        (:func:`vo_preferences_trace`, whole batches of 40 cut to ``jobs``).
+        ``"synthetic:aep"`` (:func:`aep_trace`), ``"synthetic:vo-preferences"``
+        (:func:`vo_preferences_trace`, whole batches of 40 cut to ``jobs``) or
+        ``"fitted:<bundled trace>"`` (:func:`vosim.market.fitted.fitted_trace`).
     jobs : int or None
-        Number of jobs (>= 1); ``None``: 1,000.
+        Number of jobs (>= 1); ``None``: 1,000 (a fitted flow: as many as its trace).
     rng : numpy.random.Generator
         The only source of randomness.
 
     Returns
     -------
     pandas.DataFrame
-        The trace in :func:`~vosim.market.swf.read_swf` format (10 users, 100 nodes).
+        The trace in :func:`~vosim.market.swf.read_swf` format (a synthetic stream: 10 users,
+        100 nodes; a fitted flow: its trace's machine and users).
 
     Raises
     ------
@@ -68,6 +74,10 @@ def synthetic_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd
     >>> len(synthetic_trace("synthetic:vo-preferences", 50, np.random.default_rng(1)))
     50
     """
+    if name.startswith("fitted:") and name in SYNTHETIC_TRACES:
+        from vosim.market.fitted import fitted_trace
+
+        return fitted_trace(name, jobs, rng)
     k = 1000 if jobs is None else int(jobs)
     if name == "synthetic:aep":
         return aep_trace(rng, jobs=k)
