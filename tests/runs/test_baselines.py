@@ -63,9 +63,30 @@ def test_bad_baselines_are_named(text, needle):
     assert info.value.line is not None
 
 
-def test_a_sweep_with_baselines_runs_and_reports_paired_tests(tmp_path):
-    result = run_sweep(parse_sweep(SWEEP), tmp_path, workers=1)
+@pytest.fixture(scope="module")
+def local_table(tmp_path_factory):
+    out = tmp_path_factory.mktemp("local")
+    result = run_sweep(parse_sweep(SWEEP), out, workers=1)
     assert result.failed == 0
+    return out
+
+
+def test_ray_and_two_processes_give_the_same_table(local_table, tmp_path):
+    pytest.importorskip("ray", reason='the "ray" extra is not installed: pip install "vosim[ray]"')
+    expected = load_results(local_table).drop(columns="seconds")
+    for backend, out in (("ray", tmp_path / "ray"), ("local", tmp_path / "two")):
+        result = run_sweep(parse_sweep(SWEEP), out, workers=2, backend=backend)
+        assert (result.ran, result.failed) == (16, 0)
+        got = load_results(out).drop(columns="seconds")
+        pd.testing.assert_frame_equal(got, expected)
+
+
+def test_a_sweep_with_baselines_runs_and_reports_paired_tests(local_table, tmp_path):
+    import shutil
+
+    shutil.copytree(local_table, tmp_path, dirs_exist_ok=True)
+    result = run_sweep(parse_sweep(SWEEP), tmp_path, workers=1)
+    assert result.ran == 0  # resumed: every run was done
     table = load_results(tmp_path)
     assert table["baseline"].isna().sum() == 8 and table["baseline"].notna().sum() == 8
     written = write_report(tmp_path)

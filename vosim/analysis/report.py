@@ -137,7 +137,8 @@ def _summary(ok: pd.DataFrame, keys: list[str], metrics: list[str]) -> pd.DataFr
             values = pd.to_numeric(group[m], errors="coerce").dropna()
             mean, lo, hi = mean_ci(values.to_numpy())
             row[m] = mean
-            row[f"{m}_sd"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+            with np.errstate(invalid="ignore"):  # an infinite value: sd NaN
+                row[f"{m}_sd"] = float(values.to_numpy().std(ddof=1)) if len(values) > 1 else 0.0
             row[f"{m}_lo"] = lo if lo == lo else mean
             row[f"{m}_hi"] = hi if hi == hi else mean
         rows.append(row)

@@ -85,7 +85,9 @@ def mean_ci(values: Sequence[float], level: float = LEVEL) -> tuple[float, float
     mean = float(x.mean())
     if x.size < 2:
         return mean, math.nan, math.nan
-    half = float(stats.t.ppf((1 + level) / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    with np.errstate(invalid="ignore"):  # an infinite value: an undefined interval, NaN
+        sd = float(x.std(ddof=1))
+    half = float(stats.t.ppf((1 + level) / 2, x.size - 1) * sd / math.sqrt(x.size))
     return mean, mean - half, mean + half
 
 
