@@ -20,7 +20,8 @@ def _known(k: int = 20_000, seed: int = 5) -> tuple[FittedWorkload, pd.DataFrame
     rng = np.random.default_rng(seed)
     hourly = np.where(np.arange(24) < 12, 2.0, 0.5) / 3600  # busy mornings
     flow = FittedWorkload(
-        name="known", max_procs=512, max_nodes=64, hourly_rate=hourly, start_offset=0.0,
+        name="known", max_procs=512, max_nodes=64, hourly_rate=hourly, burst_p=0.5,
+        start_offset=0.0,
         single_share=0.3, size=(0.8, 0, 16.0), run=(1.5, 0, 900.0), full_share=0.2,
         ratio=(0.7, 2.0, 0, 1), users=np.arange(1, 6), user_share=np.full(5, 0.2), jobs=k,
     )  # fmt: skip
@@ -36,7 +37,9 @@ def test_the_fit_recovers_known_marginals():
     assert fit.run[2] == pytest.approx(truth.run[2], rel=0.08)  # scale
     assert fit.ratio[0] == pytest.approx(truth.ratio[0], rel=0.1)
     assert fit.ratio[1] == pytest.approx(truth.ratio[1], rel=0.1)
-    np.testing.assert_allclose(fit.hourly_rate, truth.hourly_rate, rtol=0.15)
+    halves = [fit.hourly_rate[:12].mean(), fit.hourly_rate[12:].mean()]  # busy, quiet hours
+    np.testing.assert_allclose(halves, [2 / 3600, 0.5 / 3600], rtol=0.06)
+    assert fit.burst_p == pytest.approx(truth.burst_p, rel=0.05)  # 2 jobs per burst
     assert (fit.max_procs, fit.max_nodes) == (512, 64)
 
 
