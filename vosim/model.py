@@ -1039,9 +1039,9 @@ class VOModel(mesa.Model):
     def market_graph(self, tasks: pd.DataFrame | None = None) -> nx.Graph:
         """The user-owner bipartite graph of the run so far (issue 19, §3).
 
-        :func:`~vosim.analysis.network.market_graph` of ``tasks`` (default: :meth:`task_frame`)
-        with every user and owner of the model as nodes (those that never traded have no
-        edges).
+        :func:`~vosim.analysis.network.market_graph` of ``tasks`` (default: :meth:`task_frame`,
+        shape (r, 11)) with every user and owner of the model as nodes (those that never
+        traded have no edges); weights in jobs, processor-seconds and cost units.
         """
         from vosim.analysis.network import market_graph
 

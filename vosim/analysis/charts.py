@@ -124,6 +124,11 @@ def market_graph_chart(graph, title: str = "") -> alt.LayerChart:
     ------
     KeyError
         ``graph`` lacks the node or edge attributes of a market graph.
+
+    References
+    ----------
+    Issue 19 of vosim, §3 (the graph of one run in the report and the UI); the bipartite
+    layout (two columns) of Newman, *Networks* (2nd ed., 2018), §6.6.
     """
     from vosim.analysis.network import OWNER, market_nodes
 

@@ -289,6 +289,15 @@ def graphml_text(graph: nx.Graph) -> str:
 
     Text rather than a file so that sweep workers (processes, Ray tasks) can return it to the
     process that writes the run's files. ``networkx.read_graphml`` reads it back with the
-    same nodes, attributes and edge weights.
+    same nodes, attributes and edge weights (tested).
+
+    Raises
+    ------
+    networkx.NetworkXError
+        An attribute GraphML cannot hold (a :func:`market_graph` has none).
+
+    References
+    ----------
+    The GraphML specification (graphml.graphdrawing.org); issue 19 of vosim, §3.
     """
     return "\n".join(nx.generate_graphml(graph)) + "\n"

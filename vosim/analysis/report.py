@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ import pandas as pd
 from vosim.analysis.charts import market_graph_chart
 from vosim.analysis.stats import mean_ci, paired_tests
 from vosim.errors import ConfigError
+from vosim.runs.config import value_label
 
 __all__ = ["write_report", "METRICS"]
 
@@ -80,21 +80,12 @@ LEGEND = alt.Legend(labelLimit=480)
 PALETTE = alt.Scale(scheme="category20")
 
 
-def _label(value: Any) -> str:
-    """A swept value as text (``None``/NaN as ``none``, integral floats without ``.0``)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "none"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def _policy(row: pd.Series, keys: list[str], factors: list[str]) -> str:
     """A run's policy label: its swept values, or its baseline's name and the factors."""
     base = row.get("baseline")
     if isinstance(base, str) and base:
-        return ", ".join([*(f"{k}={_label(row[k])}" for k in factors), base])
-    return ", ".join(f"{k}={_label(row[k])}" for k in keys) if keys else "all runs"
+        return ", ".join([*(f"{k}={value_label(row[k])}" for k in factors), base])
+    return ", ".join(f"{k}={value_label(row[k])}" for k in keys) if keys else "all runs"
 
 
 def _load(sweep_dir: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
@@ -132,7 +123,7 @@ def _summary(ok: pd.DataFrame, keys: list[str], metrics: list[str]) -> pd.DataFr
         row: dict[str, Any] = {"label": name, "runs": len(group)}
         row["baseline"] = group["baseline"].iloc[0] if "baseline" in group else None
         for k in keys:
-            row[k] = _label(group[k].iloc[0])
+            row[k] = value_label(group[k].iloc[0])
         for m in metrics:
             values = pd.to_numeric(group[m], errors="coerce").dropna()
             mean, lo, hi = mean_ci(values.to_numpy())

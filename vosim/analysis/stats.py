@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from vosim.runs.config import value_label
+
 __all__ = ["LEVEL", "mean_ci", "holm", "paired_tests", "TEST_COLUMNS"]
 
 #: Confidence level of every interval (and 1 - the tests' significance level).
@@ -209,7 +211,7 @@ def _compare(metric, label, base, factors, level_values, group, level) -> dict:
     """One row of :func:`paired_tests`."""
     if not isinstance(level_values, tuple):
         level_values = (level_values,)
-    where = ", ".join(f"{f}={_text(v)}" for f, v in zip(factors, level_values, strict=True))
+    where = ", ".join(f"{f}={value_label(v)}" for f, v in zip(factors, level_values, strict=True))
     x, y = group["x"].to_numpy(float), group["y"].to_numpy(float)
     d = x - y
     diff, lo, hi = mean_ci(d, level)
@@ -240,9 +242,3 @@ def _compare(metric, label, base, factors, level_values, group, level) -> dict:
         "effect_size": effect,
         "significant": False,
     }
-
-
-def _text(value) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

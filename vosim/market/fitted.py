@@ -298,6 +298,9 @@ def _columns(frame: pd.DataFrame) -> tuple[np.ndarray, ...]:
 def fitted_workload(trace: str) -> FittedWorkload:
     """The job flow fitted to bundled trace ``trace`` (fitted once per process).
 
+    ``trace`` is a name of :data:`vosim.data.TRACES`; see :meth:`FittedWorkload.fit` for the
+    fits and their sources (ICCS 2021 §3.1).
+
     Raises
     ------
     ParameterError
@@ -315,6 +318,9 @@ def fitted_workload(trace: str) -> FittedWorkload:
 
 def fitted_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd.DataFrame:
     """``jobs`` jobs (default: as many as the trace) of the flow ``name`` = ``fitted:<trace>``.
+
+    Returns a :func:`~vosim.market.swf.read_swf` frame, shape (jobs, 18), times in s, drawn
+    from ``rng`` only (:meth:`FittedWorkload.generate`; issue 19 of vosim, §1).
 
     Raises
     ------

@@ -672,7 +672,11 @@ def cycles_path(out: str | Path, run_id: str) -> Path:
 
 
 def network_path(out: str | Path, run_id: str) -> Path:
-    """Where the market graph (GraphML) of run ``run_id`` is written under ``out``."""
+    """Where the market graph (GraphML) of run ``run_id`` is written under ``out``.
+
+    ``out/networks/part-<run_id>.graphml`` (:func:`vosim.analysis.network.graphml_text`;
+    issue 19 of vosim, §3).
+    """
     return Path(out) / NETWORKS / f"part-{run_id}.graphml"
 
 

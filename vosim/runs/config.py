@@ -130,6 +130,7 @@ __all__ = [
     "model_parameters",
     "canonical_json",
     "check_run_count",
+    "value_label",
 ]
 
 #: Top-level keys of a sweep file.
@@ -274,9 +275,19 @@ def _convert(value: Any, annotation: Any) -> Any:
     return value  # an annotation vosim does not know how to check
 
 
-def _label(value: Any) -> str:
-    """A parameter value as a table label (``None`` as ``none``, integral floats as ints)."""
-    if value is None:
+def value_label(value: Any) -> str:
+    """A parameter value as a label in tables and charts: ``ua=0``, ``policy=easy``.
+
+    ``None`` and NaN (a value a row does not have) as ``none``, integral floats without
+    ``.0``, arrays and tables as compact JSON, anything else as ``str``. The one label of
+    sweep values: baselines' names, the report's policy labels, the tests' factor levels.
+
+    Examples
+    --------
+    >>> [value_label(v) for v in (None, float("nan"), 25.0, 0.5, (1, 2), "easy")]
+    ['none', 'none', '25', '0.5', '[1,2]', 'easy']
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return NONE
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -377,12 +388,18 @@ class SweepConfig:
 
     @staticmethod
     def baseline_label(baseline: dict[str, Any]) -> str:
-        """A baseline's name in result tables: ``"policy=easy"`` (its keys, file order)."""
-        return ", ".join(f"{k}={_label(v)}" for k, v in baseline.items())
+        """A baseline's name in result tables: ``"policy=easy"`` (its keys, file order).
+
+        Issue 19 of vosim, §1 (baselines beside the VO policies).
+        """
+        return ", ".join(f"{k}={value_label(v)}" for k, v in baseline.items())
 
     @property
     def columns(self) -> list[str]:
-        """The parameter columns of the results: swept keys, then baselines' other keys."""
+        """The parameter columns of the results: swept keys, then baselines' other keys.
+
+        A list of parameter names (:data:`vosim.scenario.PARAMETERS` keys), in file order.
+        """
         extra = [k for b in self.baselines for k in b if k not in self.sweep]
         return list(dict.fromkeys([*self.sweep, *extra]))
 
@@ -403,7 +420,9 @@ class SweepConfig:
     def baseline_points(self) -> list[tuple[str, dict[str, Any]]]:
         """Each baseline's runs: ``(label, {factor: value, ..., baseline keys})``, file order.
 
-        A baseline varies the :attr:`factors` only (first factor slowest), its own keys fixed.
+        A baseline varies the :attr:`factors` only (first factor slowest), its own keys fixed:
+        ``len(baselines) * prod(len(sweep[f]) for f in factors)`` points (issue 19 of vosim,
+        §1: baselines at every load).
         """
         combos = list(itertools.product(*(self.sweep[f] for f in self.factors)))
         return [

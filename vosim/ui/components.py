@@ -312,6 +312,10 @@ def network_chart(model: LiveModel) -> alt.LayerChart:
     Returns
     -------
     altair.LayerChart
+
+    References
+    ----------
+    Issue 19 of vosim, §3 (the UI shows the live graph).
     """
     from vosim.analysis.charts import market_graph_chart
 
