@@ -213,6 +213,17 @@ def test_fast_scan_on_the_iccs2021_environment():
         assert fast.stats["dp_solves"] < p.shape[1] // 4
 
 
+@pytest.mark.parametrize("budget", [12, 20, 40])
+def test_fast_scan_certifies_columns_of_tied_free_resources_without_a_dp(budget):
+    # free processors tie at availability 1: the bound is reached by the cheapest tied ones
+    rng = np.random.default_rng(11)
+    p = np.where(rng.random((60, 80)) < 0.7, 1.0, rng.choice(LEVELS[:-1], (60, 80)))
+    cost = rng.integers(1, 6, 60)
+    fast = time_scan(p, cost, 10, budget, fast=True)
+    assert_same_answer(fast, time_scan(p, cost, 10, budget))
+    assert fast.probability == 1.0 and fast.stats["dp_solves"] == 0
+
+
 def test_fast_scan_with_real_costs_matches_knapsack_p():
     rng = np.random.default_rng(5)
     p = rng.random((12, 40))

@@ -774,10 +774,17 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
         part[cols] = pt
         rest[cols] = np.prod(pt[:, 1:], axis=1)
         upper[cols] = rest[cols] * pt[:, 0]
-        above = Qi >= pt[:, :1]  # exactly the n largest when there is no tie at the n-th
-        ok = ((above.sum(axis=1) == n) & (above @ cost_f <= B)) | (upper[cols] == 0)
+        # The bound is reached by the resources above the n-th largest value and the
+        # cheapest of those tied with it (free processors tie at 1): if they fit, it is the
+        # optimum.
+        over, tie = Qi > pt[:, :1], Qi == pt[:, :1]
+        need = n - over.sum(axis=1)  # >= 1, at most the tied count
+        tied = np.sort(np.where(tie, cost_f, np.inf), axis=1)
+        cheapest = np.cumsum(tied, axis=1)[np.arange(cols.size), need - 1]
+        ok = (over @ cost_f + cheapest <= B) | (upper[cols] == 0)
         exact[cols[ok]] = upper[cols[ok]]
-        is_top[cols[ok]] = upper[cols[ok]] > 0
+        unique = need == tie.sum(axis=1)  # no tie at the n-th: the n largest are one set
+        is_top[cols[ok]] = (upper[cols[ok]] > 0) & unique[ok]
         stats["certified"] += int(ok.sum())
         best = max(best, float(np.max(upper[cols[ok]], initial=0.0)))
         return cols[~ok]
