@@ -359,8 +359,11 @@ def time_scan(
     3. bounds in two levels: every block of 16 consecutive columns is bounded at once by the
        product of the ``n`` largest of its resources' maxima over the block (``O(K m)``, one
        pass); a block that can still reach the best value found is *opened*: its columns get
-       their own bound (``np.partition``), with a *certificate* when those ``n`` resources fit
-       the budget (the bound is then the optimum) or when it is 0. Blocks open in rounds, the
+       their own bound (``np.partition``), with a *certificate* when it is 0 or when the
+       resources above the ``n``-th largest entry and the cheapest of those tied with it fit
+       the budget (the bound is then the optimum; free processors tie at 1). A block after
+       the earliest column of the largest optimum known, whose bound does not exceed that
+       optimum, is never opened (the earliest tie wins). Blocks open in rounds, the
        block of largest bound first; while no positive value is known, 1, 2, 4, ... blocks at
        a time, and columns of optimum 0 are recognised without a DP (the ``n`` cheapest
        resources of positive availability do not fit). Every column is feasible, so the best
@@ -743,7 +746,8 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
     is_top = np.zeros(U, dtype=bool)  # optimum certified as the n most available resources
     best = 0.0  # every column is feasible: every optimum is >= 0
     cost_f = cr.astype(float)
-    cheap = np.argsort(cr, kind="stable")[:n]
+    by_cost = np.argsort(cr, kind="stable")
+    cheap = by_cost[:n]
 
     def floor() -> float:
         return best * (1 - 2 * TIE_RTOL)
@@ -779,9 +783,9 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
         # optimum.
         over, tie = Qi > pt[:, :1], Qi == pt[:, :1]
         need = n - over.sum(axis=1)  # >= 1, at most the tied count
-        tied = np.sort(np.where(tie, cost_f, np.inf), axis=1)
-        cheapest = np.cumsum(tied, axis=1)[np.arange(cols.size), need - 1]
-        ok = (over @ cost_f + cheapest <= B) | (upper[cols] == 0)
+        tie_c = tie[:, by_cost]  # the tied resources in cost order: take the first `need`
+        taken = tie_c & (np.cumsum(tie_c, axis=1) <= need[:, None])
+        ok = (over @ cost_f + taken @ cost_f[by_cost] <= B) | (upper[cols] == 0)
         exact[cols[ok]] = upper[cols[ok]]
         unique = need == tie.sum(axis=1)  # no tie at the n-th: the n largest are one set
         is_top[cols[ok]] = (upper[cols[ok]] > 0) & unique[ok]
@@ -821,6 +825,15 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
                 return idx[U_[idx] >= floor()]
         return idx
 
+    def settle_late_blocks() -> None:
+        # A block after the earliest column of the largest known optimum, bounded by that
+        # optimum, cannot hold the answer (the earliest of the ties): it is closed unsolved.
+        if np.isnan(exact).all():
+            return
+        top = np.nanmax(exact)
+        lead = int(np.argmax(exact >= top))
+        closed[(upper_b <= top) & (starts_b > lead)] = True
+
     multiplier: list[float | None] = [None]
     # the block of largest bound first (ties: the earliest), then the others that can reach
     # the best value found, in rounds
@@ -857,6 +870,7 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
                 chunk *= 2
         # the blocks that may still reach the best value; while no positive value is known
         # (nothing to prune with), a few at a time in bound order, doubling each round
+        settle_late_blocks()
         more = np.flatnonzero(~closed & (upper_b >= floor()))
         if best == 0 and not todo.size:
             more = more[np.lexsort((more, -upper_b[more]))[:grow]]
