@@ -102,3 +102,56 @@ def test_a_sweep_with_baselines_runs_and_reports_paired_tests(local_table, tmp_p
     assert "offered_load=0.3, policy=easy" in labels and "offered_load=0.6, ua=100" in labels
     page = (tmp_path / "report.html").read_text()
     assert "Policies against baselines (paired tests)" in page
+
+
+NAMED = """
+name = "named"
+[scenario]
+trace = "NASA-iPSC-1993-3.1-cln"
+jobs = 40
+[sweep]
+offered_load = [0.3, 0.6]
+ua = [0, 100]
+[run]
+repetitions = 2
+factors = ["offered_load"]
+[[policy]]
+policy = "knapsack"
+[[baseline]]
+policy = "easy"
+"""
+
+
+def test_policy_tables_vary_only_the_factors_and_are_named():
+    config = parse_sweep(NAMED)
+    assert config.run_count == (2 * 2 + 2 * 2) * 2
+    runs = expand(config)
+    named = [r for r in runs if r.columns["named_policy"]]
+    assert len(named) == 4 and {r.kwargs["policy"] for r in named} == {"knapsack"}
+    assert all(r.columns["ua"] is None and r.columns["baseline"] is None for r in named)
+    assert {r.kwargs["offered_load"] for r in named} == {0.3, 0.6}
+    assert len({r.seed for r in runs if r.repetition == 0}) == 1  # common random numbers
+    assert config.to_dict()["policy"] == [{"policy": "knapsack"}]
+    with pytest.raises(ConfigError, match="is a factor") as info:
+        parse_sweep(NAMED.replace('policy = "knapsack"', "offered_load = 0.9"))
+    assert info.value.line is not None
+    with pytest.raises(ConfigError, match="fix the same values"):
+        parse_sweep(NAMED.replace('policy = "knapsack"', 'policy = "easy"'))
+
+
+def test_policy_tables_are_compared_with_the_baselines(tmp_path):
+    config = parse_sweep(NAMED.replace("offered_load = [0.3, 0.6]", "offered_load = [0.6]"))
+    assert run_sweep(config, tmp_path, workers=1).failed == 0
+    write_report(tmp_path)
+    tests = pd.read_csv(tmp_path / "report-tests.csv")
+    assert set(tests["policy"]) == {"ua=0", "ua=100", "policy=knapsack"}
+    assert set(tests["baseline"]) == {"policy=easy"} and (tests["n"] == 2).all()
+    labels = pd.read_csv(tmp_path / "report-summary.csv")["label"].tolist()
+    assert labels == [
+        "offered_load=0.6, ua=0",
+        "offered_load=0.6, ua=100",
+        "offered_load=0.6, policy=knapsack",
+        "offered_load=0.6, policy=easy",
+    ]
+    page = (tmp_path / "report.html").read_text()
+    assert "other VO policies" in page  # the trade-off chart's layer of [[policy]] tables

@@ -81,10 +81,14 @@ PALETTE = alt.Scale(scheme="category20")
 
 
 def _policy(row: pd.Series, keys: list[str], factors: list[str]) -> str:
-    """A run's policy label: its swept values, or its baseline's name and the factors."""
-    base = row.get("baseline")
-    if isinstance(base, str) and base:
-        return ", ".join([*(f"{k}={value_label(row[k])}" for k in factors), base])
+    """A run's policy label: its swept values, or its table's name and the factors.
+
+    The table is its ``[[policy]]`` (column ``named_policy``) or its ``[[baseline]]``.
+    """
+    for column in ("named_policy", "baseline"):
+        name = row.get(column)
+        if isinstance(name, str) and name:
+            return ", ".join([*(f"{k}={value_label(row[k])}" for k in factors), name])
     return ", ".join(f"{k}={value_label(row[k])}" for k in keys) if keys else "all runs"
 
 
@@ -121,7 +125,8 @@ def _summary(ok: pd.DataFrame, keys: list[str], metrics: list[str]) -> pd.DataFr
     for name in dict.fromkeys(ok["label"]):
         group = grouped.get_group(name)
         row: dict[str, Any] = {"label": name, "runs": len(group)}
-        row["baseline"] = group["baseline"].iloc[0] if "baseline" in group else None
+        for column in ("named_policy", "baseline"):
+            row[column] = group[column].iloc[0] if column in group else None
         for k in keys:
             row[k] = value_label(group[k].iloc[0])
         for m in metrics:
@@ -164,8 +169,9 @@ def _tradeoff_chart(
     read against the baselines of its own environment. Colour: ``U_a`` on a sequential scale
     when swept (else the first policy key); shape: the VO objective (else the next key).
     Baselines are dashed lines at their means (revenue vertical, fairness horizontal; their
-    intervals are in the table); each policy's mean carries its 95% interval, cut at 0 on the
-    fairness axis, which starts at 0 since fairness is a share.
+    intervals are in the table); ``[[policy]]`` tables' policies are open black marks, one
+    shape each; each policy's mean carries its 95% interval, cut at 0 on the fairness axis,
+    which starts at 0 since fairness is a share.
     """
     y = "users_jain_slowdown"
     if y not in summary or summary[y].isna().all():
@@ -173,8 +179,13 @@ def _tradeoff_chart(
     x_title, y_title = METRICS["owners_revenue"], METRICS[y]
     facets = factors[-2:]
     data = summary[["label", "runs", *facets, *policy_keys]].copy()
-    data["kind"] = np.where(summary["baseline"].notna(), "baseline", "policy")
+    data["kind"] = np.select(
+        [summary["baseline"].notna(), summary["named_policy"].notna()],
+        ["baseline", "named"],
+        "policy",
+    )
     data["baseline"] = summary["baseline"].fillna("")
+    data["named"] = summary["named_policy"].fillna("")
     for column, metric in (("x", "owners_revenue"), ("y", y)):
         for end in ("", "_lo", "_hi"):
             data[f"{column}{end}"] = summary[f"{metric}{end}"]
@@ -220,10 +231,36 @@ def _tradeoff_chart(
     vertical = baselines.mark_rule(color="#444444").encode(x="x:Q", strokeDash=dash, tooltip=tip)
     horizontal = baselines.mark_rule(color="#444444").encode(y="y:Q", strokeDash=dash, tooltip=tip)
     layers = [xbars, ybars, points]
+    if (data["kind"] == "named").any():  # [[policy]] tables: open black marks, own shapes
+        named = alt.Chart().transform_filter(alt.datum.kind == "named")
+        marker = alt.Shape(
+            "named:N",
+            title="other VO policies",
+            scale=alt.Scale(range=["triangle-up", "diamond", "cross", "triangle-down"]),
+        )
+        layers += [
+            named.mark_rule(color="black", opacity=0.6).encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q"),
+            named.mark_rule(color="black", opacity=0.6).encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q"),
+            named.mark_point(color="black", size=90, strokeWidth=2).encode(
+                x=x,
+                y=y_axis,
+                shape=marker,
+                tooltip=[
+                    alt.Tooltip("label:N", title="policy"),
+                    alt.Tooltip("x:Q", title=x_title, format=",.0f"),
+                    alt.Tooltip("y:Q", title=y_title, format=".3f"),
+                    "runs:Q",
+                ],
+            ),
+        ]
     if (data["kind"] == "baseline").any():
         layers = [vertical, horizontal, *layers]
     title = f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean, 95% CI)"
-    chart = alt.layer(*layers, data=data).properties(width=260, height=200)
+    chart = (
+        alt.layer(*layers, data=data)
+        .resolve_scale(shape="independent")
+        .properties(width=260, height=200)
+    )
     if not facets:
         return chart.properties(width=520, height=360, title=title)
     facet = {"column": alt.Column(f"{facets[-1]}:N", title=facets[-1])}
@@ -308,9 +345,8 @@ def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, name: pd.Series) -> alt
     at 0.
     """
     names = dict(zip(ok["run_id"], name, strict=True))
-    family = dict(
-        zip(ok["run_id"], ok["baseline"].fillna("VO policies (cyclic scheme)"), strict=True)
-    )
+    kind = ok["baseline"].fillna(ok["named_policy"]).fillna("VO policies (cyclic scheme)")
+    family = dict(zip(ok["run_id"], kind, strict=True))
     data = cycles.loc[cycles["run_id"].isin(names), ["run_id", "time"]].copy()
     columns = [("users_active", "users in the VO")]
     owners = pd.to_numeric(cycles.loc[data.index, "owners_active"], errors="coerce")
@@ -536,14 +572,15 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     keys = [k for k in manifest.get("parameters", []) if k in ok.columns]
     swept = [k for k in manifest.get("sweep", {}).get("sweep", {}) if k in ok.columns]
     factors = [k for k in manifest.get("factors", []) if k in ok.columns]
-    if "baseline" not in ok:
-        ok["baseline"] = None
+    for column in ("named_policy", "baseline"):
+        if column not in ok:
+            ok[column] = None
     ok["label"] = [_policy(row, swept, factors) for _, row in ok.iterrows()]
     metrics = [
         m for m in METRICS if m in ok and pd.to_numeric(ok[m], errors="coerce").notna().any()
     ]
     summary = _summary(ok, keys, metrics)
-    policies = summary[summary["baseline"].isna()]
+    grid = summary[summary["baseline"].isna() & summary["named_policy"].isna()]
     # a policy's name without the factors: the tests pair it at each factor level
     within = [k for k in swept if k not in factors]
     names = pd.Series([_policy(row, within, []) for _, row in ok.iterrows()], index=ok.index)
@@ -558,10 +595,10 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
         chart = _tradeoff_chart(summary, within, factors)
         figures.append(("tradeoff", "Fairness-revenue trade-off", chart))
     for key in swept:
-        order = list(dict.fromkeys(policies[key]))
-        chart = _parameter_chart(policies, swept, key, metrics, order)
+        order = list(dict.fromkeys(grid[key]))
+        chart = _parameter_chart(grid, swept, key, metrics, order)
         figures.append((f"param-{key}", f"Metrics vs {key}", chart))
-    ua_chart = _ua_chart(ok, policies, swept)
+    ua_chart = _ua_chart(ok, grid, swept)
     if ua_chart is not None:
         figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
     cycles = load_cycles(sweep_dir)

@@ -341,7 +341,7 @@ def run_id(
 
 
 def expand(config: SweepConfig) -> list[RunSpec]:
-    """The runs of a sweep: each swept combination, then each baseline, each repetition.
+    """The runs of a sweep: each swept combination, [[policy]], baseline, each repetition.
 
     Parameters
     ----------
@@ -352,9 +352,10 @@ def expand(config: SweepConfig) -> list[RunSpec]:
     -------
     list of RunSpec
         ``config.run_count`` runs: combinations in :meth:`SweepConfig.points` order, then
-        :meth:`SweepConfig.baseline_points`, repetitions innermost; ids are distinct and
-        stable (they depend on values, trace contents and the vosim version only; see
-        :func:`run_id`).
+        :meth:`SweepConfig.policy_points` (column ``named_policy``) and
+        :meth:`SweepConfig.baseline_points` (column ``baseline``), repetitions innermost;
+        ids are distinct and stable (they depend on values, trace contents and the vosim
+        version only; see :func:`run_id`).
 
     Raises
     ------
@@ -370,21 +371,26 @@ def expand(config: SweepConfig) -> list[RunSpec]:
         key: _column_encoder(
             [
                 *config.sweep.get(key, ()),
-                *(b[key] for b in config.baselines if key in b),
+                *(b[key] for b in (*config.policies, *config.baselines) if key in b),
                 fixed[key],
             ]
         )
         for key in config.columns
     }
-    points = [(None, point) for point in config.points()] + config.baseline_points()
+    points = [(None, None, point) for point in config.points()]
+    points += [(named, None, point) for named, point in config.policy_points()]
+    points += [(None, base, point) for base, point in config.baseline_points()]
     runs = []
-    for baseline, point in points:
+    for named, baseline, point in points:
         kwargs = {**config.scenario, **point}
         digests = _file_digests(kwargs)
-        # a swept policy shows the baselines' keys at its own values; a baseline leaves the
-        # swept keys it does not vary empty
-        shown = {k: point.get(k, fixed[k] if baseline is None else None) for k in config.columns}
+        # a swept policy shows the fixed tables' keys at its own values; a [[policy]] or a
+        # baseline leaves the swept keys it does not vary empty
+        grid = named is None and baseline is None
+        shown = {k: point.get(k, fixed[k] if grid else None) for k in config.columns}
         columns = {key: encoders[key](value) for key, value in shown.items()}
+        if config.policies:
+            columns["named_policy"] = named
         if config.baselines:
             columns["baseline"] = baseline
         for repetition in range(config.repetitions):

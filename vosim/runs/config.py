@@ -22,12 +22,16 @@ instances each combination gets::
     paired = true                        # default true; see "Seeds" below
     factors = ["local_load"]             # swept keys that set the environment, not the policy
 
+    [[policy]]                           # optional, repeatable: a policy beside the grid
+    policy = "knapsack"
+
     [[baseline]]                         # optional, repeatable: a reference policy
     policy = "easy"
 
 The runs are the cartesian product of the ``[sweep]`` lists, in file order (the first key
-varies slowest), then each ``[[baseline]]`` over the product of the ``factors`` lists only,
-times the repetitions: at most :data:`MAX_RUNS` (100,000) of them. The keys
+varies slowest), then each ``[[policy]]`` and then each ``[[baseline]]`` over the product of
+the ``factors`` lists only, times the repetitions: at most :data:`MAX_RUNS` (100,000) of
+them. The keys
 of ``[scenario]`` and ``[sweep]`` are the parameters :class:`vosim.scenario.Scenario`
 declares, i.e. the keyword parameters of :class:`vosim.VOModel` (a test keeps the two equal);
 a key may be fixed or swept, not both.
@@ -57,6 +61,11 @@ environment (the load, the trace) rather than the policy; the other swept keys k
 column names it (``"policy=easy"``; empty for the swept policies). With ``paired = true`` a
 baseline's repetition ``r`` uses the same seed as every policy's, so the report pairs each
 policy with each baseline at equal factors and repetition (:mod:`vosim.analysis.stats`).
+
+A ``[[policy]]`` table is built the same way (it fixes some parameters, varies only the
+factors, same seeds) for a policy the grid's other keys do not apply to (``policy =
+"knapsack"`` beside the cyclic scheme's VO objective x U_a): its rows name it in the
+``named_policy`` column, and it is compared with the baselines like the swept policies.
 
 Seeds
 -----
@@ -134,7 +143,7 @@ __all__ = [
 ]
 
 #: Top-level keys of a sweep file.
-TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run", "baseline")
+TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run", "policy", "baseline")
 #: Keys of the ``[run]`` table.
 RUN_KEYS = ("repetitions", "seed", "paired", "factors")
 #: The string that stands for ``None`` (TOML has no null).
@@ -364,6 +373,9 @@ class SweepConfig:
         policies are compared at equal factors.
     baselines : tuple of dict
         The ``[[baseline]]`` tables: each fixes some parameters (model types), in file order.
+    policies : tuple of dict
+        The ``[[policy]]`` tables, likewise: policies beside the grid, compared with the
+        baselines.
     """
 
     name: str
@@ -378,17 +390,21 @@ class SweepConfig:
     preset: str | None = None
     factors: tuple[str, ...] = ()
     baselines: tuple[dict[str, Any], ...] = ()
+    policies: tuple[dict[str, Any], ...] = ()
 
     @property
     def run_count(self) -> int:
         """Number of runs: combinations times repetitions (counted, not expanded)."""
         swept = math.prod(len(values) for values in self.sweep.values())
         factors = math.prod(len(self.sweep[f]) for f in self.factors)
-        return (swept + len(self.baselines) * factors) * self.repetitions
+        fixed = len(self.baselines) + len(self.policies)
+        return (swept + fixed * factors) * self.repetitions
 
     @staticmethod
     def baseline_label(baseline: dict[str, Any]) -> str:
-        """A baseline's name in result tables: ``"policy=easy"`` (its keys, file order).
+        """A baseline's (or ``[[policy]]``'s) name in result tables: ``"policy=easy"``.
+
+        Its keys and values, in file order.
 
         Issue 19 of vosim, §1 (baselines beside the VO policies).
         """
@@ -396,11 +412,13 @@ class SweepConfig:
 
     @property
     def columns(self) -> list[str]:
-        """The parameter columns of the results: swept keys, then baselines' other keys.
+        """The parameter columns of the results: swept keys, then the fixed tables' others.
 
-        A list of parameter names (:data:`vosim.scenario.PARAMETERS` keys), in file order.
+        A list of parameter names (:data:`vosim.scenario.PARAMETERS` keys), in file order
+        (``[[policy]]`` tables' keys before ``[[baseline]]`` tables').
         """
-        extra = [k for b in self.baselines for k in b if k not in self.sweep]
+        tables = (*self.policies, *self.baselines)
+        extra = [k for b in tables for k in b if k not in self.sweep]
         return list(dict.fromkeys([*self.sweep, *extra]))
 
     def points(self) -> list[dict[str, Any]]:
@@ -424,10 +442,21 @@ class SweepConfig:
         ``len(baselines) * prod(len(sweep[f]) for f in factors)`` points (issue 19 of vosim,
         §1: baselines at every load).
         """
+        return self._over_factors(self.baselines)
+
+    def policy_points(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each ``[[policy]]`` table's runs, like :meth:`baseline_points`.
+
+        ``len(policies) * prod(len(sweep[f]) for f in factors)`` points ``(label, point)``
+        (issue 19 of vosim, §1: ``knapsack`` and ``availability`` beside the cyclic scheme).
+        """
+        return self._over_factors(self.policies)
+
+    def _over_factors(self, tables) -> list[tuple[str, dict[str, Any]]]:
         combos = list(itertools.product(*(self.sweep[f] for f in self.factors)))
         return [
             (self.baseline_label(b), {**dict(zip(self.factors, combo, strict=True)), **b})
-            for b in self.baselines
+            for b in tables
             for combo in combos
         ]
 
@@ -462,6 +491,7 @@ class SweepConfig:
                         "paired": self.paired,
                         "factors": list(self.factors),
                     },
+                    **({"policy": list(self.policies)} if self.policies else {}),
                     "baseline": list(self.baselines),
                 }
             )
@@ -578,9 +608,10 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     factors = run.get("factors", [])
     if not (isinstance(factors, list) and all(isinstance(f, str) for f in factors)):
         fail("run", "factors", f"expected a list of swept keys, got {_show(factors)}")
-    baselines_raw = data.get("baseline", [])
-    if not (isinstance(baselines_raw, list) and all(isinstance(b, dict) for b in baselines_raw)):
-        fail(None, "baseline", "expected [[baseline]] tables, one per reference policy")
+    tables_raw = {kind: data.get(kind, []) for kind in ("policy", "baseline")}
+    for kind, raw in tables_raw.items():
+        if not (isinstance(raw, list) and all(isinstance(b, dict) for b in raw)):
+            fail(None, kind, f"expected [[{kind}]] tables, one per policy")
 
     # [scenario] and [sweep]
     params = model_parameters()
@@ -651,19 +682,21 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
             fail("run", "factors", f"{f!r} is not a swept key; swept: {', '.join(sweep) or 'none'}")
     if len(set(factors)) != len(factors):
         fail("run", "factors", "a factor is listed twice")
-    baselines = []
-    for b in baselines_raw:
-        if not b:
-            fail("baseline", None, "an empty [[baseline]] table: fix at least one parameter")
-        for key in b:
-            if key not in params:
-                unknown("baseline", key, allowed, "VOModel parameter")
-            if key in factors:
-                fail("baseline", key, "is a factor: baselines vary the factors, not fix them")
-        baselines.append({key: check("baseline", key, value) for key, value in b.items()})
-    labels = [SweepConfig.baseline_label(b) for b in baselines]
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for kind, raw in tables_raw.items():
+        tables[kind] = []
+        for b in raw:
+            if not b:
+                fail(kind, None, f"an empty [[{kind}]] table: fix at least one parameter")
+            for key in b:
+                if key not in params:
+                    unknown(kind, key, allowed, "VOModel parameter")
+                if key in factors:
+                    fail(kind, key, f"is a factor: [[{kind}]] runs vary the factors, not fix them")
+            tables[kind].append({key: check(kind, key, value) for key, value in b.items()})
+    labels = [SweepConfig.baseline_label(b) for kind in tables for b in tables[kind]]
     if len(set(labels)) != len(labels):
-        fail("baseline", None, "two [[baseline]] tables fix the same values")
+        fail("baseline", None, "two [[policy]] or [[baseline]] tables fix the same values")
     config = SweepConfig(
         name=name.strip(),
         scenario=scenario,
@@ -676,7 +709,8 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         path=str(path) if path is not None else None,
         text=text,
         factors=tuple(factors),
-        baselines=tuple(baselines),
+        baselines=tuple(tables["baseline"]),
+        policies=tuple(tables["policy"]),
     )
     too_big = _run_count_error(config)
     if too_big is not None:
@@ -693,7 +727,8 @@ def _run_count_error(config: SweepConfig) -> str | None:
         return None
     factors = [f"{key} {len(values)}" for key, values in config.sweep.items()]
     factors.append(f"repetitions {config.repetitions}")
-    also = f", {len(config.baselines)} baselines included" if config.baselines else ""
+    fixed = len(config.baselines) + len(config.policies)
+    also = f", {fixed} [[policy]] and [[baseline]] tables included" if fixed else ""
     return (
         f"{count:,} runs ({' x '.join(factors)}{also}), more than the {MAX_RUNS:,} a sweep may "
         "have (MAX_RUNS); sweep fewer values or split it into several sweeps"

@@ -9,9 +9,9 @@ Examples
 >>> sorted(STUDIES)
 ['vo-policies']
 >>> study_config("vo-policies", quick=True).run_count
-12
+20
 >>> study_config("vo-policies").run_count
-360
+480
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ from vosim.runs.config import SweepConfig, parse_sweep
 __all__ = ["Study", "STUDIES", "study_config", "VO_POLICIES", "VO_POLICIES_QUICK"]
 
 #: VO policies on UniLu-Gaia against EASY and FCFS at three offered loads, fixed and demand
-#: pricing: VO objective x U_a for the cyclic scheme, users leaving when unsatisfied; 10
-#: repetitions with common random numbers (issue 19). 360 runs of 300 jobs, drained, on the
-#: trace's processors. 300 jobs: the cyclic scheme's cost per cycle grows with the queue
+#: pricing: VO objective x U_a for the cyclic scheme, the Knapsack Grid's knapsack and the
+#: availability policy beside it, users leaving when unsatisfied; 10 repetitions with common
+#: random numbers (issue 19). 480 runs of 300 jobs, drained, on the trace's processors. 300 jobs: the cyclic scheme's cost per cycle grows with the queue
 #: (a 500-job run takes ~7 s, a 300-job one ~1.6 s), and the study must finish in 10 minutes
 #: on 2 cores; the share of policies, loads and repetitions is what a reviewer asks for.
 VO_POLICIES = """\
 name = "vo-policies"
-description = "The VO's cyclic scheme (VO objective x U_a) against EASY and FCFS on UniLu-Gaia \
-at offered loads 0.3, 0.6 and 0.9, fixed or demand pricing; users leave below satisfaction 0.6"
+description = "The VO's cyclic scheme (VO objective x U_a), knapsack and availability against \
+EASY and FCFS on UniLu-Gaia at offered loads 0.3, 0.6 and 0.9, fixed or demand pricing; users leave below satisfaction 0.6"
 
 [scenario]
 trace = "UniLu-Gaia-2014-2"
@@ -51,6 +51,12 @@ repetitions = 10
 seed = 1
 factors = ["offered_load", "pricing_policy"]
 
+[[policy]]
+policy = "knapsack"
+
+[[policy]]
+policy = "availability"
+
 [[baseline]]
 policy = "easy"
 
@@ -58,11 +64,12 @@ policy = "easy"
 policy = "fcfs"
 """
 
-#: The quick variant: 100 jobs, two loads, U_a 0 or 100, EASY, two repetitions (12 runs).
+#: The quick variant: 100 jobs, two loads, U_a 0 or 100, knapsack, availability, EASY, two
+#: repetitions (20 runs).
 VO_POLICIES_QUICK = """\
 name = "vo-policies-quick"
-description = "Quick variant of vo-policies: 100 jobs, loads 0.3 and 0.9, U_a 0 or 100, \
-against EASY, two repetitions"
+description = "Quick variant of vo-policies: 100 jobs, loads 0.3 and 0.9, U_a 0 or 100, knapsack, \
+availability, against EASY, two repetitions"
 
 [scenario]
 trace = "UniLu-Gaia-2014-2"
@@ -78,6 +85,12 @@ ua = [0, 100]
 repetitions = 2
 seed = 1
 factors = ["offered_load"]
+
+[[policy]]
+policy = "knapsack"
+
+[[policy]]
+policy = "availability"
 
 [[baseline]]
 policy = "easy"
@@ -106,7 +119,7 @@ class Study:
 #: Registry of studies by name.
 STUDIES: dict[str, Study] = {
     "vo-policies": Study(
-        "the VO's scheme (objective x U_a) vs EASY and FCFS on UniLu-Gaia, 3 loads x 2 pricings",
+        "the VO's scheme (objective x U_a), knapsack, availability vs EASY and FCFS on UniLu-Gaia",
         VO_POLICIES,
         VO_POLICIES_QUICK,
     ),
