@@ -22,7 +22,7 @@ def _known(k: int = 20_000, seed: int = 5) -> tuple[FittedWorkload, pd.DataFrame
     flow = FittedWorkload(
         name="known", max_procs=512, max_nodes=64, hourly_rate=hourly, burst_p=0.5,
         start_offset=0.0,
-        single_share=0.3, size=(0.8, 0, 16.0), run=(1.5, 0, 900.0), full_share=0.2,
+        popular=np.array([1]), popular_share=np.array([0.3]), size=(0.8, 0, 16.0), run=(1.5, 0, 900.0), full_share=0.2,
         ratio=(0.7, 2.0, 0, 1), users=np.arange(1, 6), user_share=np.full(5, 0.2), jobs=k,
     )  # fmt: skip
     return flow, flow.generate(k, rng)
@@ -31,7 +31,9 @@ def _known(k: int = 20_000, seed: int = 5) -> tuple[FittedWorkload, pd.DataFrame
 def test_the_fit_recovers_known_marginals():
     truth, frame = _known()
     fit = FittedWorkload.fit(frame, "known")
-    assert fit.single_share == pytest.approx(truth.single_share, abs=0.015)
+    assert fit.popular[0] == 1  # one processor: 30 % of the jobs, plus the lognormal's 1s
+    share_1 = 0.3 + 0.7 * stats.lognorm.cdf(1, *truth.size)
+    assert fit.popular_share[0] == pytest.approx(share_1, abs=0.015)
     assert fit.full_share == pytest.approx(truth.full_share, abs=0.015)
     assert fit.run[0] == pytest.approx(truth.run[0], rel=0.05)  # shape s
     assert fit.run[2] == pytest.approx(truth.run[2], rel=0.08)  # scale
