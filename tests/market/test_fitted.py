@@ -22,7 +22,8 @@ def _known(k: int = 20_000, seed: int = 5) -> tuple[FittedWorkload, pd.DataFrame
     flow = FittedWorkload(
         name="known", max_procs=512, max_nodes=64, hourly_rate=hourly, burst_p=0.5,
         start_offset=0.0,
-        popular=np.array([1]), popular_share=np.array([0.3]), size=(0.8, 0, 16.0), run=(1.5, 0, 900.0), full_share=0.2,
+        popular=np.array([1]), popular_share=np.array([0.3]), size=(0.8, 0, 16.0),
+        run=(1.5, 0, 900.0), full_share=0.2,
         ratio=(0.7, 2.0, 0, 1), users=np.arange(1, 6), user_share=np.full(5, 0.2), jobs=k,
     )  # fmt: skip
     return flow, flow.generate(k, rng)
