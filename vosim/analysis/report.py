@@ -263,6 +263,11 @@ def _tradeoff_chart(
     )
     if not facets:
         return chart.properties(width=520, height=360, title=title)
+    return _by_factors(chart, facets, title)
+
+
+def _by_factors(chart: alt.LayerChart, facets: list[str], title: str) -> alt.FacetChart:
+    """``chart`` in small multiples: the last of ``facets`` across, the one before down."""
     facet = {"column": alt.Column(f"{facets[-1]}:N", title=facets[-1])}
     if len(facets) == 2:
         facet["row"] = alt.Row(f"{facets[0]}:N", title=facets[0])
@@ -299,7 +304,16 @@ def _parameter_chart(
     return alt.vconcat(*grid).properties(title=f"Metrics vs {key} (mean, 95% CI over repetitions)")
 
 
-def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.LayerChart | None:
+def _ua_chart(
+    summary: pd.DataFrame, keys: list[str], factors: list[str]
+) -> alt.TopLevelMixin | None:
+    """The (A, U_a) plane: the VO evaluation A (mean over cycles with a choice) against U_a.
+
+    One line per combination of the other swept policy keys, faceted like the trade-off by
+    the factors (the last across, the one before down); 95% intervals; the dashed diagonal
+    is A = U_a. ``None`` when ``ua`` is not swept or no run has a VO evaluation.
+    VO Preferences §3 (the compromise between A and U_a).
+    """
     if "ua" not in keys or "mean_vo_evaluation" not in summary:
         return None
     data = summary.loc[summary["ua"] != "none"].copy()
@@ -307,7 +321,8 @@ def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.L
     data = data.dropna(subset=["ua_value"])
     if data.empty:
         return None
-    others = [k for k in keys if k != "ua"]
+    facets = factors[-2:]
+    others = [k for k in keys if k != "ua" and k not in facets]
     data["others"] = [
         ", ".join(f"{k}={row[k]}" for k in others) if others else "all"
         for _, row in data.iterrows()
@@ -321,19 +336,36 @@ def _ua_chart(ok: pd.DataFrame, summary: pd.DataFrame, keys: list[str]) -> alt.L
             "lo": data["mean_vo_evaluation_lo"],
             "hi": data["mean_vo_evaluation_hi"],
             "runs": data["runs"],
+            **{f: data[f] for f in facets},
         }
     )
     low, high = float(data["ua_value"].min()), float(data["ua_value"].max())
-    diagonal = pd.DataFrame({"ua": [low, high], "mean": [low, high]})
     x = alt.X("ua:Q", title="U_a (limit on users' mean evaluation)")
     color = alt.Color("others:N", title=", ".join(others) if others else "runs", legend=LEGEND)
+    title = "(A, U_a) plane: VO evaluation A vs U_a (mean, 95% CI); dashed: A = U_a"
     line = (
-        alt.Chart(diagonal).mark_line(strokeDash=[4, 4], color="gray").encode(x="ua:Q", y="mean:Q")
+        alt.Chart()
+        .transform_calculate(low=f"{low}", high=f"{high}")
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(x="low:Q", y="low:Q", x2="high:Q", y2="high:Q")
     )
-    bars = _errorbars(plot, x, "mean_vo_evaluation", color, METRICS["mean_vo_evaluation"])
-    return alt.layer(line, bars).properties(
-        width=520, height=320, title="(A, U_a) plane: VO evaluation A vs U_a; dashed: A = U_a"
+    y = alt.Y("mean:Q", title=METRICS["mean_vo_evaluation"], scale=alt.Scale(zero=False))
+    base = alt.Chart().encode(x=x, color=color)
+    bars = base.mark_rule().encode(y="lo:Q", y2="hi:Q")
+    points = base.mark_line(point=True).encode(
+        y=y,
+        tooltip=[
+            alt.Tooltip("label:N", title="policy"),
+            alt.Tooltip("mean:Q", format=",.3f"),
+            alt.Tooltip("lo:Q", format=",.3f", title="95% CI from"),
+            alt.Tooltip("hi:Q", format=",.3f", title="95% CI to"),
+            "runs:Q",
+        ],
     )
+    chart = alt.layer(line, bars, points, data=plot)
+    if not facets:
+        return chart.properties(width=520, height=320, title=title)
+    return _by_factors(chart.properties(width=220, height=160), facets, title)
 
 
 def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, name: pd.Series) -> alt.VConcatChart:
@@ -598,7 +630,7 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
         order = list(dict.fromkeys(grid[key]))
         chart = _parameter_chart(grid, swept, key, metrics, order)
         figures.append((f"param-{key}", f"Metrics vs {key}", chart))
-    ua_chart = _ua_chart(ok, grid, swept)
+    ua_chart = _ua_chart(grid, swept, factors)
     if ua_chart is not None:
         figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
     cycles = load_cycles(sweep_dir)

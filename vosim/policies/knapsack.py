@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,20 +50,37 @@ class Clusters:
         The pass's time ``t``, model time units.
     owners : numpy.ndarray of int, shape (K,)
         Owner id of each cluster, increasing.
-    free : list of SlotList, length K
-        Each cluster's slots that contain ``t`` (one per free node).
     cluster : numpy.ndarray of int, shape (m,)
         Cluster of each row of ``end`` and ``performance`` (every free-now slot).
     end, performance : numpy.ndarray of float, shape (m,)
         End (model time units) and node performance of each free-now slot.
+    slots : SlotList
+        The pass's slot list.
+    rows : numpy.ndarray of int, shape (m,)
+        Rows of ``slots`` that contain ``t``.
     """
 
     now: float
     owners: np.ndarray
-    free: list[SlotList]
     cluster: np.ndarray
     end: np.ndarray
     performance: np.ndarray
+    slots: SlotList
+    rows: np.ndarray
+
+    @functools.cached_property
+    def free(self) -> list[SlotList]:
+        """Each cluster's slots that contain ``t`` (one per free node), a list of length K.
+
+        Built when first asked: a pass where no job has an option never needs it.
+        """
+        columns = _columns(self.slots)
+        return [
+            SlotList.from_arrays(
+                *(col[self.rows[self.cluster == k]] for col in columns), validate=False
+            )
+            for k in range(self.owners.size)
+        ]
 
     def usable(self, volume):
         """Nodes of each cluster free over a task's whole span, shape (K,) or (V, K).
@@ -105,11 +123,7 @@ def owner_clusters(state: CycleState) -> Clusters:
     node = sl.node[rows]
     owner = np.zeros(node.size, np.int64) if state.owner is None else state.owner[node]
     owners, cluster = np.unique(owner, return_inverse=True)
-    free = [
-        SlotList.from_arrays(*(col[rows[cluster == k]] for col in _columns(sl)), validate=False)
-        for k in range(owners.size)
-    ]
-    return Clusters(t, owners, free, cluster, sl.end[rows], sl.performance[rows])
+    return Clusters(t, owners, cluster, sl.end[rows], sl.performance[rows], sl, rows)
 
 
 def _columns(sl: SlotList) -> tuple[np.ndarray, ...]:
@@ -436,8 +450,10 @@ class Knapsack:
         # the knapsack's tasks: the jobs with an option, in queue order
         cand = [i for i, opts in enumerate(options) if opts]
         usable = dict(zip(volumes.tolist(), counts, strict=True))
-        dim_cluster, dim_level, capacity = _dimensions(
-            [queue[i].volume for i in cand], [options[i] for i in cand], usable
+        dim_cluster, dim_level, capacity = (
+            _dimensions([queue[i].volume for i in cand], [options[i] for i in cand], usable)
+            if cand
+            else (np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         )
         values, demands = [], []
         for i in cand:
@@ -455,8 +471,6 @@ class Knapsack:
             procs = np.array([o.processors for o in opts], dtype=np.int64)
             # an option uses its nodes of cluster k in k's constraints up to its volume
             demands.append(procs[:, dim_cluster] * (job.volume >= dim_level))
-        if not cand:  # every job waits (the solver wants a cluster)
-            capacity = np.zeros(1, dtype=np.int64)
         result = solve_mckp(values, demands, capacity, method=self.method)
         choice = np.full(len(queue), -1, dtype=np.int64)
         choice[cand] = result.choice
