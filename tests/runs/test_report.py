@@ -156,30 +156,31 @@ def test_studies_are_valid_sweeps():
         assert quick.run_count < full.run_count
         assert full.scenario["trace"] == "UniLu-Gaia-2014-2"
     full = study_config("vo-policies")
-    assert full.run_count == 360 and full.repetitions >= 10
+    assert full.run_count == 480 and full.repetitions >= 10
     assert len(full.sweep["offered_load"]) >= 3 and full.factors == (
         "offered_load",
         "pricing_policy",
     )
     assert {b["policy"] for b in full.baselines} == {"easy", "fcfs"}
+    assert {b["policy"] for b in full.policies} == {"knapsack", "availability"}
     with pytest.raises(VosimError, match="unknown study"):
         study_config("nope")
 
 
 def test_cli_study_quick_runs_reports_and_resumes(tmp_path, capsys):
-    # The quick variant: 12 runs of about 1 s on UniLu-Gaia (about 30 s with 2 workers).
+    # The quick variant: 20 runs of about 1-3 s on UniLu-Gaia (about 40 s with 2 workers).
     out = tmp_path / "study"
     args = ["study", "vo-policies", "--quick", "--out", str(out), "--workers", "2", "--quiet"]
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "12 run now, 0 already done, 0 failed" in printed
+    assert "20 run now, 0 already done, 0 failed" in printed
     assert (out / "report.html").is_file() and (out / "report-tests.csv").is_file()
     table = load_results(out)
-    assert len(table) == 12 and (table["status"] == "ok").all()
-    assert table["baseline"].notna().sum() == 4
+    assert len(table) == 20 and (table["status"] == "ok").all()
+    assert table["baseline"].notna().sum() == 4 and table["named_policy"].notna().sum() == 8
     assert set(pd.unique(load_cycles(out)["run_id"])) == set(table["run_id"])
     assert main(args) == 0  # again: every run is skipped, the report rewritten
-    assert "0 run now, 12 already done" in capsys.readouterr().out
+    assert "0 run now, 20 already done" in capsys.readouterr().out
 
 
 def _strict_json(text: str) -> dict:

@@ -76,6 +76,8 @@ WIDTH = 220
 HEIGHT = 160
 #: Legends show long policy names whole.
 LEGEND = alt.Legend(labelLimit=480)
+#: Marks of the trade-off's shape legend, in the order of its entries.
+SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge"]
 #: Up to 20 policies in distinct colours.
 PALETTE = alt.Scale(scheme="category20")
 
@@ -169,7 +171,7 @@ def _tradeoff_chart(
     read against the baselines of its own environment. Colour: ``U_a`` on a sequential scale
     when swept (else the first policy key); shape: the VO objective (else the next key).
     Baselines are dashed lines at their means (revenue vertical, fairness horizontal; their
-    intervals are in the table); ``[[policy]]`` tables' policies are open black marks, one
+    intervals are in the table); ``[[policy]]`` tables' policies are black marks, one
     shape each; each policy's mean carries its 95% interval, cut at 0 on the fairness axis,
     which starts at 0 since fairness is a share.
     """
@@ -205,9 +207,22 @@ def _tradeoff_chart(
     x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False))
     y_axis = alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=True))
     policies = alt.Chart().transform_filter(alt.datum.kind == "policy")
+    # one shape legend: the grid's shape key, then the [[policy]] tables' names
+    is_named = data["kind"] == "named"
+    data["shape"] = data["named"] if shape_key is None else data[shape_key].where(~is_named)
+    data.loc[is_named, "shape"] = data.loc[is_named, "named"]
+    marks = list(dict.fromkeys(data.loc[data["kind"] != "baseline", "shape"].dropna()))
+    titles = [shape_key] if shape_key else []
+    if is_named.any():
+        titles.append("other VO policy")
+    shapes = alt.Shape(
+        "shape:N",
+        title=" / ".join(titles),
+        scale=alt.Scale(domain=marks, range=SHAPES[: len(marks)]),
+    )
     encoding = {"color": colour}
-    if shape_key is not None:
-        encoding["shape"] = alt.Shape(f"{shape_key}:N", title=shape_key)
+    if shape_key is not None or is_named.any():
+        encoding["shape"] = shapes
     points = policies.mark_point(filled=True, size=70, opacity=0.9).encode(
         x=x,
         y=y_axis,
@@ -231,20 +246,15 @@ def _tradeoff_chart(
     vertical = baselines.mark_rule(color="#444444").encode(x="x:Q", strokeDash=dash, tooltip=tip)
     horizontal = baselines.mark_rule(color="#444444").encode(y="y:Q", strokeDash=dash, tooltip=tip)
     layers = [xbars, ybars, points]
-    if (data["kind"] == "named").any():  # [[policy]] tables: open black marks, own shapes
+    if (data["kind"] == "named").any():  # [[policy]] tables: black marks, own shapes
         named = alt.Chart().transform_filter(alt.datum.kind == "named")
-        marker = alt.Shape(
-            "named:N",
-            title="other VO policies",
-            scale=alt.Scale(range=["triangle-up", "diamond", "cross", "triangle-down"]),
-        )
         layers += [
             named.mark_rule(color="black", opacity=0.6).encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q"),
             named.mark_rule(color="black", opacity=0.6).encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q"),
-            named.mark_point(color="black", size=90, strokeWidth=2).encode(
+            named.mark_point(filled=True, color="black", size=90).encode(
                 x=x,
                 y=y_axis,
-                shape=marker,
+                shape=shapes,
                 tooltip=[
                     alt.Tooltip("label:N", title="policy"),
                     alt.Tooltip("x:Q", title=x_title, format=",.0f"),
@@ -256,11 +266,7 @@ def _tradeoff_chart(
     if (data["kind"] == "baseline").any():
         layers = [vertical, horizontal, *layers]
     title = f"Fairness-revenue trade-off: {y_title} vs owners' revenue (mean, 95% CI)"
-    chart = (
-        alt.layer(*layers, data=data)
-        .resolve_scale(shape="independent")
-        .properties(width=260, height=200)
-    )
+    chart = alt.layer(*layers, data=data).properties(width=260, height=200)
     if not facets:
         return chart.properties(width=520, height=360, title=title)
     return _by_factors(chart, facets, title)
