@@ -516,6 +516,25 @@ def test_generator_job_load_total_and_placement(job_load):
     assert first.p_occupied([first.alloc_time, first.release_time]).tolist() == [0.5, 0.5]
 
 
+@pytest.mark.parametrize("job_load", [0.3, 0.5])
+def test_generator_margin_lays_jobs_out_beyond_both_ends(job_load):
+    L, margin = 800.0, 1000.0
+    env = generate_environment(
+        40, L, global_load=0.05, job_load=job_load, margin=margin, rng=np.random.default_rng(4)
+    )
+    s, f, node = job_table(env)
+    totals = np.bincount(node, weights=f - s, minlength=40)
+    np.testing.assert_allclose(totals, job_load * (L + 2 * margin), rtol=1e-9)
+    assert s.min() >= -margin and f.max() <= (L + margin) * (1 + 1e-12)
+    # local jobs before 0 and after L on most nodes, so both ends see load like the inside
+    assert np.mean([(s[node == i] < 0).any() for i in range(40)]) > 0.8
+    assert np.mean([(f[node == i] > L).any() for i in range(40)]) > 0.8
+    busy = np.zeros(40)
+    for lo, hi, i in zip(np.clip(s, 0, L), np.clip(f, 0, L), node, strict=True):
+        busy[i] += max(0.0, hi - lo)
+    assert busy.mean() / L == pytest.approx(job_load, abs=0.08)
+
+
 def test_generator_without_job_load_has_only_global_events():
     env = generate_environment(20, 800.0, global_load=0.05, rng=np.random.default_rng(2))
     assert env.n_chains == 0
@@ -576,6 +595,8 @@ def test_generator_zero_uncertainty_gives_bare_executions():
         (dict(length_sigma=-1.0), "length_sigma"),
         (dict(alloc_uncertainty=-0.1), "alloc_uncertainty"),
         (dict(alloc_uncertainty=0.2, release_uncertainty=0.2), "must be < 1"),
+        (dict(margin=-1.0), "margin"),
+        (dict(margin=math.inf), "margin"),
     ],
 )
 def test_generator_rejects_bad_parameters(kwargs, match):

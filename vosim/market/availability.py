@@ -1272,6 +1272,7 @@ def generate_environment(
     length_sigma: float = 0.5,
     alloc_uncertainty: float = 0.05,
     release_uncertainty: float = 0.1,
+    margin: float = 0.0,
     rng: np.random.Generator,
 ) -> UtilizationSchedule:
     """The ICCS 2021 §4.1 environment: global load and local job-load on ``m`` nodes.
@@ -1286,7 +1287,11 @@ def generate_environment(
       that. The jobs keep their order and are placed without overlap inside ``[0, length]``:
       the node's idle time ``(1 - job_load) * length`` is cut at sorted uniform points, which
       is the paper's "start at the submit time or after the previous job" with submit times
-      uniform over the idle time, so no job is pushed past the interval.
+      uniform over the idle time, so no job is pushed past the interval. With ``margin > 0``
+      the jobs are laid out the same way over ``[-margin, length + margin]`` (job-load is then
+      the share of that span), so the interval's ends carry local load on both sides like its
+      inside (issue 20 of vosim: with ``margin = 0`` the first and last windows have
+      uncertain neighbours on one side only, and the best start sits at an end).
     * **Uncertainty.** A job expected on ``[S, F]`` (length ``l = F - S``) gets an
       allocation event at ``S`` with standard deviation ``alloc_uncertainty * l``, a
       release event at ``F`` with standard deviation ``release_uncertainty * l``, and a
@@ -1311,6 +1316,9 @@ def generate_environment(
     alloc_uncertainty, release_uncertainty : float
         Standard deviations of allocation and release as fractions of the job length (>= 0,
         ``3 * (alloc_uncertainty + release_uncertainty) < 1`` so that an execution remains).
+    margin : float
+        Local jobs are also generated over this much time before 0 and after ``length``,
+        model time units (finite, >= 0; default 0).
     rng : numpy.random.Generator
         The source of randomness.
 
@@ -1370,6 +1378,7 @@ def generate_environment(
         ("length_sigma", length_sigma, 0.0 <= length_sigma < math.inf),
         ("alloc_uncertainty", alloc_uncertainty, alloc_uncertainty >= 0),
         ("release_uncertainty", release_uncertainty, release_uncertainty >= 0),
+        ("margin", margin, 0.0 <= margin < math.inf),
     ]
     for name, value, ok in checks:
         if not ok:
@@ -1381,7 +1390,8 @@ def generate_environment(
         )
     global_p = np.minimum(np.abs(rng.normal(0.0, global_load, m)), 1.0)
 
-    target = job_load * L
+    span = L + 2.0 * float(margin)  # local jobs are laid out over [-margin, L + margin]
+    target = job_load * span
     if target > 0:
         lengths = np.empty((m, 0))
         mean = median * math.exp(length_sigma**2 / 2)
@@ -1397,10 +1407,10 @@ def generate_environment(
         used = np.arange(lengths.shape[1]) < count[:, None]
         lengths = np.where(used, lengths, 0.0)
         lengths *= target / lengths.sum(axis=1, keepdims=True)
-        cuts = np.where(used, rng.uniform(0.0, L - target, lengths.shape), np.inf)
+        cuts = np.where(used, rng.uniform(0.0, span - target, lengths.shape), np.inf)
         cuts.sort(axis=1)
         before = np.cumsum(lengths, axis=1) - lengths
-        job_start = (cuts + before)[used]
+        job_start = (cuts + before)[used] - float(margin)
         job_len = lengths[used]
         node = np.nonzero(used)[0]
     else:
