@@ -506,10 +506,10 @@ class Knapsack:
         """
         queue = state.queue
         chosen = choice.tolist()
-        free = list(clusters.free)
         order = sorted(
             (i for i, j in enumerate(chosen) if j >= 0), key=lambda i: (-queue[i].volume, i)
         )
+        free = list(clusters.free) if order else []
         placed: dict[int, Window] = {}
         over_budget = 0
         for i in order:
