@@ -458,3 +458,44 @@ def test_bad_options_raise_value_error(kw, field):
 def test_unknown_method_is_an_unknown_allocator_error():
     with pytest.raises(UnknownAllocatorError, match="knapsack_p"):
         time_scan(GOOD["p_avail"], GOOD["cost"], 2, 10, method="nope")
+
+
+# ---------------------------------------------------------------------------------------------
+# GreedyJnt's full scan, vectorised over time (issue 20, item 2)
+
+
+def _united_by_column(p, cost, n, budget):
+    """Oracle: greedy_select column by column, then the earliest best (TIE_RTOL)."""
+    from vosim.allocators.greedy import greedy_select
+
+    values, picks = [], []
+    for k in range(p.shape[1]):
+        sel = greedy_select(cost, p[:, k], n, budget)
+        picks.append(sel)
+        values.append(-1.0 if sel is None else float(np.prod(p[sel, k])))
+    values = np.array(values)
+    if (values < 0).all():
+        return -1, None, values
+    top = values.max()
+    k = int(np.flatnonzero(values >= top * (1 - TIE_RTOL))[0])
+    return k, picks[k], values
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances())
+def test_greedy_united_scan_equals_its_column_by_column_scan(inst):
+    p, cost, n, budget = inst
+    k, sel, values = _united_by_column(p, cost, n, budget)
+    for fast in (False, True):
+        res = time_scan(p, cost, n, budget, method="greedy_united", fast=fast)
+        assert res.time_index == k
+        assert res.stats["evaluations"] == p.shape[1]
+        if k < 0:
+            assert res.status == Status.INFEASIBLE and res.selected.size == 0
+            continue
+        assert res.selected.tolist() == sel.tolist()
+        assert res.probability == pytest.approx(values[k], rel=1e-12, abs=1e-300)
+        assert res.status == Status.FEASIBLE
+        feasible = values >= 0
+        np.testing.assert_allclose(res.curve[feasible], values[feasible], rtol=1e-12, atol=1e-300)
+        assert (res.curve[~feasible] == 0).all()

@@ -198,8 +198,7 @@ def test_iccs2021_optima_are_inside_the_interval_in_most_scenarios():
 
     rngs = np.random.default_rng(11).spawn(20)
     best = [
-        time_scan(*environment(rng, 0.5), NODE_COUNT, BUDGET, fast=True).time_index
-        for rng in rngs
+        time_scan(*environment(rng, 0.5), NODE_COUNT, BUDGET, fast=True).time_index for rng in rngs
     ]
     inside = [0 < k < 800 for k in best]
     assert np.mean(inside) > 0.5  # "most" (issue 20)
