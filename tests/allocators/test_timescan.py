@@ -489,7 +489,7 @@ def test_greedy_united_scan_equals_its_column_by_column_scan(inst):
     for fast in (False, True):
         res = time_scan(p, cost, n, budget, method="greedy_united", fast=fast)
         assert res.time_index == k
-        assert res.stats["evaluations"] == p.shape[1]
+        assert res.stats["evaluations"] == p.shape[1] and res.stats["vectorised"]
         if k < 0:
             assert res.status == Status.INFEASIBLE and res.selected.size == 0
             continue
