@@ -154,4 +154,4 @@ def test_policy_tables_are_compared_with_the_baselines(tmp_path):
         "offered_load=0.6, policy=easy",
     ]
     page = (tmp_path / "report.html").read_text()
-    assert "other VO policies" in page  # the trade-off chart's layer of [[policy]] tables
+    assert "other VO policy" in page  # the trade-off legend of the [[policy]] tables
