@@ -104,22 +104,11 @@ def test_a_sweep_with_baselines_runs_and_reports_paired_tests(local_table, tmp_p
     assert "Policies against baselines (paired tests)" in page
 
 
-NAMED = """
-name = "named"
-[scenario]
-trace = "NASA-iPSC-1993-3.1-cln"
-jobs = 40
-[sweep]
-offered_load = [0.3, 0.6]
-ua = [0, 100]
-[run]
-repetitions = 2
-factors = ["offered_load"]
-[[policy]]
-policy = "knapsack"
-[[baseline]]
-policy = "easy"
-"""
+#: SWEEP with a [[policy]] table beside the grid and EASY as the only baseline.
+NAMED = SWEEP.replace('name = "baselines"', 'name = "named"').replace(
+    '[[baseline]]\npolicy = "easy"\n[[baseline]]\npolicy = "fcfs"\n',
+    '[[policy]]\npolicy = "knapsack"\n[[baseline]]\npolicy = "easy"\n',
+)
 
 
 def test_policy_tables_vary_only_the_factors_and_are_named():

@@ -223,19 +223,19 @@ def _tradeoff_chart(
     encoding = {"color": colour}
     if shape_key is not None or is_named.any():
         encoding["shape"] = shapes
+    means_tip = [
+        alt.Tooltip("label:N", title="policy"),
+        alt.Tooltip("x:Q", title=x_title, format=",.0f"),
+        alt.Tooltip("y:Q", title=y_title, format=".3f"),
+        "runs:Q",
+    ]
     points = policies.mark_point(filled=True, size=70, opacity=0.9).encode(
         x=x,
         y=y_axis,
         **encoding,
-        tooltip=[
-            alt.Tooltip("label:N", title="policy"),
-            alt.Tooltip("x:Q", title=x_title, format=",.0f"),
-            alt.Tooltip("y:Q", title=y_title, format=".3f"),
-            "runs:Q",
-        ],
+        tooltip=means_tip,
     )
-    xbars = policies.mark_rule(opacity=0.6).encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q", color=colour)
-    ybars = policies.mark_rule(opacity=0.6).encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q", color=colour)
+    xbars, ybars = _intervals(policies.mark_rule(opacity=0.6), color=colour)
     baselines = alt.Chart().transform_filter(alt.datum.kind == "baseline")
     dash = alt.StrokeDash(
         "baseline:N",
@@ -249,18 +249,9 @@ def _tradeoff_chart(
     if (data["kind"] == "named").any():  # [[policy]] tables: black marks, own shapes
         named = alt.Chart().transform_filter(alt.datum.kind == "named")
         layers += [
-            named.mark_rule(color="black", opacity=0.6).encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q"),
-            named.mark_rule(color="black", opacity=0.6).encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q"),
+            *_intervals(named.mark_rule(color="black", opacity=0.6)),
             named.mark_point(filled=True, color="black", size=90).encode(
-                x=x,
-                y=y_axis,
-                shape=shapes,
-                tooltip=[
-                    alt.Tooltip("label:N", title="policy"),
-                    alt.Tooltip("x:Q", title=x_title, format=",.0f"),
-                    alt.Tooltip("y:Q", title=y_title, format=".3f"),
-                    "runs:Q",
-                ],
+                x=x, y=y_axis, shape=shapes, tooltip=means_tip
             ),
         ]
     if (data["kind"] == "baseline").any():
@@ -270,6 +261,14 @@ def _tradeoff_chart(
     if not facets:
         return chart.properties(width=520, height=360, title=title)
     return _by_factors(chart, facets, title)
+
+
+def _intervals(rule: alt.Chart, **encoding) -> tuple[alt.Chart, alt.Chart]:
+    """The horizontal (``x_lo``-``x_hi``) and vertical (``y_lo``-``y_hi``) 95% CI rules."""
+    return (
+        rule.encode(x="x_lo:Q", x2="x_hi:Q", y="y:Q", **encoding),
+        rule.encode(x="x:Q", y="y_lo:Q", y2="y_hi:Q", **encoding),
+    )
 
 
 def _by_factors(chart: alt.LayerChart, facets: list[str], title: str) -> alt.FacetChart:
