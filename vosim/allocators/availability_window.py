@@ -18,17 +18,26 @@ COST_RESOLUTION = 1000
 
 
 def _eligibility(slots: SlotList, duration: np.ndarray, candidates: np.ndarray, size: int):
-    """Boolean (size, K): node i has a slot covering ``[t_k, t_k + T_i]``; per-node price."""
+    """Boolean (size, K): node i has a slot covering ``[t_k, t_k + T_i]``; per-node price.
+
+    A node's slots are disjoint and each holds its own start among the candidates, so their
+    ranges of candidate starts are disjoint and non-empty: along a row, eligibility toggles at
+    each range's first index and at its stop (a stop meeting the next range's first cancels
+    out), an exclusive-or scan of the marks.
+    """
     latest = slots.end - duration[slots.node]
     ok = latest >= slots.start
     first = np.searchsorted(candidates, slots.start[ok], side="left")
     stop = np.searchsorted(candidates, latest[ok], side="right")
-    diff = np.zeros((size, candidates.size + 1), dtype=np.int64)
-    np.add.at(diff, (slots.node[ok], first), 1)
-    np.add.at(diff, (slots.node[ok], stop), -1)
+    width = candidates.size + 1
+    row = slots.node[ok] * width
+    marks = np.zeros(size * width, dtype=np.int8)
+    marks[row + first] += 1  # first indices are distinct within a row, as are stops
+    marks[row + stop] -= 1
+    toggles = marks.reshape(size, width)[:, :-1] != 0
     price = np.zeros(size)
     np.maximum.at(price, slots.node, slots.price)  # the dearest slot: a conservative cost
-    return np.cumsum(diff, axis=1)[:, :-1] > 0, price
+    return np.logical_xor.accumulate(toggles, axis=1), price
 
 
 def max_availability_window(
@@ -91,11 +100,16 @@ def max_availability_window(
         reason = f"no {request.n} concurrent slots long enough in the interval"
         return Allocation(None, reason, "max_availability", {})
     candidates, eligible = candidates[keep], eligible[:, keep]
-    prob = np.zeros(eligible.shape)
-    for d in np.unique(duration):
-        rows = np.flatnonzero(duration == d)
-        prob[rows] = np.asarray(p_avail(float(d), candidates))[rows]
-    prob = np.where(eligible, np.clip(prob, 0.0, 1.0), 0.0)
+    durations = np.unique(duration)
+    if durations.size == 1:  # identical nodes: one call gives every row
+        prob = np.array(p_avail(float(durations[0]), candidates), dtype=float)
+    else:
+        prob = np.zeros(eligible.shape)
+        for d in durations:
+            rows = np.flatnonzero(duration == d)
+            prob[rows] = np.asarray(p_avail(float(d), candidates))[rows]
+    np.clip(prob, 0.0, 1.0, out=prob)
+    prob[~eligible] = 0.0
     cost = price * duration
     if math.isinf(request.budget):
         int_cost, budget = np.zeros(size, dtype=np.int64), 0

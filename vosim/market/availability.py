@@ -662,7 +662,8 @@ def _p_avail(
         order = np.argsort(starts, kind="stable")
         starts = starts[order]
     ends = starts + duration
-    out = np.repeat(base[:, None], K, axis=1)
+    out = np.empty((m, K))
+    out[:] = base[:, None]
     if chain_of.size and K:
         flat_out = out.reshape(-1)
         c = chain_of
