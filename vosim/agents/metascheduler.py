@@ -150,8 +150,7 @@ class MetaschedulerAgent(mesa.Agent):
     def slot_list(self, now: float, nodes: np.ndarray | None = None) -> SlotList:
         """Free slots of all owners' nodes over ``[now, now + L)``.
 
-        ``nodes`` (node ids, shape (r,)): only those nodes' slots; honoured where the slot
-        list is kept between cycles (fixed prices and owners), else every node's are returned.
+        ``nodes`` (node ids, shape (r,)): only those nodes' slots (a fraction of the cost).
         """
         return self.offers.slot_list(now, now + self.scheduling_interval, nodes)
 

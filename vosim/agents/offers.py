@@ -7,7 +7,6 @@ import numpy as np
 
 from vosim.core.slots import SlotList
 from vosim.market.slot_cache import SlotListCache
-from vosim.market.slots import free_slots
 
 __all__ = ["Offers"]
 
@@ -16,23 +15,25 @@ class Offers:
     """The free slots all owners offer the VO over a scheduling interval.
 
     Owners publish the free time of their nodes (their local job flows and the VO's
-    reservations taken out); the metascheduler reads it as one slot list per cycle. With fixed
-    prices and owners that never leave, the slot list is kept between cycles and only nodes
-    whose busy time changed are rebuilt (:class:`~vosim.market.slot_cache.SlotListCache`,
-    tested equal to a list built from scratch).
+    reservations taken out); the metascheduler reads it as one slot list per cycle. The free
+    spans are kept between cycles and only nodes whose busy time changed are rebuilt
+    (:class:`~vosim.market.slot_cache.SlotListCache`, tested equal to a list built from
+    scratch on fixed and demand pricing and with owners leaving); each cycle's prices are
+    read as they are then.
 
     Parameters
     ----------
     model : VOModel
-        The model (``owners``, ``node_ids``, ``node_price``, ``node_performance``,
-        ``pricing_policy``, ``owner_exit_revenue``, ``local_flow``, ``availability``).
+        The model (``owners``, ``node_price``, ``node_performance``, ``pricing_policy``,
+        ``owner_exit_revenue``, ``local_flow``, ``availability``).
 
     Attributes
     ----------
     counted : bool
-        Every node is identical (one price, one performance) and holds no busy time but the
-        VO's tasks (the traced machine): the slot list has a count form built from the
-        reservations alone (:attr:`~vosim.policies.base.CycleState.processors`).
+        Every node is identical (one price, one performance), prices are fixed, owners never
+        leave and nodes hold no busy time but the VO's tasks (the traced machine): the slot
+        list has a count form built from the reservations alone
+        (:attr:`~vosim.policies.base.CycleState.processors`).
 
     References
     ----------
@@ -42,8 +43,8 @@ class Offers:
 
     def __init__(self, model: mesa.Model) -> None:
         self.model = model
+        self.cache = SlotListCache(model.node_performance)
         static = model.pricing_policy == "fixed" and model.owner_exit_revenue is None
-        self.cache = SlotListCache(model.node_price, model.node_performance) if static else None
         price, perf = model.node_price, model.node_performance
         self.counted = (
             static
@@ -53,18 +54,12 @@ class Offers:
         )
 
     def slot_list(self, now: float, until: float, nodes: np.ndarray | None = None) -> SlotList:
-        """Free slots of all owners' nodes over ``[now, until)``, model time units.
+        """Free slots of the VO's owners' nodes over ``[now, until)``, model time units.
 
-        ``nodes`` (node ids, shape (r,)): only those nodes' slots; honoured where the slot
-        list is kept between cycles (fixed prices and owners), else every node's are returned.
+        ``nodes`` (node ids, shape (r,)): only those nodes' slots.
         """
         model = self.model
-        if self.cache is not None:  # fixed prices and owners: spans kept between cycles
-            for owner in model.owners:  # generates each owner's local load up to ``until``
-                owner.prepare(now, until)
-            return self.cache.slots(model.owners, now, until, nodes)
-        offers = [owner.offer(now, until) for owner in model.owners]
-        node, a, b = (np.concatenate([o[k] for o in offers]) for k in range(3))
-        return free_slots(
-            model.node_ids, model.node_price, model.node_performance, node, a, b, now, until
-        )
+        for owner in model.owners:  # generates each owner's local load up to ``until``
+            owner.prepare(now, until)  # (every owner's: the same draws whoever has left)
+        active = [owner for owner in model.owners if owner.active]
+        return self.cache.slots(active, now, until, model.node_price, nodes)

@@ -153,7 +153,7 @@ class ResourceOwnerAgent(mesa.Agent):
             return None
         _, a, b, tag = self.schedule.intervals()
         vo = tag != LOCAL
-        busy = np.clip(np.minimum(b[vo], now) - np.maximum(a[vo], now - window), 0.0, None)
+        busy = np.maximum(np.minimum(b[vo], now) - np.maximum(a[vo], now - window), 0.0)
         self.utilization = float(busy.sum() / (self.node_ids.size * window))
         current = self.model.node_price[self.node_ids]
         return self.pricing.update(current, self.base_price, self.utilization)

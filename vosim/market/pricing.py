@@ -246,9 +246,10 @@ class DemandPricing:
 
         ``price`` and ``base`` are cost per time unit; ``utilization`` in [0, 1].
         """
-        step = np.clip(
-            self.sensitivity * (utilization - self.target), -self.max_step, self.max_step
-        )
+        # np.clip's own cost dominates on an owner's few nodes, every cycle: the same bounds
+        # by minimum/maximum (bit for bit: clip is defined as minimum(maximum(a, lo), hi))
+        step = self.sensitivity * (utilization - self.target)
+        step = min(max(step, -self.max_step), self.max_step)
         new = np.asarray(price, dtype=float) * (1.0 + step)
         base = np.asarray(base, dtype=float)
-        return np.clip(new, (1.0 - self.band) * base, (1.0 + self.band) * base)
+        return np.minimum(np.maximum(new, (1.0 - self.band) * base), (1.0 + self.band) * base)

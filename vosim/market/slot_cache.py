@@ -32,11 +32,13 @@ class SlotListCache:
     by (start, node); each call recomputes only the nodes marked changed in their schedule
     (:attr:`NodeSchedule.dirty`), and everything once the interval reaches past ``upto``.
 
+    Only the spans are kept: prices are read at every call (demand pricing changes them each
+    cycle), and a change in the set of owners (one left the VO) rebuilds every span.
+
     Parameters
     ----------
-    price, performance : numpy.ndarray of float, shape (N,)
-        Price per time unit and performance of every node, by node id; fixed (use this only
-        where prices do not change and owners do not leave).
+    performance : numpy.ndarray of float, shape (N,)
+        Performance of every node, by node id.
 
     Notes
     -----
@@ -49,8 +51,7 @@ class SlotListCache:
     AEP §2.1: the slot list of the scheduling interval, ordered by non-decreasing start time.
     """
 
-    def __init__(self, price: np.ndarray, performance: np.ndarray) -> None:
-        self.price = np.asarray(price, dtype=float)
+    def __init__(self, performance: np.ndarray) -> None:
         self.performance = np.asarray(performance, dtype=float)
         self._spans: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._upto = -math.inf
@@ -61,14 +62,16 @@ class SlotListCache:
         owners: Sequence[_Owner],
         now: float,
         until: float,
+        price: np.ndarray,
         nodes: np.ndarray | None = None,
     ) -> SlotList:
         """The free slots of every owner's nodes over ``[now, until)`` (model time units).
 
-        Call after each owner's ``offer(now, until)`` (which generates its local load up to
-        ``until``); ``now`` never decreases between calls. ``nodes`` (node ids, shape (r,))
-        keeps only those nodes' slots: what a question about a few nodes needs, for a fraction
-        of the cost.
+        Call after each owner's ``prepare(now, until)`` (which generates its local load up to
+        ``until``); ``now`` never decreases between calls. ``owners``: the owners in the VO
+        now. ``price`` (float, shape (N,), by node id): each node's price per time unit now.
+        ``nodes`` (node ids, shape (r,)) keeps only those nodes' slots: what a question about
+        a few nodes needs, for a fraction of the cost.
         """
         schedules = [o.schedule for o in owners]
         if until > self._upto or schedules != self._owners:
@@ -82,7 +85,7 @@ class SlotListCache:
                 self._spans = self._update(changed, now)
         node, start, end = self._spans
         if nodes is not None:
-            mark = np.zeros(self.price.size, dtype=bool)
+            mark = np.zeros(self.performance.size, dtype=bool)
             mark[nodes] = True
             keep = mark[node]
             node, start, end = node[keep], start[keep], end[keep]
@@ -96,17 +99,21 @@ class SlotListCache:
         live = end > start
         if not live.all():
             node, start, end = node[live], start[live], end[live]
-        return SlotList.trusted(node, start, end, self.price[node], self.performance[node])
+        price = np.asarray(price, dtype=float)[node]
+        return SlotList.trusted(node, start, end, price, self.performance[node])
 
     def _free(self, schedules: list[NodeSchedule], now: float, nodes: np.ndarray | None):
         """Free spans over ``[now, upto)`` of ``nodes`` (all: None), sorted (start, node)."""
+        if not schedules:  # every owner has left the VO
+            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
         parts = [s.intervals() for s in schedules]
         busy = [np.concatenate([p[k] for p in parts]) for k in range(3)]
         if nodes is None:
             nodes = np.concatenate([s.nodes for s in schedules])
         for s in schedules:
             s.dirty.clear()
-        sl = free_slots(nodes, self.price, self.performance, *busy, now, self._upto)
+        unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
+        sl = free_slots(nodes, unpriced, self.performance, *busy, now, self._upto)
         return sl.node, sl.start, sl.end
 
     def _update(self, changed: list[NodeSchedule], now: float):
@@ -116,7 +123,7 @@ class SlotListCache:
         rebuilt from their busy intervals in plain Python and merged into the kept rows
         (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
         """
-        mark = np.zeros(self.price.size, dtype=bool)
+        mark = np.zeros(self.performance.size, dtype=bool)
         busy: list[tuple[int, float, float]] = []
         dirty: set[int] = set()
         for s in changed:
