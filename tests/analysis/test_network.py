@@ -167,3 +167,40 @@ owners = [2, 3]
         assert sum(k == "owner" for _, k in graph.nodes(data="kind")) == owners
         shares = market_nodes(graph).query("kind == 'owner'")["share"]
         assert float((shares**2).sum()) == pytest.approx(hhi)
+
+
+def _random_market(seed):
+    rng = np.random.default_rng(seed)
+    k = 60
+    return pd.DataFrame(
+        {
+            "job": np.arange(k),
+            "user": rng.integers(0, 25, k),
+            "owner": rng.integers(0, 6, k),
+            "start": np.zeros(k),
+            "end": rng.uniform(1.0, 100.0, k),
+            "cost": rng.uniform(1.0, 50.0, k),
+        }
+    )
+
+
+def test_eigenvector_centrality_against_power_iteration():
+    # an independent oracle: networkx's power iteration on the traded component
+    graph = market_graph(_random_market(5), users=range(25), owners=range(6))
+    nodes = market_nodes(graph).set_index("node")
+    main = max(nx.connected_components(graph), key=len)
+    want = nx.eigenvector_centrality(
+        graph.subgraph(main), weight="money", tol=1e-13, max_iter=10**5
+    )
+    for name, value in want.items():
+        assert nodes.loc[name, "eigenvector_centrality"] == pytest.approx(value, rel=1e-6)
+
+
+def test_eigenvector_centrality_is_the_same_whatever_ran_before():
+    # ARPACK's random start persists in a process: the metric must not depend on earlier runs
+    from scipy.sparse.linalg import eigs
+
+    graph = market_graph(_random_market(6), users=range(25), owners=range(6))
+    first = market_metrics(graph)["owner_eigenvector_max"]
+    eigs(np.random.default_rng(0).random((30, 30)), k=1)
+    assert market_metrics(graph)["owner_eigenvector_max"] == first

@@ -153,6 +153,13 @@ def _eigenvector(graph: nx.Graph, weight: str) -> dict[str, float]:
     On a disconnected graph the leading eigenvector is not unique (networkx documents that the
     answer then depends on round-off), so it is computed on the component that holds the most
     money and scaled to unit Euclidean norm there (networkx's normalisation).
+
+    The vector is the leading eigenvector of the component's symmetric weighted adjacency
+    matrix from LAPACK's dense ``eigh`` (the Perron vector: nonnegative, unique on a connected
+    graph), as ``networkx.eigenvector_centrality_numpy`` defines it. That function's ARPACK
+    solver starts from a random vector whose state persists within a process, so the same run
+    gave values differing in the last bits depending on the runs before it in a worker; the
+    market graphs here have at most a few hundred nodes, where a dense solve is cheap.
     """
     values = dict.fromkeys(graph, 0.0)
     parts = [c for c in nx.connected_components(graph) if len(c) > 1]
@@ -165,7 +172,12 @@ def _eigenvector(graph: nx.Graph, weight: str) -> dict[str, float]:
     if len(main) == 2:  # one edge: both ends alike (ARPACK needs at least 3 nodes)
         values.update(dict.fromkeys(main, math.sqrt(0.5)))
         return values
-    values.update(nx.eigenvector_centrality_numpy(sub, weight=weight))
+    names = list(sub)
+    adjacency = nx.to_numpy_array(sub, nodelist=names, weight=weight)
+    eigenvalues, vectors = np.linalg.eigh(adjacency)
+    lead = np.abs(vectors[:, int(np.argmax(eigenvalues))])
+    lead /= np.linalg.norm(lead)
+    values.update(zip(names, lead.tolist(), strict=True))
     return values
 
 
