@@ -35,10 +35,10 @@ def instances(draw):
 
 
 def p_function(base, cut):
-    def p_avail(duration, starts):
+    def p_avail(duration, starts, rows):
         starts = np.asarray(starts, dtype=float)
         late = np.where(starts >= cut, 0.5, 1.0)
-        return base[:, None] * late[None, :]
+        return base[rows, None] * late[None, :]
 
     return p_avail
 
@@ -87,8 +87,8 @@ def test_budget_is_always_respected(case, budget):
 def test_prefers_the_more_available_start():
     slots = SlotList([Slot(0, 0.0, 100.0, 1.0, 5.0), Slot(1, 0.0, 100.0, 1.0, 5.0)])
 
-    def p_avail(duration, starts):
-        return np.tile(np.asarray(starts) >= 0, (2, 1)) * 1.0
+    def p_avail(duration, starts, rows):
+        return np.tile(np.asarray(starts) >= 0, (len(rows), 1)) * 1.0
 
     result = max_availability_window(slots, ResourceRequest(n=2, volume=100.0), p_avail)
     assert result.window.start == 0.0 and result.stats["probability"] == 1.0

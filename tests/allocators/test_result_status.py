@@ -73,8 +73,8 @@ def test_allocation_status_from_its_fields():
 
 
 def test_max_availability_window():
-    def p_avail(duration, starts):
-        return np.full((2, len(starts)), 0.9)
+    def p_avail(duration, starts, rows):
+        return np.full((len(rows), len(starts)), 0.9)
 
     check(max_availability_window(SLOTS, FITS, p_avail), Status.FEASIBLE)
     check(max_availability_window(SLOTS, TOO_MANY, p_avail), Status.INFEASIBLE)

@@ -293,6 +293,24 @@ def test_p_avail_does_not_depend_on_the_order_of_starts(sched, starts, duration,
     )
 
 
+@given(schedules(), starts_lists, durations, st.randoms(use_true_random=False))
+@SETTINGS
+def test_p_avail_of_some_resources_is_their_rows_bit_for_bit(sched, starts, duration, rnd):
+    rows = [i for i in range(sched.m) if rnd.random() < 0.5]
+    rnd.shuffle(rows)
+    got = sched.p_avail(duration, starts, rows)
+    assert got.shape == (len(rows), len(starts))
+    assert np.array_equal(got, sched.p_avail(duration, starts)[rows])
+
+
+def test_p_avail_names_bad_resources():
+    sched = UtilizationSchedule.from_chains(3)
+    with pytest.raises(ParameterError, match=r"resources\[1\] = 3 is outside \[0, 3\)"):
+        sched.p_avail(10.0, [0.0], [0, 3])
+    with pytest.raises(ParameterError, match="must not repeat"):
+        sched.p_avail(10.0, [0.0], [1, 1])
+
+
 @given(chains(), st.integers(-100, 600).map(float), durations)
 @SETTINGS
 def test_maximum_over_the_interval_is_at_an_endpoint(ch, t, duration):

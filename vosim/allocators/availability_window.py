@@ -18,26 +18,26 @@ COST_RESOLUTION = 1000
 
 
 def _eligibility(slots: SlotList, duration: np.ndarray, candidates: np.ndarray, size: int):
-    """Boolean (size, K): node i has a slot covering ``[t_k, t_k + T_i]``; per-node price.
+    """Boolean (K, size): node i has a slot covering ``[t_k, t_k + T_i]``; per-node price.
 
     A node's slots are disjoint and each holds its own start among the candidates, so their
-    ranges of candidate starts are disjoint and non-empty: along a row, eligibility toggles at
-    each range's first index and at its stop (a stop meeting the next range's first cancels
-    out), an exclusive-or scan of the marks.
+    ranges of candidate starts are disjoint and non-empty: down a node's column, eligibility
+    toggles at each range's first index and at its stop (a stop meeting the next range's first
+    cancels out), an exclusive-or scan of the marks. Time runs down the rows, the layout the
+    time scan reads (a row per start), so no transposed copy of the matrices is made.
     """
     latest = slots.end - duration[slots.node]
     ok = latest >= slots.start
     first = np.searchsorted(candidates, slots.start[ok], side="left")
     stop = np.searchsorted(candidates, latest[ok], side="right")
-    width = candidates.size + 1
-    row = slots.node[ok] * width
-    marks = np.zeros(size * width, dtype=np.int8)
-    marks[row + first] += 1  # first indices are distinct within a row, as are stops
-    marks[row + stop] -= 1
-    toggles = marks.reshape(size, width)[:, :-1] != 0
+    node = slots.node[ok]
+    marks = np.zeros((candidates.size + 1) * size, dtype=np.int8)
+    marks[first * size + node] += 1  # first indices are distinct per node, as are stops
+    marks[stop * size + node] -= 1
+    toggles = marks.reshape(candidates.size + 1, size)[:-1] != 0
     price = np.zeros(size)
     np.maximum.at(price, slots.node, slots.price)  # the dearest slot: a conservative cost
-    return np.logical_xor.accumulate(toggles, axis=1), price
+    return np.logical_xor.accumulate(toggles, axis=0), price
 
 
 def max_availability_window(
@@ -63,9 +63,12 @@ def max_availability_window(
         Free slots; node ids index the rows of ``p_avail``'s result.
     request : ResourceRequest
         ``n``, volume ``V`` (or time ``T``), budget ``C``.
-    p_avail : callable ``(duration, starts) -> (N, K)``
-        Availability of every node for a reservation of ``duration`` model time units starting
-        at each of ``starts`` (e.g. :meth:`vosim.market.availability.UtilizationSchedule.p_avail`).
+    p_avail : callable ``(duration, starts, rows) -> (r, K)``
+        Availability of the nodes ``rows`` (int array, shape (r,)) for a reservation of
+        ``duration`` model time units starting at each of ``starts`` (shape (K,)), e.g.
+        :meth:`vosim.market.availability.UtilizationSchedule.p_avail`. Asked once per distinct
+        duration, for the nodes of that duration usable at some start only (on nodes of many
+        performances, the whole matrix per duration was most of the search's cost).
     method : str
         Static availability method used at each start.
     resolution : int
@@ -91,25 +94,25 @@ def max_availability_window(
     perf[slots.node] = slots.performance
     duration = request.durations(perf)
     candidates = np.unique(slots.start)
-    eligible, price = _eligibility(slots, duration, candidates, size)
-    eligible &= (perf >= request.min_performance)[:, None]
+    eligible, price = _eligibility(slots, duration, candidates, size)  # (K, size)
+    slow = perf < request.min_performance
+    if slow.any():
+        eligible[:, slow] = False
     if not eligible.any():
         return Allocation(None, "no slot long enough", "max_availability", {})
-    keep = np.flatnonzero(eligible.sum(axis=0) >= request.n)
+    keep = np.flatnonzero(eligible.sum(axis=1) >= request.n)
     if keep.size == 0:
         reason = f"no {request.n} concurrent slots long enough in the interval"
         return Allocation(None, reason, "max_availability", {})
-    candidates, eligible = candidates[keep], eligible[:, keep]
-    durations = np.unique(duration)
-    if durations.size == 1:  # identical nodes: one call gives every row
-        prob = np.array(p_avail(float(durations[0]), candidates), dtype=float)
-    else:
-        prob = np.zeros(eligible.shape)
-        for d in durations:
-            rows = np.flatnonzero(duration == d)
-            prob[rows] = np.asarray(p_avail(float(d), candidates))[rows]
+    candidates, eligible = candidates[keep], eligible[keep]
+    prob = np.zeros(eligible.shape)  # (K, size): a row per start
+    usable = eligible.any(axis=0)  # nodes with a slot at some kept start
+    for d in np.unique(duration[usable]):
+        rows = np.flatnonzero(usable & (duration == d))
+        prob[:, rows] = np.asarray(p_avail(float(d), candidates, rows)).T
     np.clip(prob, 0.0, 1.0, out=prob)
     prob[~eligible] = 0.0
+    prob = prob.T  # (size, K), the time scan's shape; a view
     cost = price * duration
     if math.isinf(request.budget):
         int_cost, budget = np.zeros(size, dtype=np.int64), 0

@@ -1056,7 +1056,9 @@ class UtilizationSchedule:
             raise ParameterError(f"resource {resource} is outside [0, {self.m})")
         return [self.chain(int(c)) for c in np.sort(self.chain_of[self.resource_of == resource])]
 
-    def p_avail(self, duration: float, starts: npt.ArrayLike) -> np.ndarray:
+    def p_avail(
+        self, duration: float, starts: npt.ArrayLike, resources: npt.ArrayLike | None = None
+    ) -> np.ndarray:
         """Availability ``P_a(r_i, t_k, T)`` of every resource for every start time.
 
         Parameters
@@ -1065,17 +1067,22 @@ class UtilizationSchedule:
             Reservation time ``T > 0``, model time units.
         starts : array_like, shape (K,)
             Start times ``t_k``, any order (a scalar gives K = 1).
+        resources : array_like of int, shape (r,), optional
+            Only these resources' rows, in this order (the same values as their rows of the
+            full matrix, bit for bit: each entry's product is taken in the same order).
+            ``None`` (default): all ``m``.
 
         Returns
         -------
-        numpy.ndarray, shape (m, K)
+        numpy.ndarray, shape (m, K) or (r, K)
             ``P_a`` in [0, 1]: the ICCS 2023 §2.1 product, each chain counted once per
             resource, times ``1 - global_p``. This is the ``p_avail`` input of the time scan.
 
         Raises
         ------
         ParameterError
-            ``duration <= 0`` or non-finite starts.
+            ``duration <= 0``, non-finite starts, or ``resources`` not distinct indices in
+            ``[0, m)``.
 
         Notes
         -----
@@ -1096,7 +1103,15 @@ class UtilizationSchedule:
         """
         T = _check_duration(duration)
         t = _starts_array(starts)
-        return _p_avail(self._table, self.chain_of, self.resource_of, 1.0 - self.global_p, t, T)
+        base = 1.0 - self.global_p
+        if resources is None:
+            return _p_avail(self._table, self.chain_of, self.resource_of, base, t, T)
+        rows = self._resource_index(resources)
+        position = np.full(self.m, -1, dtype=np.int64)
+        position[rows] = np.arange(rows.size)
+        keep = position[self.resource_of] >= 0  # the pairs of those resources, in order
+        row_of = position[self.resource_of[keep]]
+        return _p_avail(self._table, self.chain_of[keep], row_of, base[rows], t, T)
 
     def _chain_q(self, start: float, duration: float) -> np.ndarray:
         """``1 - max P_o`` of every chain over ``[start, start + T)``, shape (C,)."""
