@@ -638,8 +638,31 @@ def test_random_groups_shapes_and_ranges(N, G):
     assert cost.shape == group.shape == (N,) and group_p.shape == (G,)
     assert cost.dtype.kind == "i" and cost.min() >= 2 and cost.max() <= 10
     assert sorted(set(group.tolist())) == list(range(G))
-    assert np.all((group_p >= 0.8) & (group_p <= 1.0))
+    assert np.all((group_p >= 0.47) & (group_p <= 0.94))
     AvailabilityProblem(cost=cost, group=group, group_p=group_p, n=min(N, 8), budget=60)
+
+
+def test_random_groups_prices_the_most_available_resources_dearest():
+    # ICCS 2023 §3.3 (N = 200, n = 20): the n most available resources (MaxP) fit only near
+    # C = 200, the n cheapest not below C = 40; with N = 21, n = 8 (§3.2) MaxP is dearer than
+    # n resources at the mean cost
+    rng = np.random.default_rng(7)
+    for N, G, n in [(21, 8, 8), (200, 40, 20)]:
+        maxp, cheapest, mean = [], [], []
+        for _ in range(50):
+            cost, group, group_p = random_groups(N, G, rng)
+            p = group_p[group]
+            assert np.corrcoef(p, cost)[0, 1] > 0.8
+            maxp.append(cost[np.argsort(-p, kind="stable")[:n]].sum())
+            cheapest.append(np.sort(cost)[:n].sum())
+            mean.append(n * cost.mean())
+        assert np.mean(maxp) > 1.2 * np.mean(mean)
+        if N == 200:
+            assert 160 <= np.mean(maxp) <= 210 and np.mean(cheapest) >= 40
+    # without noise the cost is a step function of the group's availability
+    cost, group, group_p = random_groups(50, 10, rng, cost_noise=0.0)
+    order = np.argsort(group_p[group])
+    assert np.all(np.diff(cost[order]) >= 0)
 
 
 def test_random_groups_is_reproducible_and_configurable():
@@ -661,6 +684,7 @@ def test_random_groups_is_reproducible_and_configurable():
         ((5, 2), dict(cost_range=(3, 2)), "cost_range"),
         ((5, 2), dict(cost_range=(1.5, 2)), "cost_range"),
         ((5, 2), dict(p_range=(0.5, 1.2)), "p_range"),
+        ((5, 2), dict(cost_noise=-1.0), "cost_noise"),
     ],
 )
 def test_random_groups_rejects_bad_parameters(args, kwargs, match):

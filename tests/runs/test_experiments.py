@@ -75,6 +75,10 @@ def test_quick_run_writes_the_table_and_the_chart(quick_runs, name):
     assert ((table["mean_probability"] >= 0) & (table["mean_probability"] <= 1)).all()
     assert (table["mean_seconds"] > 0).all()
     assert (table["repetitions"] == experiments()[name].quick_repetitions).all()
+    # the chart shows the paper's values beside vosim's (issue 20, item 7): labelled marks
+    # ("paper: ...") or, in Table 1's dot plot, a series of the paper's own
+    html = (out / f"{name}.html").read_text()
+    assert "paper: " in html or "paper (Table 1" in html
 
 
 @pytest.mark.parametrize("name", ["iccs2023-fig4-5", "iccs2023-fig6"])
@@ -111,8 +115,38 @@ def test_fig7_8_tree_sizes_and_reference(quick_runs):
     np.testing.assert_allclose(p["knapsack_group"], p["exact"], rtol=1e-12)
     assert (p["knapsack_p"] <= p["exact"] * (1 + 1e-12)).all()
     assert (p["greedy"] <= p["exact"] * (1 + 1e-12)).all()
-    # the same instances at every C: the optimum cannot fall as the budget grows
+    # the same instances at every C, all feasible in the quick grid: the optimum cannot fall
+    # as the budget grows
+    assert (table["feasible_share"] == 1).all()
     assert (np.diff(p["exact"].to_numpy()) >= -1e-12).all()
+
+
+def test_iccs2023_means_cover_the_feasible_instances_only():
+    from vosim.runs.experiments.iccs2023 import _rows
+
+    raw = {
+        "exact": {
+            "p": [0.5, 0.0, 0.7],
+            "s": [1.0, 9.0, 3.0],
+            "tree": [np.nan] * 3,
+            "feasible": [True, False, True],
+        },
+        "greedy": {
+            "p": [0.5, 0.0, 0.0],
+            "s": [2.0, 9.0, 2.0],
+            "tree": [10, 500, 30],
+            "feasible": [True, False, False],
+        },
+    }
+    rows = {r["method"]: r for r in _rows(raw, n=20, C=40)}
+    assert rows["exact"]["mean_probability"] == pytest.approx(0.6)
+    assert rows["exact"]["feasible_share"] == pytest.approx(2 / 3)
+    assert rows["exact"]["mean_seconds"] == pytest.approx(2.0)
+    assert rows["greedy"]["mean_probability"] == pytest.approx(0.25)
+    assert rows["greedy"]["found_share"] == 0.5 and rows["greedy"]["optimal_share"] == 0.5
+    assert rows["greedy"]["mean_tree_size"] == 20 and rows["greedy"]["repetitions"] == 3
+    nothing = {m: dict(r, feasible=[False] * 3) for m, r in raw.items()}
+    assert all(np.isnan(r["mean_probability"]) for r in _rows(nothing, n=20, C=10))
 
 
 def test_fig5_knapsack_never_below_greedyjnt(quick_runs):

@@ -14,7 +14,17 @@ from vosim.analysis.charts import save_chart
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.runs.store import write_table
 
-__all__ = ["ExperimentConfig", "Experiment", "register_experiment", "experiments", "run_experiment"]
+__all__ = [
+    "ExperimentConfig",
+    "Experiment",
+    "register_experiment",
+    "experiments",
+    "run_experiment",
+    "paper_marks",
+]
+
+#: The mark of a value the paper states, on every experiment chart: a black cross, labelled.
+PAPER_SHAPE = "cross"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +160,38 @@ def run_experiment(
     written.append(csv)
     written += save_chart(chart, out / name)
     return written
+
+
+def paper_marks(points: pd.DataFrame, x: str, y: str) -> alt.LayerChart:
+    """The paper's stated values as black crosses labelled with their text, for a chart layer.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        One row per value: columns ``x`` and ``y`` (the chart's fields, with its units) and
+        ``text`` (what the paper says, e.g. ``"paper: 0.93 at t = 834"``).
+    x, y : str
+        The encodings, as altair shorthands (e.g. ``"C:Q"``); give the same scale as the
+        chart the marks join (e.g. ``alt.Y("seconds:Q", scale=alt.Scale(type="log"))``).
+
+    Returns
+    -------
+    altair.LayerChart
+        Crosses and their labels; layer it over vosim's marks (``alt.layer(chart, marks)``).
+
+    Raises
+    ------
+    ParameterError
+        ``points`` lacks ``text``.
+
+    References
+    ----------
+    Issue 20, item 7: every experiment chart shows the paper's values beside vosim's.
+    """
+    if "text" not in points:
+        raise ParameterError(f"paper points need a 'text' column, got {list(points.columns)}")
+    base = alt.Chart(points).encode(x=x, y=y, tooltip=["text:N"])
+    return alt.layer(
+        base.mark_point(shape=PAPER_SHAPE, size=160, color="black", strokeWidth=2),
+        base.mark_text(align="left", dx=8, dy=-10, color="black").encode(text="text:N"),
+    )

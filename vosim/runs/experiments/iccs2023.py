@@ -18,21 +18,23 @@ and Availability Uncertainties*, ICCS 2023 (``group-dependencies-iccs2023.md``),
 What the paper leaves open and what is chosen here:
 
 * **Instances.** "Randomized characteristics c_i, p_i and group dependencies", no distribution
-  given. :func:`vosim.market.availability.random_groups`: integer costs uniform in
-  ``{2, ..., 10}`` for the whole reservation, group availabilities uniform in ``[0.8, 1]``, a
-  uniformly random partition with every group non-empty (its docstring explains why these
-  ranges fit the paper's budgets).
+  given. :func:`vosim.market.availability.random_groups` (its docstring derives each choice
+  from the text): integer costs in ``{2, ..., 10}`` for the whole reservation that rise with
+  the group's availability (the paper's budget statements say the most available resources
+  are the dearest), group availabilities uniform in ``[0.47, 0.94]`` (the occupation
+  probabilities of its Fig. 1), a uniformly random partition with every group non-empty.
 * **Common random numbers.** Repetition ``r`` uses the same instance at every point of a
   figure (every ``n`` of Figs. 4-5, every ``C`` of Figs. 6-8), so the curves compare the same
-  instances and an exact method's mean never falls as ``C`` grows.
+  instances.
 * **Repetitions.** The paper does not say how many instances it averaged; defaults here are
   20-30 per point so that each experiment finishes in a few minutes on two cores.
-* **Reported values.** Means over instances of the eq. (3) availability of each method's
-  selection (0 for an infeasible instance, which the generated budgets make rare), its sample
-  standard deviation, the mean wall time of :func:`~vosim.allocators.problem.allocate_resources`
-  (``stats["seconds"]``), the share of instances where the method reaches the optimum of
-  ``exact`` (relative tolerance 1e-9) and, for the branch and bound methods, the mean and median
-  ``tree_size`` (candidate solutions created, the root included).
+* **Reported values** (over the *feasible* instances of each point, those where a window
+  within ``C`` exists; ``feasible_share`` is their share): means of the eq. (3) availability
+  of each method's selection, its sample standard deviation, the mean wall time of
+  :func:`~vosim.allocators.problem.allocate_resources` (``stats["seconds"]``), the share where
+  the method finds a window (``found_share``) and where it reaches the optimum of ``exact``
+  (relative tolerance 1e-9) and, for the branch and bound methods, the mean and median
+  ``tree_size`` (candidate solutions created, the root included), Fig. 8's point.
 """
 
 from __future__ import annotations
@@ -48,7 +50,12 @@ import pandas as pd
 from vosim.allocators import exact, greedy, groups, knapsack  # noqa: F401
 from vosim.allocators.problem import AvailabilityProblem, allocate_resources
 from vosim.market.availability import random_groups
-from vosim.runs.experiments.base import Experiment, ExperimentConfig, register_experiment
+from vosim.runs.experiments.base import (
+    Experiment,
+    ExperimentConfig,
+    paper_marks,
+    register_experiment,
+)
 
 __all__ = ["COLUMNS", "LABELS", "SMALL_METHODS", "LARGE_METHODS", "TREE_METHODS"]
 
@@ -78,6 +85,7 @@ COLUMNS = [
     "mean_seconds",
     "repetitions",
     "feasible_share",
+    "found_share",
     "optimal_share",
     "mean_tree_size",
     "median_tree_size",
@@ -124,24 +132,35 @@ def _point(
 
 
 def _rows(raw: dict[str, dict[str, list]], **axes: float) -> list[dict]:
-    """Aggregate one figure point's raw results into one row per method."""
-    best = np.asarray(raw["exact"]["p"])
+    """Aggregate one figure point's raw results into one row per method.
+
+    Means, spreads, times, tree sizes and shares are over the *feasible* instances only: those
+    where the exact DP finds a window within ``C`` (an infeasible instance has no availability
+    to compare; counting it as 0 made the means measure feasibility). ``feasible_share`` is
+    their share of all instances; NaN statistics when none is feasible.
+    """
+    feasible = np.asarray(raw["exact"]["feasible"], dtype=bool)
+    best = np.asarray(raw["exact"]["p"], dtype=float)[feasible]
     rows = []
     for m, r in raw.items():
-        p = np.asarray(r["p"], dtype=float)
-        tree = np.asarray(r["tree"], dtype=float)
-        has_tree = m in TREE_METHODS
+        p = np.asarray(r["p"], dtype=float)[feasible]
+        tree = np.asarray(r["tree"], dtype=float)[feasible]
+        seconds = np.asarray(r["s"], dtype=float)[feasible]
+        found = np.asarray(r["feasible"], dtype=bool)[feasible]
+        some = p.size > 0
+        has_tree = m in TREE_METHODS and some
         rows.append(
             {
                 **axes,
                 "method": m,
                 "label": LABELS[m],
-                "mean_probability": float(p.mean()),
+                "mean_probability": float(p.mean()) if some else np.nan,
                 "std_probability": float(p.std(ddof=1)) if p.size > 1 else np.nan,
-                "mean_seconds": float(np.mean(r["s"])),
-                "repetitions": int(p.size),
-                "feasible_share": float(np.mean(r["feasible"])),
-                "optimal_share": float(np.mean(p >= best * (1 - _OPT_RTOL))),
+                "mean_seconds": float(seconds.mean()) if some else np.nan,
+                "repetitions": int(feasible.size),
+                "feasible_share": float(feasible.mean()),
+                "found_share": float(found.mean()) if some else np.nan,
+                "optimal_share": float(np.mean(p >= best * (1 - _OPT_RTOL))) if some else np.nan,
                 "mean_tree_size": float(tree.mean()) if has_tree else np.nan,
                 "median_tree_size": float(np.median(tree)) if has_tree else np.nan,
             }
@@ -156,38 +175,87 @@ def _table(rows: list[dict]) -> pd.DataFrame:
     return table
 
 
-def _chart(
-    table: pd.DataFrame, x: str, x_title: str, title: str, with_time: bool
-) -> alt.TopLevelMixin:
-    """Line per method: probability panel, and a log-scale time panel when ``with_time``."""
-    order = [LABELS[m] for m in SMALL_METHODS]
-    base = alt.Chart(table).encode(
-        x=alt.X(f"{x}:Q", title=x_title),
-        color=alt.Color("label:N", title="method", sort=order),
-        strokeDash=alt.StrokeDash("label:N", sort=order, legend=None),
-        tooltip=[
-            "label:N",
-            f"{x}:Q",
-            alt.Tooltip("mean_probability:Q", format=".4f"),
-            alt.Tooltip("optimal_share:Q", format=".0%"),
-            alt.Tooltip("mean_seconds:Q", format=".2e"),
-            alt.Tooltip("median_tree_size:Q", format=".0f"),
-            "repetitions:Q",
-        ],
+#: One colour per method (Tableau 10), the same on every ICCS 2023 chart.
+COLOURS = {
+    "BruteForce": "#4c78a8",
+    "KnapsackGroup": "#f58518",
+    "Greedy": "#54a24b",
+    "Greedy+": "#b279a2",
+    "KnapsackSingle": "#e45756",
+    "Exact (group DP)": "#79706e",
+}
+
+
+def _colour(labels: Iterable[str]) -> alt.Color:
+    """The method colours of :data:`COLOURS`, with a legend of the methods drawn only."""
+    shown = [label for label in COLOURS if label in set(labels)]
+    return alt.Color(
+        "label:N",
+        title="method",
+        scale=alt.Scale(domain=shown, range=[COLOURS[label] for label in shown]),
     )
-    prob = (
-        base.mark_line(point=True)
-        .encode(y=alt.Y("mean_probability:Q", title="mean P_a^w", scale=alt.Scale(zero=False)))
-        .properties(width=520, height=240, title="availability of the window")
+
+
+def _relative(
+    table: pd.DataFrame, x: str, factor: float, text: str, dy: float = 14
+) -> alt.LayerChart:
+    """The paper's relative statement as a dotted line at ``factor`` x vosim's optimum.
+
+    The label sits at the line's right end, ``dy`` pixels below it (negative: above).
+    """
+    ref = table.loc[table["method"] == "exact", [x, "mean_probability"]].dropna()
+    ref = ref.assign(y=factor * ref["mean_probability"], text=text)
+    line = alt.Chart(ref).mark_line(color="black", strokeDash=[2, 3]).encode(x=f"{x}:Q", y="y:Q")
+    label = (
+        alt.Chart(ref.tail(1))
+        .mark_text(align="right", dy=dy, color="black")
+        .encode(x=f"{x}:Q", y="y:Q", text="text:N")
     )
-    if not with_time:
-        return prob.properties(title=title)
-    seconds = (
-        base.mark_line(point=True)
-        .encode(y=alt.Y("mean_seconds:Q", title="mean time (s)", scale=alt.Scale(type="log")))
-        .properties(width=520, height=240, title="calculation time")
+    return alt.layer(line, label)
+
+
+def _panel(
+    table: pd.DataFrame,
+    x: str,
+    x_title: str,
+    y: alt.Y,
+    title: str,
+    paper: alt.TopLevelMixin,
+    methods: tuple[str, ...] = SMALL_METHODS,
+) -> alt.LayerChart:
+    """Lines per method (one colour each) with the paper's values layered over them."""
+    rows = table[table["method"].isin(methods)]
+    lines = (
+        alt.Chart(rows)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(f"{x}:Q", title=x_title),
+            y=y,
+            color=_colour(rows["label"]),
+            strokeDash=alt.StrokeDash("label:N", legend=None),
+            tooltip=[
+                "label:N",
+                f"{x}:Q",
+                alt.Tooltip("mean_probability:Q", format=".4f"),
+                alt.Tooltip("optimal_share:Q", format=".0%"),
+                alt.Tooltip("feasible_share:Q", format=".0%"),
+                alt.Tooltip("mean_seconds:Q", format=".2e"),
+                alt.Tooltip("mean_tree_size:Q", format=".0f"),
+                "repetitions:Q",
+            ],
+        )
     )
-    return alt.vconcat(prob, seconds).properties(title=title)
+    return alt.layer(lines, paper).properties(width=520, height=220, title=title)
+
+
+def _probability(table: pd.DataFrame, x: str, x_title: str, paper: alt.TopLevelMixin):
+    y = alt.Y("mean_probability:Q", title="mean P_a^w (feasible instances)")
+    return _panel(table, x, x_title, y.scale(zero=False), "availability of the window", paper)
+
+
+def _seconds(table: pd.DataFrame, x: str, x_title: str, paper: alt.TopLevelMixin):
+    y = alt.Y("mean_seconds:Q", title="mean time (s)", scale=alt.Scale(type="log"))
+    return _panel(table, x, x_title, y, "calculation time", paper)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,13 +300,13 @@ def run_fig4_5(
         rows += _rows(raw, n=n, C=np.nan)
         progress(1)
     table = _table(rows)
-    chart = _chart(
-        table,
-        "n",
-        "requested resources n",
-        "ICCS 2023 Figs. 4-5: N = 21, G = 8, no cost limit",
-        with_time=True,
-    )
+    x_title = "requested resources n"
+    single = _relative(table, "n", 0.95, "paper: KnapsackSingle at most 5 % below the optimum")
+    brute = pd.DataFrame({"n": [11], "mean_seconds": [0.5], "text": ["paper: BruteForce > 0.5 s"]})
+    chart = alt.vconcat(
+        _probability(table, "n", x_title, single),
+        _seconds(table, "n", x_title, paper_marks(brute, "n:Q", "mean_seconds:Q")),
+    ).properties(title="ICCS 2023 Figs. 4-5: N = 21, G = 8, no cost limit")
     return table, chart
 
 
@@ -282,8 +350,14 @@ def run_fig6(
         rows += _rows(_point(instances, 8, lambda cost, C=C: float(C), SMALL_METHODS), n=8, C=C)
         progress(1)
     table = _table(rows)
-    chart = _chart(
-        table, "C", "budget C", "ICCS 2023 Fig. 6: N = 21, G = 8, n = 8", with_time=False
+    single = _relative(table, "C", 0.95, "paper: KnapsackSingle about 5 % below")
+    at_90 = alt.Chart(pd.DataFrame({"C": [90], "text": ["paper: greedy optimal for C > 90"]}))
+    rule = alt.layer(
+        at_90.mark_rule(color="black", strokeDash=[2, 3]).encode(x="C:Q"),
+        at_90.mark_text(align="left", dx=4, y=8, color="black").encode(x="C:Q", text="text:N"),
+    )
+    chart = _probability(table, "C", "budget C", alt.layer(single, rule)).properties(
+        title="ICCS 2023 Fig. 6: N = 21, G = 8, n = 8"
     )
     return table, chart
 
@@ -330,9 +404,33 @@ def run_fig7_8(
         rows += _rows(_point(instances, 20, lambda cost, C=C: float(C), LARGE_METHODS), n=20, C=C)
         progress(1)
     table = _table(rows)
-    chart = _chart(
-        table, "C", "budget C", "ICCS 2023 Figs. 7-8: N = 200, G = 40, n = 20", with_time=True
+    x_title = "budget C"
+    relative = alt.layer(
+        _relative(table, "C", 0.9, "paper: KnapsackSingle about 10 % below", dy=-10),
+        _relative(table, "C", 0.8, "paper: greedy over 20 % below at some C", dy=14),
     )
+    time_8s = pd.DataFrame({"C": [40], "mean_seconds": [8.0], "text": ["paper: about 8 s"]})
+    trees = pd.DataFrame(
+        {
+            "C": [40, 120],
+            "mean_tree_size": [5000.0, 100.0],
+            "text": ["paper: almost 5000", "paper: about 100"],
+        }
+    )
+    tree_y = alt.Y("mean_tree_size:Q", title="mean tree size", scale=alt.Scale(type="log"))
+    chart = alt.vconcat(
+        _probability(table, "C", x_title, relative),
+        _seconds(table, "C", x_title, paper_marks(time_8s, "C:Q", "mean_seconds:Q")),
+        _panel(
+            table,
+            "C",
+            x_title,
+            tree_y,
+            "size of the branch and bound tree (Fig. 8's point)",
+            paper_marks(trees, "C:Q", "mean_tree_size:Q"),
+            TREE_METHODS,
+        ),
+    ).properties(title="ICCS 2023 Figs. 7-8: N = 200, G = 40, n = 20")
     return table, chart
 
 

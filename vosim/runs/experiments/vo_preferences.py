@@ -186,7 +186,10 @@ def _chart(table: pd.DataFrame) -> alt.TopLevelMixin:
     curves = table[table["point"] == "curve"]
     width, height = 300, 200
 
-    def totals(figure: str, title: str, y: str) -> alt.LayerChart:
+    def totals(figure: str, title: str, y: str, reference: str | None) -> alt.LayerChart:
+        # reference: the paper's dashed line; "midpoint" (Figs. 1-2: halfway between the
+        # users' extreme, U_a = 0, and the VO's, the largest U_a) or "best+1.5%" (Fig. 4: the
+        # VO's best batch time plus 1.5 %, §5.2)
         data = curves[curves["figure"] == figure]
         line = (
             alt.Chart(data)
@@ -198,11 +201,22 @@ def _chart(table: pd.DataFrame) -> alt.TopLevelMixin:
                 tooltip=["problem", "ua", "vo_total_mean", "a_mean", "realised_ua_mean"],
             )
         )
-        # the midpoint between the users' (U_a = 0) and the VO's extreme (largest U_a)
-        ends = data.sort_values("ua").groupby("mix")["vo_total_mean"].agg(["first", "last"])
-        mid = pd.DataFrame({"mix": ends.index, "mid": (ends["first"] + ends["last"]) / 2})
-        rule = alt.Chart(mid).mark_rule(strokeDash=[4, 4]).encode(y="mid:Q", color="mix:N")
-        return (line + rule).properties(title=title, width=width, height=height)
+        chart = line.properties(title=title, width=width, height=height)
+        if reference is None:
+            return chart
+        ends = data.sort_values("ua").groupby("mix")["vo_total_mean"].agg(["first", "last", "min"])
+        if reference == "midpoint":
+            level, text = (ends["first"] + ends["last"]) / 2, "paper: midpoint of the extremes"
+        else:
+            level, text = ends["min"] * 1.015, "paper: VO's best + 1.5 %"
+        mark = pd.DataFrame({"mix": ends.index, "level": level.to_numpy(), "text": text})
+        rule = alt.Chart(mark).mark_rule(strokeDash=[4, 4]).encode(y="level:Q", color="mix:N")
+        label = (
+            alt.Chart(mark)
+            .mark_text(align="right", x=width - 4, dy=-6, color="black")
+            .encode(y="level:Q", text="text:N")
+        )
+        return alt.layer(chart, rule, label)
 
     relative = curves[curves["evaluation"] == "relative"]
     a_line = (
@@ -253,12 +267,19 @@ def _chart(table: pd.DataFrame) -> alt.TopLevelMixin:
     )
     return alt.vconcat(
         alt.hconcat(
-            totals("fig1", "Fig. 1: batch cost vs ordinal U_a, conflicting", "batch cost"),
-            totals("fig2", "Fig. 2: batch cost vs ordinal U_a, mixed", "batch cost"),
+            totals(
+                "fig1", "Fig. 1: batch cost vs ordinal U_a, conflicting", "batch cost", "midpoint"
+            ),
+            totals("fig2", "Fig. 2: batch cost vs ordinal U_a, mixed", "batch cost", "midpoint"),
         ),
         alt.hconcat(
-            totals("fig3", "Fig. 3: batch cost vs relative U_a (%)", "batch cost"),
-            totals("fig4", "Fig. 4: batch time (sum of runtimes) vs U_a (%), mixed", "time"),
+            totals("fig3", "Fig. 3: batch cost vs relative U_a (%)", "batch cost", None),
+            totals(
+                "fig4",
+                "Fig. 4: batch time (sum of runtimes) vs U_a (%), mixed",
+                "time",
+                "best+1.5%",
+            ),
         ),
         alt.hconcat(plane, additive),
     ).properties(title="VO Preferences Figs. 1-6: the cyclic scheme with user evaluations (vosim)")
