@@ -245,3 +245,24 @@ def test_iccs2021_fig3_draws_curves_beside_the_papers_maximum(quick_runs):
     assert table["probability"].max() == table.loc[table["best"], "probability"].iloc[0]
     assert (table["paper_t"] == 834).all() and (table["paper_probability"] == 0.93).all()
     assert "paper: 0.93 at t = 834" in (out / "iccs2021-fig3.html").read_text()
+
+
+def test_iccs2023_fig2_reproduces_the_worked_example(tmp_path):
+    written = run_experiment("iccs2023-fig2", tmp_path, quick=True)
+    assert {p.name for p in written} >= {"iccs2023-fig2.parquet", "iccs2023-fig2.html"}
+    table = pd.read_parquet(tmp_path / "iccs2023-fig2.parquet").set_index("event")
+    assert table.loc["P_a^r", "p_available"] == 0.235  # exactly, as the paper's 0.5 x 0.5 x 0.94
+    np.testing.assert_array_equal(table["p_available"], table["paper_p_available"])
+    assert "paper: P_a^r = 0.235" in (tmp_path / "iccs2023-fig2.html").read_text()
+
+
+def test_knapsack_grid_example_finds_the_slides_optimum(tmp_path):
+    run_experiment("knapsack-grid-example", tmp_path, quick=True)
+    table = pd.read_parquet(tmp_path / "knapsack-grid-example.parquet")
+    assert (table["optimum_dp"] == 20).all() and (table["optimum_milp"] == 20).all()
+    chosen = table[table["chosen_dp"]]
+    assert list(zip(chosen["task"], chosen["option"], strict=True)) == [(1, 3), (2, 1)]
+    assert (table["chosen_dp"] == table["chosen_milp"]).all()
+    # the choice fits the clusters of 16 and 8 processors
+    assert chosen["cluster_1"].sum() <= 16 and chosen["cluster_2"].sum() <= 8
+    assert "paper: optimum 20" in (tmp_path / "knapsack-grid-example.html").read_text()

@@ -3,6 +3,10 @@
 Toporkov, Yemelyanov, Tselishchev, *Allocation of Distributed Resources with Group Dependencies
 and Availability Uncertainties*, ICCS 2023 (``group-dependencies-iccs2023.md``), §3:
 
+``iccs2023-fig2``
+    Fig. 2 (§2.1): the worked example, one resource's availability over ``[545, 844]`` between
+    two jobs' release and allocation events and the global events: ``0.5 x 0.5 x 0.94 =
+    0.235``.
 ``iccs2023-fig4-5``
     Figs. 4 and 5 (§3.2): ``N = 21`` resources in ``G = 8`` groups, no cost limit
     (``C = sum c_i``), ``n = 1..21``: mean window availability ``P_a^w`` (eq. 3) and mean
@@ -49,7 +53,7 @@ import pandas as pd
 # knapsack_group, greedy and greedy_plus; knapsack_p
 from vosim.allocators import exact, greedy, groups, knapsack  # noqa: F401
 from vosim.allocators.problem import AvailabilityProblem, allocate_resources
-from vosim.market.availability import random_groups
+from vosim.market.availability import EventChain, availability, random_groups
 from vosim.runs.experiments.base import (
     Experiment,
     ExperimentConfig,
@@ -57,7 +61,15 @@ from vosim.runs.experiments.base import (
     register_experiment,
 )
 
-__all__ = ["COLUMNS", "LABELS", "SMALL_METHODS", "LARGE_METHODS", "TREE_METHODS"]
+__all__ = [
+    "COLUMNS",
+    "LABELS",
+    "SMALL_METHODS",
+    "LARGE_METHODS",
+    "TREE_METHODS",
+    "FIG2_COLUMNS",
+    "FIG2_PAPER",
+]
 
 #: Methods of §3.2 (N = 21), in the paper's order, plus vosim's exact DP.
 SMALL_METHODS = ("brute_force", "knapsack_group", "greedy", "greedy_plus", "knapsack_p", "exact")
@@ -474,5 +486,124 @@ FIG7_8 = register_experiment(
         quick_repetitions=2,
         run=run_fig7_8,
         points=lambda quick: len(_fig7_8_grid(quick)),
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 2: the worked example
+
+#: Fig. 1's two jobs on one resource: allocation expected at 85 and 844, execution from 133
+#: and 921, release expected at 545 and 1250 (the paper's times). The execution ends (450,
+#: 1150) and the standard deviations are vosim's: the paper gives neither, and neither changes
+#: the example (``P_o`` is 0.5 at an expected time whatever its spread).
+FIG2_JOBS = (
+    EventChain(133, 450, alloc_time=85, alloc_sd=16, release_time=545, release_sd=40),
+    EventChain(921, 1150, alloc_time=844, alloc_sd=25, release_time=1250, release_sd=60),
+)
+#: Fig. 1's global utilization events: a total occupation probability of 0.06.
+FIG2_GLOBAL_P = 0.06
+#: The interval of Fig. 2 (the dotted rectangle): ``T = [545; 844]``.
+FIG2_INTERVAL = (545.0, 844.0)
+#: §2.1: ``P_a(e_1) = P_a(e_2) = 0.5``, ``P_a(e_3) = 0.94``, ``P_a^r = 0.235``.
+FIG2_PAPER = {"release at 545": 0.5, "allocation at 844": 0.5, "global": 0.94, "P_a^r": 0.235}
+#: Columns of the Fig. 2 table.
+FIG2_COLUMNS = ["event", "max_p_occupied", "p_available", "paper_p_available"]
+
+
+def run_fig2(config: ExperimentConfig, progress: Progress) -> tuple[pd.DataFrame, alt.LayerChart]:
+    """ICCS 2023 Fig. 2: the worked example of a resource's availability over ``[545, 844]``.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+        Unused beyond the interface (the example is deterministic).
+    progress : callable
+        Called with 1 once.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per independent event active in the interval (the first job's release, the
+        second's allocation, the global events) and one for the resource, columns
+        :data:`FIG2_COLUMNS`: ``P_o^max`` over the interval, ``P_a = 1 - P_o^max`` (their
+        product for the resource) and the paper's value.
+    chart : altair.LayerChart
+        The occupation probability ``P_o(t)`` of the two jobs (Figs. 1-2) with the interval
+        shaded and the paper's ``P_a^r = 0.235`` beside vosim's.
+
+    References
+    ----------
+    ICCS 2023 §2.1, steps 1-3 and the example of Fig. 2; Fig. 1 (the events' times).
+    """
+    start, end = FIG2_INTERVAL
+    duration = end - start
+    first, second = FIG2_JOBS
+    p_o = [
+        float(first.max_p_occupied([start], duration)[0]),
+        float(second.max_p_occupied([start], duration)[0]),
+        FIG2_GLOBAL_P,
+    ]
+    total = availability(FIG2_JOBS, start, duration, global_p=FIG2_GLOBAL_P)
+    events = list(FIG2_PAPER)
+    table = pd.DataFrame(
+        {
+            "event": events,
+            "max_p_occupied": [*p_o, np.nan],
+            "p_available": [*(1.0 - p for p in p_o), float(total)],
+            "paper_p_available": list(FIG2_PAPER.values()),
+        },
+        columns=FIG2_COLUMNS,
+    )
+    progress(1)
+    t = np.linspace(0.0, 1400.0, 1401)
+    curve = pd.DataFrame(
+        {
+            "t": np.concatenate([t, t]),
+            "p_occupied": np.concatenate([first.p_occupied(t), second.p_occupied(t)]),
+            "job": ["job 1"] * t.size + ["job 2"] * t.size,
+        }
+    )
+    x = alt.X("t:Q", title="time", scale=alt.Scale(domain=[0, 1400]))
+    y = alt.Y("p_occupied:Q", title="occupation probability P_o", scale=alt.Scale(domain=[0, 1]))
+    band = (
+        alt.Chart(pd.DataFrame({"a": [start], "b": [end]}))
+        .mark_rect(opacity=0.12, color="gray")
+        .encode(x="a:Q", x2="b:Q")
+    )
+    lines = alt.Chart(curve).mark_line().encode(x=x, y=y, color=alt.Color("job:N", title=None))
+    glob = alt.Chart(pd.DataFrame({"p": [FIG2_GLOBAL_P]})).mark_rule(color="gray").encode(y="p:Q")
+    values = pd.DataFrame(
+        {
+            "t": [start + 10, start + 10],
+            "p_occupied": [0.78, 0.68],
+            "text": [f"vosim: P_a^r = {total:.3f}", f"paper: P_a^r = {FIG2_PAPER['P_a^r']}"],
+        }
+    )
+    label = (
+        alt.Chart(values)
+        .mark_text(align="left", color="black")
+        .encode(x="t:Q", y="p_occupied:Q", text="text:N")
+    )
+    chart = alt.layer(band, glob, lines, label).properties(
+        width=560,
+        height=260,
+        title="ICCS 2023 Fig. 2: availability of a resource over [545, 844] (shaded); "
+        "gray line: global events, P_o = 0.06",
+    )
+    return table, chart
+
+
+FIG2 = register_experiment(
+    Experiment(
+        name="iccs2023-fig2",
+        description=(
+            "ICCS 2023 Fig. 2: the worked example, a resource's availability over [545, 844] "
+            "between two jobs and global events (paper: 0.5 x 0.5 x 0.94 = 0.235)"
+        ),
+        default_repetitions=1,
+        quick_repetitions=1,
+        run=run_fig2,
+        points=lambda quick: 1,
     )
 )

@@ -68,7 +68,14 @@ from vosim.runs.experiments.knapsack_grid_fixture import (
     swf_tasks,
 )
 
-__all__ = ["COLUMNS", "CLAIMS", "strategies", "trace_clusters"]
+__all__ = [
+    "COLUMNS",
+    "CLAIMS",
+    "EXAMPLE_COLUMNS",
+    "EXAMPLE_OPTIMUM",
+    "strategies",
+    "trace_clusters",
+]
 
 #: Seconds HiGHS may spend on one knapsack cycle of the trace run (its clusters are too large
 #: for the DP); a cycle that hits it runs HiGHS's best choice so far and is counted in
@@ -367,6 +374,137 @@ KNAPSACK_GRID_SWF = register_experiment(
         default_repetitions=1,
         quick_repetitions=1,
         run=run_swf,
+        points=lambda quick: 1,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# The slides' worked example
+
+#: "Two Tasks and Their Options": credit values and processors (cluster 1, cluster 2) of each
+#: option; clusters of 16 and 8 processors ("A Small Example Grid", "Constructing the Problem").
+EXAMPLE_TASKS = (
+    ((10.0, (8, 0)), (2.0, (2, 0)), (9.0, (4, 4))),
+    ((11.0, (10, 0)), (2.0, (0, 1))),
+)
+#: Free processors of the example's two clusters.
+EXAMPLE_CAPACITY = (16, 8)
+#: The example's optimum: task 1's third option with task 2's first (``$9 + $11``); the slides
+#: build the problem and leave it to be solved, and 20 is its optimum.
+EXAMPLE_OPTIMUM = 20.0
+#: Columns of the example's table.
+EXAMPLE_COLUMNS = [
+    "task",
+    "option",
+    "credit",
+    "cluster_1",
+    "cluster_2",
+    "chosen_dp",
+    "chosen_milp",
+    "optimum_dp",
+    "optimum_milp",
+    "paper_optimum",
+]
+
+
+def run_example(
+    config: ExperimentConfig, progress: Callable[[int], None]
+) -> tuple[pd.DataFrame, alt.LayerChart]:
+    """The slides' two-task example solved by the multiple-choice knapsack, DP and MILP.
+
+    ``config`` is not read (the example has no randomness); ``progress`` is told of its one
+    point.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per option, columns :data:`EXAMPLE_COLUMNS`: its credit value and processors
+        per cluster, whether the exact DP and HiGHS's MILP choose it, their optimum and the
+        paper's (20).
+    chart : altair.LayerChart
+        The options' credit values, the chosen ones filled, with both optima beside the
+        paper's.
+
+    References
+    ----------
+    Knapsack Grid slides, "A Small Example Grid", "Two Tasks and Their Options",
+    "Constructing the Problem"; :func:`vosim.allocators.mckp.solve_mckp`.
+    """
+    values = [[credit for credit, _ in task] for task in EXAMPLE_TASKS]
+    demands = [[list(procs) for _, procs in task] for task in EXAMPLE_TASKS]
+    solved = {m: solve_mckp(values, demands, EXAMPLE_CAPACITY, method=m) for m in ("dp", "milp")}
+    rows = []
+    for i, task in enumerate(EXAMPLE_TASKS):
+        for j, (credit, (c1, c2)) in enumerate(task):
+            rows.append(
+                {
+                    "task": i + 1,
+                    "option": j + 1,
+                    "credit": credit,
+                    "cluster_1": c1,
+                    "cluster_2": c2,
+                    "chosen_dp": bool(solved["dp"].choice[i] == j),
+                    "chosen_milp": bool(solved["milp"].choice[i] == j),
+                    "optimum_dp": solved["dp"].value,
+                    "optimum_milp": solved["milp"].value,
+                    "paper_optimum": EXAMPLE_OPTIMUM,
+                }
+            )
+    table = pd.DataFrame(rows, columns=EXAMPLE_COLUMNS)
+    progress(1)
+    data = table.assign(
+        name=[f"task {t}, option {o}" for t, o in zip(table["task"], table["option"], strict=True)],
+        what=np.where(table["chosen_dp"], "chosen", "not chosen"),
+    )
+    bars = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y("name:N", title=None, sort=None),
+            x=alt.X("credit:Q", title="credit value ($)"),
+            color=alt.Color(
+                "what:N",
+                title=None,
+                scale=alt.Scale(domain=["chosen", "not chosen"], range=["#4c78a8", "#d3d3d3"]),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=["name:N", "credit:Q", "cluster_1:Q", "cluster_2:Q", "chosen_milp:N"],
+        )
+    )
+    text = pd.DataFrame(
+        {
+            "credit": [11.5, 11.5],
+            "name": ["task 1, option 1", "task 1, option 2"],
+            "text": [
+                f"vosim: optimum {solved['dp'].value:g} (DP), {solved['milp'].value:g} (MILP)",
+                f"paper: optimum {EXAMPLE_OPTIMUM:g}",
+            ],
+        }
+    )
+    label = (
+        alt.Chart(text)
+        .mark_text(align="left", color="black")
+        .encode(x="credit:Q", y=alt.Y("name:N", sort=None), text="text:N")
+    )
+    chart = alt.layer(bars, label).properties(
+        width=480,
+        height=160,
+        title="Knapsack Grid slides: two tasks on clusters of 16 and 8 processors",
+    )
+    return table, chart
+
+
+KNAPSACK_GRID_EXAMPLE = register_experiment(
+    Experiment(
+        name="knapsack-grid-example",
+        description=(
+            "Knapsack Grid slides' worked example: two tasks' options on clusters of 16 and 8 "
+            "processors, solved by the multiple-choice knapsack (DP and MILP; paper: 20)"
+        ),
+        default_repetitions=1,
+        quick_repetitions=1,
+        run=run_example,
         points=lambda quick: 1,
     )
 )
