@@ -4,7 +4,14 @@ import pandas as pd
 import pytest
 
 from vosim.runs.experiments import experiments, run_experiment
-from vosim.runs.experiments.knapsack_grid import CLAIMS, COLUMNS, strategies, trace_clusters
+from vosim.runs.experiments.knapsack_grid import (
+    CLAIMS,
+    COLUMNS,
+    LAMBDAS,
+    SLIDES_LAMBDA,
+    strategies,
+    trace_clusters,
+)
 
 NAMES = ("knapsack-grid", "knapsack-grid-swf")
 
@@ -45,6 +52,20 @@ def test_table_chart_and_claims(quick, name):
     # the claims are computed from the rows above
     best = rows.groupby("family")["overall_completion_time"].min()
     assert bool(claims.iloc[1]["holds"]) == bool(best["KS"] < best["gang"])
+    # "largest task speedup" is judged on the median task, not the mean of ratios
+    median = rows.groupby("family")["median_speedup"].max()
+    knapsack_best = max(median["KS"], median["KS+BF"]) >= median.max()
+    assert bool(claims.iloc[2]["holds"]) == bool(knapsack_best)
+    # the speedup's distribution: ordered quantiles, FCFS's all 1
+    q = rows[["speedup_p10", "speedup_p25", "median_speedup", "speedup_p75", "speedup_p90"]]
+    assert (q.diff(axis=1).iloc[:, 1:] >= -1e-12).all().all()
+    assert (q[rows["family"] == "FCFS"] == 1.0).all().all()
+    # one stream in quick mode: a claim holds in it exactly when it holds on the means
+    assert (claims["streams_holding"] == claims["holds"].astype(int)).all()
+    assert (
+        "paper: KS+BF has the lowest overall completion time"
+        in (written[0].parent / f"{name}.html").read_text()
+    )
 
 
 def test_same_seed_same_table(quick, tmp_path):
@@ -58,3 +79,28 @@ def test_same_seed_same_table(quick, tmp_path):
 def test_trace_clusters_share_the_processors():
     clusters = trace_clusters(owners=4)
     assert sum(clusters) == 2004 and max(clusters) - min(clusters) <= 1
+
+
+def test_lambda_sweep(quick):
+    table, written = quick("knapsack-grid-lambda")
+    assert list(table.columns) == ["lambda", *COLUMNS]
+    assert sorted(table["lambda"].unique()) == list(LAMBDAS)
+    rows = table[table["kind"] == "strategy"]
+    for _, at in rows.groupby("lambda"):  # one strategy per family at every lambda
+        assert list(at["strategy"]) == [s.name for s in strategies(True)]
+    claims = table[table["kind"] == "claim"]
+    assert len(claims) == len(LAMBDAS) * len(CLAIMS)
+    # the same tasks at every lambda, arriving later: FCFS finishes no earlier at 1.28 h
+    fcfs = rows[rows["family"] == "FCFS"].set_index("lambda")["overall_completion_time"]
+    assert fcfs[max(LAMBDAS)] >= fcfs[min(LAMBDAS)]
+    # the claim rows at the slides' lambda are those of knapsack-grid on the same streams
+    same = quick("knapsack-grid")[0]
+    first = claims[(claims["lambda"] == SLIDES_LAMBDA) & (claims["claim"] == CLAIMS[0])]
+    ours = rows[rows["lambda"] == SLIDES_LAMBDA].set_index("strategy")["overall_completion_time"]
+    theirs = same.set_index("strategy")["overall_completion_time"]
+    assert ours.to_dict() == theirs.loc[ours.index].to_dict()
+    assert (
+        "paper: KS+BF has the lowest"
+        in (written[0].parent / "knapsack-grid-lambda.html").read_text()
+    )
+    assert first["holds"].iloc[0] in (True, False)
