@@ -266,3 +266,14 @@ def test_knapsack_grid_example_finds_the_slides_optimum(tmp_path):
     # the choice fits the clusters of 16 and 8 processors
     assert chosen["cluster_1"].sum() <= 16 and chosen["cluster_2"].sum() <= 8
     assert "paper: optimum 20" in (tmp_path / "knapsack-grid-example.html").read_text()
+
+
+def test_iccs2021_fig2_job_sizes_beat_the_papers_fit(tmp_path):
+    run_experiment("iccs2021-fig2", tmp_path, quick=True)
+    table = pd.read_parquet(tmp_path / "iccs2021-fig2.parquet")
+    sizes = table[table["marginal"] == "processors"]
+    assert len(sizes) == 1 and (sizes["paper_ks"] == 0.14).all()
+    assert (sizes["ks"] <= sizes["paper_ks"]).all()  # issue 19: match or beat 0.14
+    assert set(table["marginal"]) == {"processors", "run_time", "interarrival", "estimate_ratio"}
+    assert ((table["ks"] >= 0) & (table["ks"] <= 1)).all()
+    assert "paper: K-S 0.14" in (tmp_path / "iccs2021-fig2.html").read_text()

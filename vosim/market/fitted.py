@@ -52,7 +52,7 @@ from scipy import stats
 
 from vosim.errors import ParameterError
 
-__all__ = ["FITTED", "FittedWorkload", "fitted_workload", "fitted_trace"]
+__all__ = ["FITTED", "FittedWorkload", "fitted_workload", "fitted_trace", "usable_columns"]
 
 #: A size asked by at least this share of a trace's jobs is a point mass of the size model.
 POPULAR_SHARE = 0.01
@@ -148,7 +148,7 @@ class FittedWorkload:
         """
         from vosim.market.swf import header_int
 
-        sizes, run, requested, submit, users = _columns(frame)
+        sizes, run, requested, submit, users = usable_columns(frame)
         if sizes.size < 10:
             raise ParameterError(
                 f"cannot fit a job flow to {name or 'this trace'}: {sizes.size} jobs with a "
@@ -290,9 +290,9 @@ class FittedWorkload:
         ----------
         ICCS 2021 §3.1, Fig. 2 (0.14 for job sizes, its ForHLR II log).
         """
-        sizes, run, requested, submit, _ = _columns(frame)
+        sizes, run, requested, submit, _ = usable_columns(frame)
         flow = self.generate(len(frame), rng)
-        g_sizes, g_run, g_requested, g_submit, _ = _columns(flow)
+        g_sizes, g_run, g_requested, g_submit, _ = usable_columns(flow)
         pairs = {
             "interarrival": (np.diff(np.sort(submit)), np.diff(np.sort(g_submit))),
             "processors": (sizes, g_sizes),
@@ -302,11 +302,26 @@ class FittedWorkload:
         return {k: float(stats.ks_2samp(a, b).statistic) for k, (a, b) in pairs.items()}
 
 
-def _columns(frame: pd.DataFrame) -> tuple[np.ndarray, ...]:
+def usable_columns(frame: pd.DataFrame) -> tuple[np.ndarray, ...]:
     """Processors, run time, requested time (run time if unknown), submit, user of usable jobs.
 
     Usable: processors (field 8, else 5) and run time (field 4) known and > 0; the run time is
     cut at the requested time (field 9) as the model kills a job there.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        SWF jobs (:func:`vosim.market.swf.read_swf`) or a generated flow.
+
+    Returns
+    -------
+    tuple of numpy.ndarray, each shape (k,)
+        Processors, run time (s), requested time (s), submit time (s) and user id of the
+        ``k`` usable jobs, in the frame's order.
+
+    References
+    ----------
+    SWF fields (Parallel Workloads Archive); ICCS 2021 §3.1 (the marginals fitted).
     """
     req_p = frame["requested_processors"].to_numpy()
     sizes = np.where(req_p > 0, req_p, frame["allocated_processors"].to_numpy())

@@ -21,6 +21,7 @@ __all__ = [
     "experiments",
     "run_experiment",
     "paper_marks",
+    "value_labels",
 ]
 
 #: The mark of a value the paper states, on every experiment chart: a black cross, labelled.
@@ -195,3 +196,32 @@ def paper_marks(points: pd.DataFrame, x: str, y: str) -> alt.LayerChart:
         base.mark_point(shape=PAPER_SHAPE, size=160, color="black", strokeWidth=2),
         base.mark_text(align="left", dx=8, dy=-10, color="black").encode(text="text:N"),
     )
+
+
+def value_labels(x: str, y: str, at: tuple[float, float], texts: list[str]) -> alt.Chart:
+    """Lines of text (e.g. vosim's value, then the paper's) stacked down from a point.
+
+    Parameters
+    ----------
+    x, y : str
+        The chart's quantitative fields (altair shorthands such as ``"t:Q"``).
+    at : (float, float)
+        Data coordinates of the first line's left end; each next line sits 10 % of ``y``'s
+        value lower (charts whose y axis runs from 0 to 1 get evenly spaced lines).
+    texts : list of str
+        The lines, e.g. ``["vosim: K-S 0.008", "paper: K-S 0.14"]``.
+
+    Returns
+    -------
+    altair.Chart
+        Black, left-aligned text marks; layer them over the chart.
+
+    References
+    ----------
+    Issue 20, item 7 (the paper's value beside vosim's on each chart).
+    """
+    fx, fy = x.split(":")[0], y.split(":")[0]
+    frame = pd.DataFrame(
+        {fx: [at[0]] * len(texts), fy: [at[1] - 0.1 * k for k in range(len(texts))], "text": texts}
+    )
+    return alt.Chart(frame).mark_text(align="left", color="black").encode(x=x, y=y, text="text:N")

@@ -8,6 +8,10 @@ Computing under Utilization Uncertainty*, ICCS 2021 (``utilization-uncertainty-i
     Fig. 3 (§3.2): the curve ``max P_a^w(t)`` of one environment (Table 1's) on the figure's
     interval ``[0, 1200]``, beside the paper's maximum, 0.93 at ``t = 834``: the shape (an
     interior maximum) can be compared, not the values of another random environment.
+``iccs2021-fig2``
+    Fig. 2 (§3.1): the job sizes of UniLu-Gaia (the paper's ForHLR II log is not available)
+    against a flow generated from vosim's fit of it, with the K-S statistic of each marginal
+    beside the paper's 0.14 for sizes.
 ``iccs2021-fig5``
     Fig. 5 (§4.2): 64 heterogeneous nodes, a job of ``n = 6`` nodes and volume 200 on the
     interval ``[0, 800]``, global load 0.05, job-load ``0, 0.1, ..., 1``: the best ``P_a^w``
@@ -94,6 +98,7 @@ from vosim.runs.experiments.base import (
     ExperimentConfig,
     paper_marks,
     register_experiment,
+    value_labels,
 )
 
 __all__ = [
@@ -569,6 +574,113 @@ def _table1_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
         title=f"ICCS 2021 Table 1: time scan at job-load {TABLE1_JOB_LOAD}, global load 0.05"
     )
 
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 2: the job-size fit
+
+#: The trace of Fig. 2's fit: the paper's ForHLR II log is not available, so UniLu-Gaia (the
+#: bundled trace closest to it: a university HPC cluster's parallel jobs).
+FIG2_TRACE = "UniLu-Gaia-2014-2"
+#: Fig. 2's K-S statistic of the generated job sizes against the log's (§3.1).
+FIG2_PAPER_KS = 0.14
+#: Columns of the Fig. 2 table.
+FIG2_COLUMNS = ["repetition", "marginal", "ks", "paper_ks"]
+
+
+def run_fig2(
+    config: ExperimentConfig, progress: Callable[[int], None]
+) -> tuple[pd.DataFrame, alt.LayerChart]:
+    """ICCS 2021 Fig. 2: the job sizes of a trace against a flow generated from its fit.
+
+    The flow is :func:`vosim.market.fitted.fitted_workload` (sizes: the trace's popular sizes
+    as point masses and a lognormal for the rest, as issue 19 fitted them); each repetition
+    draws a flow as long as the trace and measures the two-sample K-S statistic of each
+    marginal.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+        Flows drawn (``repetitions``) and ``seed``.
+    progress : callable
+        Called with 1 after each flow.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per flow and marginal (processors, run time, inter-arrival, estimate ratio),
+        columns :data:`FIG2_COLUMNS`; ``paper_ks`` is 0.14 on the processors' rows.
+    chart : altair.LayerChart
+        The empirical CDFs of the processors of the trace and of the first flow (log axis),
+        with vosim's mean K-S beside the paper's.
+
+    References
+    ----------
+    ICCS 2021 §3.1 and Fig. 2 (lognormal sizes and lengths fitted to the ForHLR II log,
+    K-S 0.14).
+    """
+    from vosim.data import trace_path
+    from vosim.market.fitted import fitted_workload, usable_columns
+    from vosim.market.swf import read_swf
+
+    frame = read_swf(trace_path(FIG2_TRACE))
+    fit = fitted_workload(FIG2_TRACE)
+    rows, first = [], None
+    for rep, rng in enumerate(config.rngs(21)):
+        for marginal, value in fit.ks(frame, rng).items():
+            paper = FIG2_PAPER_KS if marginal == "processors" else np.nan
+            rows.append({"repetition": rep, "marginal": marginal, "ks": value, "paper_ks": paper})
+        if first is None:
+            first = usable_columns(
+                fit.generate(len(frame), np.random.default_rng([config.seed, 21]))
+            )[0]
+        progress(1)
+    table = pd.DataFrame(rows, columns=FIG2_COLUMNS)
+    sizes = {"trace": usable_columns(frame)[0], "generated": first}
+    cdf = pd.concat(
+        [
+            pd.DataFrame(
+                {"processors": np.sort(v), "share": np.arange(1, v.size + 1) / v.size, "flow": k}
+            ).drop_duplicates("processors", keep="last")
+            for k, v in sizes.items()
+        ],
+        ignore_index=True,
+    )
+    ks = float(table.loc[table["marginal"] == "processors", "ks"].mean())
+    x = alt.X("processors:Q", title="processors requested (log)").scale(type="log")
+    y = alt.Y("share:Q", title="share of jobs (empirical CDF)")
+    lines = (
+        alt.Chart(cdf)
+        .mark_line(interpolate="step-after")
+        .encode(x=x, y=y, color=alt.Color("flow:N", title=None))
+    )
+    label = value_labels(
+        "processors:Q",
+        "share:Q",
+        (2.0, 0.25),
+        [f"vosim: K-S {ks:.3f}", f"paper: K-S {FIG2_PAPER_KS} (ForHLR II)"],
+    )
+    chart = alt.layer(lines, label).properties(
+        width=520,
+        height=280,
+        title=f"ICCS 2021 Fig. 2: job sizes of {FIG2_TRACE} and of a flow generated from its fit",
+    )
+    return table, chart
+
+
+FIG2 = register_experiment(
+    Experiment(
+        name="iccs2021-fig2",
+        description=(
+            "ICCS 2021 Fig. 2: job sizes of UniLu-Gaia against a flow generated from its fit "
+            "(the paper's ForHLR II log is not available), K-S per marginal beside the "
+            "paper's 0.14; 5 flows by default"
+        ),
+        default_repetitions=5,
+        quick_repetitions=1,
+        run=run_fig2,
+        points=lambda quick: 1 if quick else 5,
+    )
+)
 
 FIG3 = register_experiment(
     Experiment(

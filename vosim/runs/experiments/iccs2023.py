@@ -59,6 +59,7 @@ from vosim.runs.experiments.base import (
     ExperimentConfig,
     paper_marks,
     register_experiment,
+    value_labels,
 )
 
 __all__ = [
@@ -573,17 +574,11 @@ def run_fig2(config: ExperimentConfig, progress: Progress) -> tuple[pd.DataFrame
     )
     lines = alt.Chart(curve).mark_line().encode(x=x, y=y, color=alt.Color("job:N", title=None))
     glob = alt.Chart(pd.DataFrame({"p": [FIG2_GLOBAL_P]})).mark_rule(color="gray").encode(y="p:Q")
-    values = pd.DataFrame(
-        {
-            "t": [start + 10, start + 10],
-            "p_occupied": [0.78, 0.68],
-            "text": [f"vosim: P_a^r = {total:.3f}", f"paper: P_a^r = {FIG2_PAPER['P_a^r']}"],
-        }
-    )
-    label = (
-        alt.Chart(values)
-        .mark_text(align="left", color="black")
-        .encode(x="t:Q", y="p_occupied:Q", text="text:N")
+    label = value_labels(
+        "t:Q",
+        "p_occupied:Q",
+        (start + 10, 0.78),
+        [f"vosim: P_a^r = {total:.3f}", f"paper: P_a^r = {FIG2_PAPER['P_a^r']}"],
     )
     chart = alt.layer(band, glob, lines, label).properties(
         width=560,
