@@ -247,12 +247,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="reproduce a paper's figure set; writes a table (Parquet, CSV) and an altair chart",
         description=(
             "Run a named experiment that reproduces a figure set of the papers (see --list). "
-            "Writes NAME.parquet, NAME.csv and NAME.html/.png to --out. Same seed, same table "
-            "(timing columns aside)."
+            "Writes NAME.parquet, NAME.csv, NAME.html/.png and NAME.json (its settings) to "
+            "--out. Same seed, same table (timing columns aside). NAME 'all' runs every "
+            "experiment and writes fidelity.md and fidelity.csv: each value a paper states "
+            "beside vosim's, with a verdict (yes / partly / no) and its reason; an experiment "
+            "whose result with the same settings is already in --out is reused (--redo runs it "
+            "again), so an interrupted 'all' resumes."
         ),
         formatter_class=_Defaults,
     )
-    exp.add_argument("name", nargs="?", help="experiment name (see --list)")
+    exp.add_argument("name", nargs="?", help="experiment name (see --list), or 'all'")
     exp.add_argument("--list", action="store_true", help="list the experiments and exit")
     exp.add_argument("--out", type=Path, default=Path("vosim-out"), help="output directory")
     exp.add_argument("--quick", action="store_true", help="small grid and few repetitions (CI)")
@@ -276,6 +280,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the trace's first N jobs (default: the experiment's own)",
     )
     exp.add_argument("--quiet", action="store_true", help="no progress bar")
+    exp.add_argument(
+        "--redo",
+        action="store_true",
+        help="with 'all': run every experiment again, even those already in --out",
+    )
 
     sweep = sub.add_parser(
         "sweep",
@@ -565,7 +574,12 @@ def _experiment(args: argparse.Namespace) -> int:
     if args.list or args.name is None:
         for name, e in registry.items():
             print(f"{name:20s} {e.description}")
+        print(f"{'all':20s} every experiment above, then fidelity.md (paper vs vosim)")
         return 0 if args.list else 2
+    if args.name == "all":
+        return _experiment_all(args, registry)
+    if args.redo:
+        raise VosimError("--redo goes with 'all' (a single experiment always runs)")
     if args.name not in registry:
         raise VosimError(f"unknown experiment {args.name!r}; available: {', '.join(registry)}")
     e = registry[args.name]
@@ -585,6 +599,38 @@ def _experiment(args: argparse.Namespace) -> int:
     print(f"{args.name}: {time.perf_counter() - started:.1f} s")
     print(f"wrote {', '.join(p.name for p in written)} to {args.out}/")
     return 0
+
+
+def _experiment_all(args: argparse.Namespace, registry: dict) -> int:
+    """``vosim experiment all``: every experiment (resumable), then fidelity.md; 1 on a failure."""
+    from tqdm import tqdm
+
+    from vosim.runs.experiments.fidelity import run_all
+
+    if args.repetitions is not None or args.trace is not None or args.jobs is not None:
+        raise VosimError("'all' runs each experiment with its own --repetitions, trace and jobs")
+    _output_dir(args.out)
+    started = time.perf_counter()
+    total = sum(e.points(args.quick) for e in registry.values())
+    with tqdm(total=total, unit="point", desc="all", disable=args.quiet) as bar:
+        result = run_all(
+            args.out,
+            quick=args.quick,
+            seed=args.seed,
+            redo=args.redo,
+            progress=bar.update,
+            log=bar.write if not args.quiet else None,
+        )
+    counts = result.rows["match"].value_counts()
+    print(
+        f"all: {len(result.ran)} ran, {len(result.reused)} reused, {len(result.failed)} failed "
+        f"in {time.perf_counter() - started:.1f} s; fidelity: "
+        + ", ".join(f"{m} {int(counts.get(m, 0))}" for m in ("yes", "partly", "no"))
+    )
+    print(f"wrote {', '.join(p.name for p in result.written)} to {args.out}/")
+    for name, message in result.failed.items():
+        print(f"vosim: error: experiment {name}: {message}", file=sys.stderr)
+    return 1 if result.failed else 0
 
 
 def _sweep(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from vosim.analysis.charts import save_chart
 from vosim.errors import ParameterError, UnknownAllocatorError
-from vosim.runs.store import write_table
+from vosim.runs.store import write_json, write_table
 
 __all__ = [
     "ExperimentConfig",
@@ -22,6 +22,10 @@ __all__ = [
     "run_experiment",
     "paper_marks",
     "value_labels",
+    "Fidelity",
+    "MATCHES",
+    "verdict",
+    "experiment_settings",
 ]
 
 #: The mark of a value the paper states, on every experiment chart: a black cross, labelled.
@@ -59,12 +63,98 @@ class ExperimentConfig:
             yield np.random.default_rng([self.seed, *key, rep])
 
 
+#: The verdicts of a fidelity row, from best to worst.
+MATCHES = ("yes", "partly", "no")
+
+
+@dataclass(frozen=True, slots=True)
+class Fidelity:
+    """One row of ``fidelity.md``: a value a paper states beside vosim's for the same figure.
+
+    Parameters
+    ----------
+    figure : str
+        The paper and figure, e.g. ``"ICCS 2021 Fig. 3"``.
+    quantity : str
+        What is compared, e.g. ``"peak of max P_a^w(t)"``.
+    paper : str
+        The paper's value as it states it (with units), e.g. ``"0.93 at t = 834"``.
+    vosim : str
+        vosim's value, read from the experiment's table.
+    match : {"yes", "partly", "no"}
+        The verdict, by the rule ``reason`` states.
+    reason : str
+        The rule applied and, when the values differ, why (a known cause, or "unknown").
+
+    Raises
+    ------
+    ParameterError
+        ``match`` not one of :data:`MATCHES`, or an empty field.
+
+    References
+    ----------
+    Issue 20: ``vosim experiment all`` writes one ``fidelity.md`` of these rows.
+    """
+
+    figure: str
+    quantity: str
+    paper: str
+    vosim: str
+    match: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.match not in MATCHES:
+            raise ParameterError(f"match must be one of {MATCHES}, got {self.match!r}")
+        for name in ("figure", "quantity", "paper", "vosim", "reason"):
+            if not str(getattr(self, name)).strip():
+                raise ParameterError(f"Fidelity.{name} is empty ({self.figure!r})")
+
+
+def verdict(vosim: float, paper: float, yes: float, partly: float) -> str:
+    """``"yes"`` when ``|vosim - paper| <= yes * |paper|``, ``"partly"`` within ``partly``.
+
+    Parameters
+    ----------
+    vosim, paper : float
+        The two values, same units.
+    yes, partly : float
+        Relative tolerances, ``0 <= yes <= partly`` (e.g. 0.05 and 0.25).
+
+    Returns
+    -------
+    str
+        One of :data:`MATCHES`; ``"no"`` when ``vosim`` is NaN.
+
+    Raises
+    ------
+    ParameterError
+        Negative or unordered tolerances.
+
+    Examples
+    --------
+    >>> [verdict(v, 0.93, 0.05, 0.25) for v in (0.95, 1.1, 2.0)]
+    ['yes', 'partly', 'no']
+    """
+    if not 0 <= yes <= partly:
+        raise ParameterError(f"tolerances must satisfy 0 <= yes <= partly, got {yes}, {partly}")
+    gap = abs(vosim - paper)
+    if not gap == gap:  # NaN
+        return "no"
+    if gap <= yes * abs(paper):
+        return "yes"
+    return "partly" if gap <= partly * abs(paper) else "no"
+
+
 @dataclass(frozen=True, slots=True)
 class Experiment:
     """A registered experiment: ``run(config, progress) -> (table, chart)``.
 
     ``takes_trace``: the experiment runs on a trace chosen by ``config.trace`` and
     ``config.jobs`` (the others reproduce a paper's own generated instances).
+    ``fidelity``: ``fidelity(table) -> list[Fidelity]``, the paper's stated values beside
+    vosim's, read from the experiment's table (``None`` for an experiment that reproduces no
+    paper figure, e.g. ``validation``).
     """
 
     name: str
@@ -74,13 +164,20 @@ class Experiment:
     run: Callable[[ExperimentConfig, Callable[[int], None]], tuple[pd.DataFrame, alt.TopLevelMixin]]
     points: Callable[[bool], int]
     takes_trace: bool = False
+    fidelity: Callable[[pd.DataFrame], list[Fidelity]] | None = None
+
+    def repetitions(self, quick: bool) -> int:
+        """The default instances per figure point of the full (or ``quick``) grid."""
+        return self.quick_repetitions if quick else self.default_repetitions
 
 
 _EXPERIMENTS: dict[str, Experiment] = {}
 
 
 def register_experiment(experiment: Experiment) -> Experiment:
-    """Add ``experiment`` to the registry (``ValueError`` if its name is taken)."""
+    """Add ``experiment`` to the registry (``ValueError`` if its name is taken or ``"all"``)."""
+    if experiment.name == "all":
+        raise ValueError("'all' names every experiment at once; choose another name")
     if experiment.name in _EXPERIMENTS:
         raise ValueError(f"experiment {experiment.name!r} is already registered")
     _EXPERIMENTS[experiment.name] = experiment
@@ -103,7 +200,10 @@ def run_experiment(
     trace: str | None = None,
     jobs: int | None = None,
 ) -> list[Path]:
-    """Run the named experiment and write ``NAME.parquet``, ``NAME.csv`` and ``NAME.html/.png``.
+    """Run the named experiment; write ``NAME.parquet``, ``.csv``, ``.html/.png`` and ``.json``.
+
+    ``NAME.json`` (written last: its presence means the others are complete) records the
+    settings (:func:`experiment_settings`), so ``vosim experiment all`` can reuse the result.
 
     Parameters
     ----------
@@ -143,7 +243,7 @@ def run_experiment(
             f"unknown experiment {name!r}; available: {', '.join(experiments())}"
         ) from None
     if repetitions is None:
-        repetitions = experiment.quick_repetitions if quick else experiment.default_repetitions
+        repetitions = experiment.repetitions(quick)
     if repetitions < 1:
         raise ValueError(f"repetitions must be >= 1, got {repetitions}")
     if (trace is not None or jobs is not None) and not experiment.takes_trace:
@@ -160,7 +260,30 @@ def run_experiment(
     table.to_csv(csv, index=False)
     written.append(csv)
     written += save_chart(chart, out / name)
+    settings = experiment_settings(name, quick, repetitions, seed, trace, jobs)
+    written.append(write_json(settings, out / f"{name}.json"))
     return written
+
+
+def experiment_settings(
+    name: str, quick: bool, repetitions: int, seed: int, trace: str | None, jobs: int | None
+) -> dict:
+    """What determines an experiment's table: its name, grid, repetitions, seed, trace, vosim.
+
+    Two runs with equal settings give the same table (timing columns aside), so a result whose
+    ``NAME.json`` holds these settings can be reused.
+    """
+    from vosim import __version__
+
+    return {
+        "experiment": name,
+        "quick": bool(quick),
+        "repetitions": int(repetitions),
+        "seed": int(seed),
+        "trace": trace,
+        "jobs": jobs,
+        "vosim": __version__,
+    }
 
 
 def paper_marks(points: pd.DataFrame, x: str, y: str) -> alt.LayerChart:

@@ -1,0 +1,131 @@
+"""``vosim experiment all``: every experiment run or reused, fidelity.md and fidelity.csv."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from vosim.errors import ParameterError
+from vosim.runs import cli
+from vosim.runs.experiments import base
+from vosim.runs.experiments.base import Experiment, Fidelity, register_experiment, verdict
+from vosim.runs.experiments.fidelity import COLUMNS, fidelity_markdown, run_all
+
+
+def _experiment(name: str, calls: list[str], value: float = 0.93, fail: bool = False, rows=True):
+    def run(config, progress):
+        calls.append(name)
+        if fail:
+            raise ValueError("boom | with a pipe")
+        progress(1)
+        table = pd.DataFrame({"x": [0.0, 1.0], "p": [value, 0.5], "seed": config.seed})
+        return table, alt.Chart(table).mark_line().encode(x="x:Q", y="p:Q")
+
+    def fidelity(table: pd.DataFrame) -> list[Fidelity]:
+        v = float(table["p"].iloc[0])
+        return [
+            Fidelity(
+                "Paper Fig. 1", "peak", "0.93", f"{v:.2f}", verdict(v, 0.93, 0.05, 0.25), "rule"
+            )
+        ]
+
+    return Experiment(
+        name, f"{name} test", 2, 1, run, lambda quick: 1, False, fidelity if rows else None
+    )
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """A registry of three tiny experiments (one without paper values); records each run."""
+    calls: list[str] = []
+    fake = {
+        "a-close": _experiment("a-close", calls, 0.94),
+        "b-far": _experiment("b-far", calls, 0.10),
+        "c-own": _experiment("c-own", calls, rows=False),
+    }
+    monkeypatch.setattr(base, "_EXPERIMENTS", fake)
+    return calls
+
+
+def test_all_runs_every_experiment_and_writes_fidelity(tmp_path, registry):
+    result = run_all(tmp_path, seed=3)
+    assert registry == ["a-close", "b-far", "c-own"]
+    assert list(result.rows.columns) == COLUMNS
+    assert result.rows.set_index("experiment")["match"].to_dict() == {
+        "a-close": "yes",
+        "b-far": "no",
+    }
+    assert result.rows.set_index("experiment")["vosim"].to_dict() == {
+        "a-close": "0.94",
+        "b-far": "0.10",
+    }
+    text = (tmp_path / "fidelity.md").read_text()
+    assert "**yes 1 · partly 0 · no 1** of 2 stated values" in text
+    assert "| a-close | Paper Fig. 1 | peak | 0.93 | 0.94 | yes | rule |" in text
+    assert "no paper figure: c-own" in text
+    assert "seed 3" in text
+    assert pd.read_csv(tmp_path / "fidelity.csv")["match"].tolist() == ["yes", "no"]
+    for name in registry:  # every experiment's own files, settings last
+        assert (tmp_path / f"{name}.parquet").exists() and (tmp_path / f"{name}.json").exists()
+
+
+def test_all_reuses_results_with_the_same_settings_only(tmp_path, registry):
+    run_all(tmp_path, seed=3)
+    registry.clear()
+    again = run_all(tmp_path, seed=3)
+    assert registry == [] and again.reused == ["a-close", "b-far", "c-own"]
+    assert again.rows["match"].tolist() == ["yes", "no"]  # rows from the stored tables
+    other_seed = run_all(tmp_path, seed=4)
+    assert registry == ["a-close", "b-far", "c-own"] and other_seed.reused == []
+    registry.clear()
+    run_all(tmp_path, seed=4, redo=True)
+    assert registry == ["a-close", "b-far", "c-own"]
+    registry.clear()
+    (tmp_path / "b-far.json").write_text("{not json")  # a damaged record: run it again
+    run_all(tmp_path, seed=4)
+    assert registry == ["b-far"]
+
+
+def test_a_failing_experiment_is_reported_and_the_others_run(tmp_path, monkeypatch):
+    calls: list[str] = []
+    fake = {
+        "a-close": _experiment("a-close", calls, 0.94),
+        "b-broken": _experiment("b-broken", calls, fail=True),
+    }
+    monkeypatch.setattr(base, "_EXPERIMENTS", fake)
+    result = run_all(tmp_path)
+    assert result.ran == ["a-close"] and list(result.failed) == ["b-broken"]
+    text = (tmp_path / "fidelity.md").read_text()
+    assert "`b-broken`: ValueError: boom \\| with a pipe" in text  # the pipe cannot break the table
+    status = cli.main(["experiment", "all", "--out", str(tmp_path), "--quiet"])
+    assert status == 1  # a-close reused, b-broken fails again
+
+
+def test_cli_all(tmp_path, registry, capsys):
+    assert cli.main(["experiment", "all", "--out", str(tmp_path), "--quiet", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "3 ran, 0 reused, 0 failed" in out and "yes 1, partly 0, no 1" in out
+    assert cli.main(["experiment", "all", "--out", str(tmp_path), "--repetitions", "3"]) == 2
+    assert "own --repetitions" in capsys.readouterr().err
+    assert cli.main(["experiment", "a-close", "--out", str(tmp_path), "--redo"]) == 2
+    assert "--redo goes with 'all'" in capsys.readouterr().err
+    assert cli.main(["experiment", "--list"]) == 0
+    assert "all " in capsys.readouterr().out
+
+
+def test_fidelity_rows_are_checked():
+    with pytest.raises(ParameterError, match="match must be one of"):
+        Fidelity("F", "q", "1", "1", "maybe", "r")
+    with pytest.raises(ParameterError, match="reason is empty"):
+        Fidelity("F", "q", "1", "1", "yes", " ")
+    with pytest.raises(ParameterError, match="tolerances"):
+        verdict(1.0, 1.0, 0.3, 0.1)
+    assert verdict(float("nan"), 1.0, 0.1, 0.3) == "no"
+    with pytest.raises(ValueError, match="'all' names every experiment"):
+        register_experiment(_experiment("all", []))
+
+
+def test_markdown_of_no_rows():
+    text = fidelity_markdown(pd.DataFrame(columns=COLUMNS), "quick grids", [], {})
+    assert "**yes 0 · partly 0 · no 0** of 0 stated values." in text
