@@ -12,13 +12,12 @@ import pandas as pd
 import pytest
 
 from vosim.runs.experiments import experiments, run_experiment
-from vosim.runs.experiments.base import MATCHES, Fidelity
+from vosim.runs.experiments.base import MATCHES, NOT_IN_GRID, Fidelity
 from vosim.runs.experiments.knapsack_grid import (
     CLAIM_SLIDES,
     CLAIMS,
     COLUMNS,
     EXAMPLE_OPTIMUM,
-    NOT_IN_GRID,
     SLIDES_LAMBDA,
     example_fidelity,
     grid_fidelity,

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from vosim.runs.experiments import ExperimentConfig, experiments, iccs2021, iccs2023
-from vosim.runs.experiments.base import MATCHES, Fidelity
+from vosim.runs.experiments.base import MATCHES, NO_VALUE, NOT_IN_GRID, Fidelity
 from vosim.runs.store import write_table
 
 #: name -> (fidelity function, rows, texts the rows' paper fields must contain: the paper's
@@ -83,16 +83,16 @@ def test_quick_run_gives_the_papers_values_beside_vosims(quick_table, name):
     papers = [r.paper for r in rows]
     for text in texts:
         assert any(text in paper for paper in papers), (text, papers)
-    missing = [r for r in rows if r.vosim == iccs2021.NOT_RUN]
+    missing = [r for r in rows if r.vosim == NOT_IN_GRID]
     assert len(missing) == NOT_IN_QUICK_GRID.get(name, 0)
     for r in missing:
         assert r.match == "no" and r.reason.startswith("Not in this run's grid.")
     for r in rows:
-        if r.vosim != iccs2021.NOT_RUN:
+        if r.vosim != NOT_IN_GRID:
             assert any(ch.isdigit() for ch in r.vosim) or r.vosim in (
                 "no C",
                 "at no C",
-                iccs2021.NO_VALUE,
+                NO_VALUE,
             ), r
             # the reason gives the rule, and a cause when the values differ
             assert r.reason.startswith("Yes ")
@@ -326,7 +326,7 @@ def test_a_point_outside_the_grid_is_reported_not_skipped():
     table = _fig7_8(True)
     table = table[~table["C"].isin([40, 120])]
     rows = iccs2023.fidelity_fig7_8(table)
-    missing = [r for r in rows if r.vosim == iccs2021.NOT_RUN]
+    missing = [r for r in rows if r.vosim == NOT_IN_GRID]
     assert len(missing) == 4 and {r.match for r in missing} == {"no"}
     assert all("C = 40" in r.quantity or "C = 120" in r.quantity for r in missing)
     assert all(r.reason.startswith("Not in this run's grid.") for r in missing)
@@ -338,5 +338,5 @@ def test_a_point_without_a_value_is_reported_as_such():
     at_40 = (table["C"] == 40) & (table["method"] == "knapsack_group")
     table.loc[at_40, ["mean_tree_size", "mean_seconds"]] = np.nan
     rows = [r for r in iccs2023.fidelity_fig7_8(table) if "C = 40" in r.quantity]
-    assert [(r.vosim, r.match) for r in rows] == [(iccs2021.NO_VALUE, "no")] * 2
+    assert [(r.vosim, r.match) for r in rows] == [(NO_VALUE, "no")] * 2
     assert all(r.reason.endswith("Cause unknown.") for r in rows)

@@ -26,6 +26,14 @@ __all__ = [
     "MATCHES",
     "verdict",
     "experiment_settings",
+    "NOT_IN_GRID",
+    "NO_VALUE",
+    "CAUSE_UNKNOWN",
+    "cell",
+    "percent",
+    "fidelity_row",
+    "close_row",
+    "factor_row",
 ]
 
 #: The mark of a value the paper states, on every experiment chart: a black cross, labelled.
@@ -144,6 +152,193 @@ def verdict(vosim: float, paper: float, yes: float, partly: float) -> str:
     if gap <= yes * abs(paper):
         return "yes"
     return "partly" if gap <= partly * abs(paper) else "no"
+
+
+#: vosim's value of a point the paper states that this run's grid lacks (e.g. ``--quick``).
+NOT_IN_GRID = "not in this run's grid"
+#: vosim's value where its table holds NaN (e.g. a point without a feasible instance).
+NO_VALUE = "no value (NaN)"
+#: The reason's last sentence when the values differ and no cause is stated in the notes.
+CAUSE_UNKNOWN = "Cause unknown."
+
+
+def cell(table: pd.DataFrame, column: str, **where: float | str) -> float | None:
+    """The value of ``column`` in the first row of ``table`` matching ``where``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        An experiment's table.
+    column : str
+        The column read.
+    **where : float or str
+        Column values the row must have: text exactly, numbers within :func:`numpy.isclose`
+        (job-loads such as 0.9 are computed floats).
+
+    Returns
+    -------
+    float or None
+        The value (NaN stays NaN); ``None`` when no row matches (the point is not in the run's
+        grid).
+    """
+    mask = np.ones(len(table), dtype=bool)
+    for key, want in where.items():
+        values = table[key]
+        mask &= (
+            (values == want).to_numpy()
+            if isinstance(want, str)
+            else np.isclose(values.to_numpy(dtype=float), want)
+        )
+    hits = table.loc[mask, column]
+    return float(hits.iloc[0]) if len(hits) else None
+
+
+def percent(share: float) -> str:
+    """A share as the papers write it: ``0.134 -> "13.4 %"``, ``0.001 -> "0.1 %"``."""
+    return f"{100 * share:.3g} %"
+
+
+def _like(value: float, paper: float) -> str:
+    """``value`` with as many decimals as the paper's ``paper`` (at least two)."""
+    text = f"{paper:g}"
+    places = len(text.split(".")[1]) if "." in text else 0
+    return f"{value:.{max(places, 2)}f}"
+
+
+def fidelity_row[T](
+    figure: str,
+    quantity: str,
+    paper: str,
+    value: T | None,
+    show: Callable[[T], str],
+    judge: Callable[[T], str],
+    rule: str,
+    cause: str = CAUSE_UNKNOWN,
+) -> Fidelity:
+    """One fidelity row: vosim's ``value`` shown and judged, or a point the run did not compute.
+
+    Parameters
+    ----------
+    figure, quantity, paper : str
+        As in :class:`~vosim.runs.experiments.base.Fidelity` (``paper`` as the paper states it).
+    value : object or None
+        What vosim's table gives for the quantity; ``None``: the point is not in this run's
+        grid (vosim's value :data:`NOT_IN_GRID`, match ``"no"``); a NaN float: the table has no
+        value there (e.g. no feasible instance; vosim's value :data:`NO_VALUE`, match
+        ``"no"``).
+    show : callable
+        ``value`` as text, in the paper's units and precision.
+    judge : callable
+        ``value``'s match, one of ``"yes"``, ``"partly"``, ``"no"``.
+    rule : str
+        The rule ``judge`` applies, one sentence (the reason's start).
+    cause : str
+        Appended to the reason when the match is not ``"yes"``: the cause the module notes or
+        README state, else :data:`CAUSE_UNKNOWN`.
+
+    Returns
+    -------
+    Fidelity
+    """
+    if value is None:
+        return Fidelity(
+            figure, quantity, paper, NOT_IN_GRID, "no", f"Not in this run's grid. {rule}"
+        )
+    if isinstance(value, float) and np.isnan(value):
+        return Fidelity(figure, quantity, paper, NO_VALUE, "no", f"{rule} {cause}")
+    match = judge(value)
+    return Fidelity(
+        figure, quantity, paper, show(value), match, rule if match == "yes" else f"{rule} {cause}"
+    )
+
+
+def close_row(
+    figure: str,
+    quantity: str,
+    paper: float,
+    value: float | None,
+    yes: float,
+    partly: float,
+    *,
+    stated: str | None = None,
+    show: Callable[[float], str] | None = None,
+    note: str = "",
+    cause: str = CAUSE_UNKNOWN,
+) -> Fidelity:
+    """A row judged by :func:`~vosim.runs.experiments.base.verdict` (relative tolerances).
+
+    Parameters
+    ----------
+    figure, quantity : str
+        As in :class:`~vosim.runs.experiments.base.Fidelity`.
+    paper : float
+        The paper's value.
+    value : float or None
+        vosim's value; ``None`` when the point is not in this run's grid.
+    yes, partly : float
+        The relative tolerances of ``verdict``.
+    stated : str, optional
+        The paper's value as it states it (default ``paper`` as ``%g``).
+    show : callable, optional
+        vosim's value as text (default: the paper's decimals).
+    note : str
+        A sentence appended to the rule (e.g. what vosim's value is a mean of).
+    cause : str
+        See :func:`fidelity_row`.
+
+    Returns
+    -------
+    Fidelity
+    """
+    rule = (
+        f"Yes if vosim differs from the paper's value by at most {percent(yes)} of it, partly "
+        f"at most {percent(partly)}."
+    )
+    return fidelity_row(
+        figure,
+        quantity,
+        f"{paper:g}" if stated is None else stated,
+        value,
+        show or (lambda v: _like(v, paper)),
+        lambda v: verdict(v, paper, yes, partly),
+        f"{rule} {note}".strip(),
+        cause,
+    )
+
+
+def factor_row(
+    figure: str,
+    quantity: str,
+    paper: float,
+    value: float | None,
+    yes: float,
+    partly: float,
+    *,
+    stated: str,
+    show: Callable[[float], str],
+    note: str = "",
+    cause: str = CAUSE_UNKNOWN,
+) -> Fidelity:
+    """A row judged by the ratio of the two values (for times and sizes spanning decades).
+
+    ``"yes"`` when ``max(value / paper, paper / value) <= yes``, ``"partly"`` within
+    ``partly``, else (or ``value <= 0`` or NaN) ``"no"``. Parameters as :func:`close_row`,
+    with ``yes`` and ``partly`` factors (>= 1).
+
+    Returns
+    -------
+    Fidelity
+    """
+
+    def judge(v: float) -> str:
+        if not v > 0:
+            return "no"
+        return verdict(max(v / paper, paper / v), 1.0, yes - 1, partly - 1)
+
+    rule = f"Yes within a factor {yes:g} of the paper's value, partly within {partly:g}."
+    return fidelity_row(
+        figure, quantity, stated, value, show, judge, f"{rule} {note}".strip(), cause
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,16 +58,14 @@ from vosim.runs.experiments.base import (
     Experiment,
     ExperimentConfig,
     Fidelity,
-    paper_marks,
-    register_experiment,
-    value_labels,
-)
-from vosim.runs.experiments.iccs2021 import (
     cell,
     close_row,
     factor_row,
     fidelity_row,
+    paper_marks,
     percent,
+    register_experiment,
+    value_labels,
 )
 
 __all__ = [

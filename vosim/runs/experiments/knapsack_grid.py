@@ -68,6 +68,7 @@ from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.market.swf import header_int, read_swf
 from vosim.runs.experiments.base import (
     MATCHES,
+    NOT_IN_GRID,
     Experiment,
     ExperimentConfig,
     Fidelity,
@@ -97,7 +98,6 @@ __all__ = [
     "LAMBDAS",
     "SLIDES_LAMBDA",
     "SPEEDUP_QUANTILES",
-    "NOT_IN_GRID",
     "example_fidelity",
     "grid_fidelity",
     "lambda_fidelity",
@@ -531,7 +531,6 @@ CLAIM_CAUSES = {CLAIMS[0]: "known cause (README): KS+BF ends within 1 % of EASY,
 #: The share of the streams in which a claim must hold (besides on the means) for "yes".
 CLAIM_STREAMS_YES = 0.75
 #: vosim's value of a stated point the run's table does not hold (e.g. a ``--quick`` run's).
-NOT_IN_GRID = "not in this run's grid"
 #: The slide of the reference strategies' ranking ("Ref. Strategies: BF is best, gang
 #: struggles with large tau").
 REFERENCE_SLIDE = "Final Task Completion Times"

@@ -46,6 +46,7 @@ from vosim.allocators.css import VOPolicy, batch_rows
 from vosim.market.domains import vo_preferences_batch, vo_preferences_domain
 from vosim.runs.experiments.base import (
     MATCHES,
+    NOT_IN_GRID,
     Experiment,
     ExperimentConfig,
     Fidelity,
@@ -62,7 +63,6 @@ __all__ = [
     "PAPER_TIME_MARGIN",
     "PAPER_TIME_UA",
     "TOLERANCE",
-    "NOT_IN_GRID",
     "COLUMNS",
     "USER_WINDOW_CRITERIA",
     "fidelity",
@@ -98,7 +98,6 @@ PAPER_TIME_UA = 1.0
 #: every stated value of :func:`fidelity`.
 TOLERANCE = (0.10, 0.30)
 #: vosim's value of a stated point the run's table does not hold.
-NOT_IN_GRID = "not in this run's grid"
 
 #: Columns of the table.
 COLUMNS = [
