@@ -22,6 +22,8 @@ __all__ = [
     "run_experiment",
     "paper_marks",
     "value_labels",
+    "METHOD_COLOURS",
+    "method_colour",
     "Fidelity",
     "MATCHES",
     "verdict",
@@ -69,6 +71,59 @@ class ExperimentConfig:
         """One independent Generator per repetition, keyed by the figure point ``key``."""
         for rep in range(self.repetitions):
             yield np.random.default_rng([self.seed, *key, rep])
+
+
+#: One colour per method on every experiment chart (issue 20, item 7): a method drawn by two
+#: papers' charts keeps its colour, whatever each paper calls it (ICCS 2021's Knapsack is
+#: ICCS 2023's KnapsackSingle: ``knapsack_p``, the knapsack over single resources). Methods of
+#: different papers never share a chart, so a colour may serve two of them (Tableau 10/20).
+METHOD_COLOURS: dict[str, str] = {
+    # availability allocators (ICCS 2021, ICCS 2023)
+    "Knapsack": "#e45756",
+    "KnapsackSingle": "#e45756",
+    "GreedyJnt": "#72b7b2",
+    "BruteForce": "#4c78a8",
+    "KnapsackGroup": "#f58518",
+    "Greedy": "#54a24b",
+    "Greedy+": "#b279a2",
+    "Exact (group DP)": "#79706e",
+    # Knapsack Grid strategy families
+    "FCFS": "#9d755d",
+    "BF": "#4c78a8",  # the slides' name of EASY backfilling
+    "gang": "#bab0ac",
+    "KS": "#e45756",
+    "KS+BF": "#f58518",
+}
+
+
+def method_colour(field: str, labels, title: str | None = "method") -> alt.Color:
+    """The colour encoding of ``field`` with :data:`METHOD_COLOURS`, legend in that order.
+
+    Parameters
+    ----------
+    field : str
+        The column holding method labels (nominal).
+    labels : iterable of str
+        The labels the chart draws; only those appear in the legend.
+    title : str or None
+        The legend's title.
+
+    Returns
+    -------
+    altair.Color
+
+    Raises
+    ------
+    ParameterError
+        A label without a colour in :data:`METHOD_COLOURS` (add it there, once).
+    """
+    drawn = set(labels)
+    unknown = sorted(drawn - set(METHOD_COLOURS))
+    if unknown:
+        raise ParameterError(f"no colour for method(s) {unknown}; add them to METHOD_COLOURS")
+    shown = [label for label in METHOD_COLOURS if label in drawn]
+    scale = alt.Scale(domain=shown, range=[METHOD_COLOURS[label] for label in shown])
+    return alt.Color(f"{field}:N", title=title, scale=scale)
 
 
 #: The verdicts of a fidelity row, from best to worst.

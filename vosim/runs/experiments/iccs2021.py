@@ -95,6 +95,7 @@ from vosim.allocators.timescan import time_scan
 from vosim.market.availability import generate_environment
 from vosim.runs.experiments.base import (
     CAUSE_UNKNOWN,
+    PAPER_SHAPE,
     Experiment,
     ExperimentConfig,
     Fidelity,
@@ -102,6 +103,7 @@ from vosim.runs.experiments.base import (
     close_row,
     factor_row,
     fidelity_row,
+    method_colour,
     paper_marks,
     percent,
     register_experiment,
@@ -332,7 +334,7 @@ def run_fig5(
         .encode(
             x=alt.X("job_load:Q", title="job-load"),
             y=alt.Y("mean_probability:Q", title="mean best P_a^w over [0, 800]"),
-            color=alt.Color("label:N", title="method"),
+            color=method_colour("label", table["label"]),
             tooltip=[
                 "label:N",
                 "job_load:Q",
@@ -546,49 +548,53 @@ def run_table1(
 
 
 def _table1_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
-    """Dot plots of accuracy and speedup (log scale) per variant, vosim's next to the paper's."""
-    ours = table[["label", "accuracy", "speedup"]].assign(source="vosim")
+    """Accuracy and speedup (log scale) per variant; the paper's values as black crosses.
+
+    vosim's dots are coloured by method (:func:`~vosim.runs.experiments.base.method_colour`).
+    """
+    method = table["method"].map(_LABELS)
+    ours = table[["label", "accuracy", "speedup"]].assign(source="vosim", method=method)
     paper = (
         table[["label", "paper_accuracy", "paper_speedup"]]
         .rename(columns={"paper_accuracy": "accuracy", "paper_speedup": "speedup"})
         .dropna()
         .assign(source="paper (Table 1, §4.3)")
     )
-    data = pd.concat([ours, paper], ignore_index=True)
     order = table["label"].tolist()
-    base = alt.Chart(data).encode(
-        y=alt.Y("label:N", sort=order, title=None),
-        color=alt.Color("source:N", title=None),
-        shape=alt.Shape("source:N", title=None),
-        tooltip=[
-            "source:N",
-            "label:N",
-            alt.Tooltip("accuracy:Q", format=".3f"),
-            alt.Tooltip("speedup:Q", format=".1f"),
-        ],
+    y = alt.Y("label:N", sort=order, title=None)
+    tooltip = [
+        "source:N",
+        "label:N",
+        alt.Tooltip("accuracy:Q", format=".3f"),
+        alt.Tooltip("speedup:Q", format=".1f"),
+    ]
+    x_accuracy = alt.X("accuracy:Q", title="accuracy (P_a^w / full-scan optimum)")
+    x_speedup = alt.X(
+        "speedup:Q",
+        title="speedup over the Knapsack full scan",
+        scale=alt.Scale(type="log"),
+        # powers of ten only: a log axis labels 100, 200, 300 ... on top of each other
+        axis=alt.Axis(values=[0.1, 1, 10, 100, 1000, 10000], format="~g"),
     )
-    accuracy = (
-        base.mark_point(size=80, filled=True)
-        .encode(x=alt.X("accuracy:Q", title="accuracy (P_a^w / full-scan optimum)"))
-        .properties(width=300, height=260)
+    dots = (
+        alt.Chart(ours)
+        .mark_point(size=80, filled=True)
+        .encode(y=y, color=method_colour("method", method), tooltip=tooltip)
     )
-    speedup = (
-        base.mark_point(size=80, filled=True)
-        .encode(
-            x=alt.X(
-                "speedup:Q",
-                title="speedup over the Knapsack full scan",
-                scale=alt.Scale(type="log"),
-                # powers of ten only: a log axis labels 100, 200, 300 ... on top of each other
-                axis=alt.Axis(values=[0.1, 1, 10, 100, 1000, 10000], format="~g"),
-            )
-        )
-        .properties(width=300, height=260)
+    crosses = (
+        alt.Chart(paper)
+        .mark_point(shape=PAPER_SHAPE, size=110, color="black", strokeWidth=2)
+        .encode(y=y, tooltip=tooltip)
     )
-    return alt.hconcat(
-        accuracy, speedup.encode(y=alt.Y("label:N", sort=order, axis=None))
-    ).properties(
-        title=f"ICCS 2021 Table 1: time scan at job-load {TABLE1_JOB_LOAD}, global load 0.05"
+    panels = [
+        alt.layer(dots.encode(x=x_accuracy), crosses.encode(x=x_accuracy)),
+        alt.layer(dots.encode(x=x_speedup), crosses.encode(x=x_speedup)).encode(
+            y=alt.Y("label:N", sort=order, axis=None)
+        ),
+    ]
+    return alt.hconcat(*(p.properties(width=300, height=260) for p in panels)).properties(
+        title=f"ICCS 2021 Table 1: time scan at job-load {TABLE1_JOB_LOAD}, global load 0.05 "
+        "(black crosses: the paper's values)"
     )
 
 

@@ -62,6 +62,7 @@ from vosim.runs.experiments.base import (
     close_row,
     factor_row,
     fidelity_row,
+    method_colour,
     paper_marks,
     percent,
     register_experiment,
@@ -236,27 +237,6 @@ def _table(rows: list[dict]) -> pd.DataFrame:
     return table
 
 
-#: One colour per method (Tableau 10), the same on every ICCS 2023 chart.
-COLOURS = {
-    "BruteForce": "#4c78a8",
-    "KnapsackGroup": "#f58518",
-    "Greedy": "#54a24b",
-    "Greedy+": "#b279a2",
-    "KnapsackSingle": "#e45756",
-    "Exact (group DP)": "#79706e",
-}
-
-
-def _colour(labels: Iterable[str]) -> alt.Color:
-    """The method colours of :data:`COLOURS`, with a legend of the methods drawn only."""
-    shown = [label for label in COLOURS if label in set(labels)]
-    return alt.Color(
-        "label:N",
-        title="method",
-        scale=alt.Scale(domain=shown, range=[COLOURS[label] for label in shown]),
-    )
-
-
 def _relative(
     table: pd.DataFrame, x: str, factor: float, text: str, dy: float = 14
 ) -> alt.LayerChart:
@@ -292,7 +272,7 @@ def _panel(
         .encode(
             x=alt.X(f"{x}:Q", title=x_title),
             y=y,
-            color=_colour(rows["label"]),
+            color=method_colour("label", rows["label"]),
             strokeDash=alt.StrokeDash("label:N", legend=None),
             tooltip=[
                 "label:N",

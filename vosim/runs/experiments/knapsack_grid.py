@@ -72,6 +72,7 @@ from vosim.runs.experiments.base import (
     Experiment,
     ExperimentConfig,
     Fidelity,
+    method_colour,
     register_experiment,
     verdict,
 )
@@ -333,7 +334,7 @@ def _chart(table: pd.DataFrame, title: str) -> alt.TopLevelMixin:
     order = list(rows["strategy"])
     base = alt.Chart(rows).encode(
         y=alt.Y("strategy:N", sort=order, title=None),
-        color=alt.Color("family:N", title="family"),
+        color=method_colour("family", rows["family"], "family"),
         tooltip=keep,
     )
     completion = base.mark_bar().encode(
@@ -368,7 +369,9 @@ def _chart(table: pd.DataFrame, title: str) -> alt.TopLevelMixin:
     speedup = alt.layer(
         dist.mark_rule().encode(x=log_x, x2="speedup_p90:Q"),
         dist.mark_bar(size=10).encode(
-            x="speedup_p25:Q", x2="speedup_p75:Q", color=alt.Color("family:N", title="family")
+            x="speedup_p25:Q",
+            x2="speedup_p75:Q",
+            color=method_colour("family", spread["family"], "family"),
         ),
         dist.mark_tick(color="black", thickness=2, size=14).encode(x="median_speedup:Q"),
     )
@@ -464,7 +467,7 @@ def run_lambda(
     x = alt.X("lambda:Q", title="mean inter-arrival time lambda, h (log)").scale(
         type="log", domain=[min(LAMBDAS) / 1.2, max(LAMBDAS) * 1.2], nice=False
     )
-    base = alt.Chart(rows).encode(x=x, color=alt.Color("family:N", title="family"))
+    base = alt.Chart(rows).encode(x=x, color=method_colour("family", rows["family"], "family"))
     lines = base.mark_line(point=True).encode(
         y=alt.Y("overall_completion_time:Q", title="overall completion time, h").scale(zero=False),
         tooltip=["strategy:N", "lambda:Q", "overall_completion_time:Q", "median_speedup:Q"],

@@ -1,0 +1,72 @@
+"""One colour per method across every experiment chart (issue 20, item 7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vosim.errors import ParameterError
+from vosim.runs.experiments import ExperimentConfig, experiments
+from vosim.runs.experiments.base import METHOD_COLOURS, method_colour
+
+#: Experiments whose charts colour methods, with the labels each must draw.
+METHOD_CHARTS = {
+    "iccs2021-fig5": {"Knapsack", "GreedyJnt"},
+    "iccs2021-table1": {"Knapsack", "GreedyJnt"},
+    "iccs2023-fig4-5": {"KnapsackSingle", "KnapsackGroup", "Greedy", "BruteForce"},
+    "knapsack-grid-lambda": {"FCFS", "BF", "gang", "KS", "KS+BF"},
+}
+
+
+def _colour_scales(spec) -> list[tuple[list, list]]:
+    """Every (domain, range) of a colour scale in a Vega-Lite spec."""
+    found = []
+    if isinstance(spec, dict):
+        colour = spec.get("color")
+        if isinstance(colour, dict) and "scale" in colour:
+            scale = colour["scale"]
+            found.append((scale.get("domain"), scale.get("range")))
+        for value in spec.values():
+            found += _colour_scales(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += _colour_scales(value)
+    return found
+
+
+@pytest.fixture(scope="module")
+def scales() -> dict[str, list[tuple[list, list]]]:
+    out = {}
+    for name in METHOD_CHARTS:
+        experiment = experiments()[name]
+        config = ExperimentConfig(experiment.repetitions(True), 1, True)
+        _, chart = experiment.run(config, lambda k: None)
+        out[name] = _colour_scales(chart.to_dict())
+    return out
+
+
+def test_each_method_has_one_colour_on_every_chart(scales):
+    seen: dict[str, str] = {}
+    for name, found in scales.items():
+        assert found, f"{name}: no colour scale with an explicit domain"
+        labels = set()
+        for domain, colours in found:
+            assert domain is not None and colours is not None, name
+            for label, colour in zip(domain, colours, strict=True):
+                assert colour == METHOD_COLOURS[label]
+                assert seen.setdefault(label, colour) == colour
+                labels.add(label)
+            assert len(set(colours)) == len(colours), f"{name}: two methods share a colour"
+        assert METHOD_CHARTS[name] <= labels, name
+
+
+def test_the_same_method_under_two_papers_names_has_one_colour():
+    # knapsack_p: ICCS 2021 calls it Knapsack, ICCS 2023 KnapsackSingle
+    assert METHOD_COLOURS["Knapsack"] == METHOD_COLOURS["KnapsackSingle"]
+    assert METHOD_COLOURS["GreedyJnt"] != METHOD_COLOURS["Greedy"]  # different methods
+
+
+def test_a_method_without_a_colour_is_named():
+    with pytest.raises(ParameterError, match=r"\['Nameless'\]"):
+        method_colour("label", ["Knapsack", "Nameless"])
+    encoding = method_colour("label", ["Greedy", "Knapsack"]).to_dict()
+    assert encoding["scale"]["domain"] == ["Knapsack", "Greedy"]  # the palette's order
