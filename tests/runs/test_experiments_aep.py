@@ -7,6 +7,9 @@ import pytest
 from vosim.allocators.aep import BUDGET_RTOL
 from vosim.runs.experiments import ExperimentConfig, experiments, run_experiment
 from vosim.runs.experiments.aep import (
+    ABSENT,
+    ALTERNATIVES_KEYS,
+    CSA_VARIANTS,
     FIG1_3_ALGORITHMS,
     FIG1_3_COLUMNS,
     LABELS,
@@ -20,8 +23,11 @@ from vosim.runs.experiments.aep import (
     TABLE2_INTERVALS,
     TIME_ALGORITHMS,
     aep_table_domain,
+    fidelity_fig1_3,
+    fidelity_table1_2,
     fig1_3_cycles,
 )
+from vosim.runs.experiments.base import MATCHES, Fidelity
 
 NAMES = ("aep-fig1-3", "aep-table1-2")
 SEED = 3
@@ -76,7 +82,7 @@ def test_fig1_3_table(quick_runs):
     assert not table.duplicated(subset=["algorithm", "metric"]).any()
     for algorithm in FIG1_3_ALGORITHMS:
         metrics = set(table.loc[table["algorithm"] == algorithm, "metric"])
-        extra = {"alternatives"} if algorithm == "csa" else set()
+        extra = {"alternatives"} if algorithm in CSA_VARIANTS else set()
         assert metrics == set(METRICS) | extra
     assert (table["found_share"] == 1).all()
     assert table["mean"].notna().all()
@@ -85,12 +91,19 @@ def test_fig1_3_table(quick_runs):
     for (algorithm, metric), value in PAPER_FIG1_3.items():
         assert by.loc[(algorithm, metric), "paper"] == value
     for procedure, algorithm in PAPER_PROCEDURES.items():
-        np.testing.assert_array_equal(
-            by.loc[procedure, "paper"], by.loc[algorithm, "paper"].loc[list(METRICS)]
-        )
+        if procedure not in FIG1_3_ALGORITHMS:  # csa_paper_per_alternative: Tables 1-2 only
+            continue
+        own = by.loc[procedure, "paper"]
+        np.testing.assert_array_equal(own, by.loc[algorithm, "paper"].loc[own.index])
     shared = sum(a in PAPER_PROCEDURES.values() for a, _ in PAPER_FIG1_3)
     assert table["paper"].notna().sum() == len(PAPER_FIG1_3) + shared
-    assert by.loc[("csa", "alternatives"), "mean"] >= 1
+    for variant in CSA_VARIANTS:
+        assert by.loc[(variant, "alternatives"), "mean"] >= 1
+        assert by.loc[(variant, "alternatives"), "paper"] == 57
+    assert set(table.loc[table["algorithm"].isin(["amp_paper", "csa_paper"]), "label"]) == {
+        "AMP (paper)",
+        "CSA (paper)",
+    }
 
 
 def test_fig1_3_table_is_the_mean_of_the_cycles(quick_runs, cycles):
@@ -100,7 +113,8 @@ def test_fig1_3_table_is_the_mean_of_the_cycles(quick_runs, cycles):
     for algorithm in FIG1_3_ALGORITHMS:
         for metric in METRICS:
             assert by[(algorithm, metric)] == pytest.approx(means.loc[algorithm, metric])
-    assert by[("csa", "alternatives")] == pytest.approx(means.loc["csa", "alternatives"])
+    for variant in CSA_VARIANTS:
+        assert by[(variant, "alternatives")] == pytest.approx(means.loc[variant, "alternatives"])
 
 
 def test_fig1_3_invariants_on_every_cycle(cycles):
@@ -116,15 +130,19 @@ def test_fig1_3_invariants_on_every_cycle(cycles):
         others = wide.drop(columns=best)
         assert (wide[best].to_numpy()[:, None] <= others.to_numpy() + TOL).all(), metric
     assert (cycles["cost"] <= 1500 * (1 + BUDGET_RTOL)).all()
+    # the paper's AMP starts where vosim's does (the earliest start), never cheaper
+    wide = cycles.pivot(index="repetition", columns="algorithm", values=["start", "cost"])
+    np.testing.assert_array_equal(wide[("start", "amp_paper")], wide[("start", "amp")])
+    assert (wide[("cost", "amp_paper")] >= wide[("cost", "amp")] - TOL).all()
     # one window per algorithm; CSA's bests by each criterion come from different alternatives
-    single = cycles.loc[cycles["algorithm"] != "csa"]
+    is_csa = cycles["algorithm"].isin(list(CSA_VARIANTS))
+    single = cycles.loc[~is_csa]
     assert (single["finish"] == single["start"] + single["runtime"]).all()
-    best = cycles.loc[cycles["algorithm"] == "csa"]
+    best = cycles.loc[is_csa]
     assert (best["finish"] >= best["start"] + best["runtime"]).all()
     assert (cycles["cpu_time"] >= 5 * 30 - TOL).all()  # 5 slots, 300 / 10 at best
-    alternatives = cycles.loc[cycles["algorithm"] == "csa", "alternatives"]
-    assert (alternatives >= 1).all()
-    assert cycles.loc[cycles["algorithm"] != "csa", "alternatives"].isna().all()
+    assert (cycles.loc[is_csa, "alternatives"] >= 1).all()
+    assert cycles.loc[~is_csa, "alternatives"].isna().all()
 
 
 def test_table1_2_table(quick_runs):
@@ -141,6 +159,7 @@ def test_table1_2_table(quick_runs):
     assert not table.duplicated(subset=["table", "nodes", "interval", "algorithm"]).any()
     assert (table["ms"] > 0).all()
     assert (table["slots"] > 0).all() and (table["alternatives"] >= 1).all()
+    assert (table["csa_paper_alternatives"] >= 1).all()
     np.testing.assert_allclose(table["ratio"], table["ms"] / table["paper_ms"])
     # the paper's figures, the procedures sharing minRuntime's and minFinish's
     for _, row in table.iterrows():
@@ -155,8 +174,9 @@ def test_table1_2_table(quick_runs):
     # CSA per alternative is CSA's mean time over its mean number of alternatives
     point = ["table", "nodes", "interval"]
     wide = table.pivot_table(index=point, columns="algorithm", values="ms")
-    alternatives = table.groupby(point)["alternatives"].first()
-    np.testing.assert_allclose(wide["csa_per_alternative"], wide["csa"] / alternatives)
+    for variant, key in ALTERNATIVES_KEYS.items():
+        alternatives = table.groupby(point)[key].first()
+        np.testing.assert_allclose(wide[f"{variant}_per_alternative"], wide[variant] / alternatives)
     # the slot count grows with the interval (the load covers the whole interval)
     slots = t2.groupby("interval")["slots"].first()
     assert slots[1200] > 1.5 * slots[600]
@@ -183,3 +203,142 @@ def test_same_seed_same_table(quick_runs, tmp_path, name):
     again = pd.read_parquet(tmp_path / f"{name}.parquet")
     drop = [c for c in TIMING if c in first]
     pd.testing.assert_frame_equal(first.drop(columns=drop), again.drop(columns=drop))
+
+
+# -- fidelity ---------------------------------------------------------------------------------
+
+
+def _check_rows(rows, count):
+    assert len(rows) == count
+    assert all(isinstance(r, Fidelity) and r.match in MATCHES for r in rows)
+    assert len({(r.figure, r.quantity) for r in rows}) == count
+    for r in rows:
+        assert "yes within" in r.reason  # the rule is stated
+        if r.match != "yes":
+            assert ";" in r.reason  # then a cause
+
+
+def test_fidelity_is_registered():
+    assert experiments()["aep-fig1-3"].fidelity is fidelity_fig1_3
+    assert experiments()["aep-table1-2"].fidelity is fidelity_table1_2
+
+
+def test_fig1_3_fidelity_of_the_quick_run(quick_runs):
+    table, _, _ = quick_runs("aep-fig1-3")
+    rows = fidelity_fig1_3(table)
+    _check_rows(rows, 12)
+    by = table.set_index(["algorithm", "metric"])
+    stated = {(a, m): v for (a, m), v in PAPER_FIG1_3.items()}
+    papers = {r.quantity: r.paper for r in rows}
+    # the paper's values are the constants the table holds in ``paper``
+    assert papers["minCost mean cost"] == f"{stated[('min_cost', 'cost')]:g}" == "1027.3"
+    assert by.loc[("min_cost", "cost"), "paper"] == 1027.3
+    assert papers["CSA mean cost (cheapest alternative)"] == "1352"
+    assert papers["CSA (paper) mean cost (cheapest alternative)"] == "1352"
+    assert by.loc[("csa_paper", "cost"), "paper"] == 1352
+    assert papers["CSA alternatives per cycle"] == papers["CSA (paper) alternatives per cycle"]
+    assert papers["CSA alternatives per cycle"] == "57"
+    assert papers["AMP (paper) mean start"] == "t = 0"
+    # vosim's values are read from the table
+    vosim = {r.quantity: r.vosim for r in rows}
+    assert vosim["minCost mean cost"] == f"{by.loc[('min_cost', 'cost'), 'mean']:.1f}"
+    assert vosim["CSA (paper) alternatives per cycle"] == (
+        f"{by.loc[('csa_paper', 'alternatives'), 'mean']:.1f}"
+    )
+    cost = next(r for r in rows if r.quantity == "minCost mean cost")
+    assert "calibrated" in cost.reason
+
+
+def _fig1_3_table(scale: float, start: float = 0.0) -> pd.DataFrame:
+    """A hand-made Figs. 1-3 table: every mean the paper's value times ``scale``."""
+    rows = [
+        {"algorithm": a, "metric": m, "mean": (start if v == 0 else v * scale)}
+        for (a, m), v in PAPER_FIG1_3.items()
+    ]
+    rows += [
+        {"algorithm": p, "metric": m, "mean": (start if v == 0 else v * scale)}
+        for p, a in PAPER_PROCEDURES.items()
+        for (b, m), v in PAPER_FIG1_3.items()
+        if b == a
+    ]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("scale", "start", "match"),
+    [(1.0, 0.0, "yes"), (1.05, 0.5, "yes"), (1.2, 5.0, "partly"), (0.5, 30.0, "no")],
+)
+def test_fig1_3_fidelity_verdicts_flip_with_the_table(scale, start, match):
+    rows = fidelity_fig1_3(_fig1_3_table(scale, start))
+    _check_rows(rows, 12)
+    assert {r.match for r in rows} == {match}
+
+
+def test_fig1_3_fidelity_of_a_table_without_the_row():
+    table = _fig1_3_table(1.0).query("algorithm != 'csa_paper'")
+    rows = {r.quantity: r for r in fidelity_fig1_3(table)}
+    absent = rows["CSA (paper) mean cost (cheapest alternative)"]
+    assert (absent.vosim, absent.match) == (ABSENT, "no")
+    assert rows["CSA mean cost (cheapest alternative)"].match == "yes"
+
+
+def test_table1_2_fidelity_of_the_quick_run(quick_runs):
+    table, _, _ = quick_runs("aep-table1-2")
+    rows = fidelity_table1_2(table)
+    _check_rows(rows, 12)
+    by = {r.quantity: r for r in rows}
+    # points of the quick grid are read from the table, the others are absent
+    hundred = table.loc[(table["table"] == "Table 1") & (table["nodes"] == 100)].iloc[0]
+    assert by["CSA alternatives, 100 nodes"].vosim == f"{hundred['alternatives']:.1f}"
+    assert by["CSA (paper) alternatives, 100 nodes"].vosim == (
+        f"{hundred['csa_paper_alternatives']:.1f}"
+    )
+    assert by["CSA (paper) alternatives, 100 nodes"].paper == "57"
+    assert hundred["paper_alternatives"] == 57
+    for quantity in (
+        "CSA (paper) alternatives, 400 nodes",
+        "CSA (paper) time growth, 50 -> 400 nodes",
+        "free slots, interval 3600",
+    ):
+        assert (by[quantity].vosim, by[quantity].match) == (ABSENT, "no")
+    assert by["CSA (paper) time growth, 50 -> 400 nodes"].paper.startswith("350.7x")
+
+
+def _table1_2_table(growth: float, count: float) -> pd.DataFrame:
+    """A hand-made Tables 1-2 table: the paper's values, scaled.
+
+    ms times ``growth`` at each table's last point; alternatives and slots times ``count``.
+    """
+    rows = []
+    for name, paper, grid in [
+        ("Table 1", PAPER_TABLE1, TABLE1_NODES),
+        ("Table 2", PAPER_TABLE2, TABLE2_INTERVALS),
+    ]:
+        for k, axis in enumerate(grid):
+            nodes, interval = (axis, 600) if name == "Table 1" else (100, axis)
+            alternatives = paper["alternatives"][k] * count
+            for algorithm in TIME_ALGORITHMS:
+                ms = paper[PAPER_PROCEDURES.get(algorithm, algorithm)][k]
+                rows.append(
+                    {
+                        "table": name,
+                        "nodes": nodes,
+                        "interval": interval,
+                        "algorithm": algorithm,
+                        "ms": ms * (growth if k == len(grid) - 1 else 1.0),
+                        "slots": paper["slots"][k] * count if "slots" in paper else 500.0,
+                        "alternatives": alternatives,
+                        "csa_paper_alternatives": alternatives,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("growth", "count", "match"),
+    [(1.0, 1.0, "yes"), (1.2, 1.08, "yes"), (1.4, 1.2, "partly"), (3.0, 0.5, "no")],
+)
+def test_table1_2_fidelity_verdicts_flip_with_the_table(growth, count, match):
+    rows = fidelity_table1_2(_table1_2_table(growth, count))
+    _check_rows(rows, 12)
+    assert {r.match for r in rows} == {match}

@@ -8,11 +8,12 @@ is ``n`` of those slots within the budget ``C``.
 
 Exact criteria (``amp``, ``min_cost``, ``min_runtime``, ``min_finish``) return the optimum over
 every window of the interval (an :class:`~vosim.core.windows.Allocation` with ``exact=True``:
-status ``OPTIMAL``, or ``LIMIT`` when a limit truncated the scan); the paper's own heuristics
-stay available for fidelity (``min_runtime_substitution``, ``min_finish_substitution``,
-``min_proc_time``; status ``FEASIBLE``). Windows only ever start at slot starts: between two
-consecutive slot starts the extended window only loses slots, so a later start in between never
-gives a cheaper, shorter or earlier-finishing window.
+status ``OPTIMAL``, or ``LIMIT`` when a limit truncated the scan); the paper's own procedures
+stay available for fidelity (``amp_paper``: the first ``n`` parallel slots within budget,
+``min_runtime_substitution``, ``min_finish_substitution``, ``min_proc_time``; status
+``FEASIBLE``). Windows only ever start at slot starts: between two consecutive slot starts the
+extended window only loses slots, so a later start in between never gives a cheaper, shorter or
+earlier-finishing window.
 
 The scan is vectorised over blocks of candidate starts: a block of ``b`` starts is a
 ``b x (N + b)`` matrix of the slots alive in it, so a scan costs ``O(K * N)`` cells for ``K``
@@ -22,6 +23,7 @@ quadratic in ``N`` when ``m`` grows with ``N``, as AEP §3.2 reports for its own
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ from vosim.core.windows import Allocation, ResourceRequest, Window
 __all__ = [
     "BUDGET_RTOL",
     "amp",
+    "amp_paper",
     "min_cost",
     "min_runtime",
     "min_finish",
@@ -314,18 +317,30 @@ def amp(slots: SlotList, request: ResourceRequest) -> Allocation:
     return _amp_scan(slots, request)
 
 
+def _first_feasible(scan: _Scan, n: int) -> tuple[float, int] | None:
+    """The earliest candidate start where the ``n`` cheapest slots fit the budget.
+
+    Returns ``(t, examined)``: the start and how many candidate starts the scan visited up to
+    and including it; ``None`` when no start of the interval holds a window within budget.
+    """
+    for block in _blocks(scan):
+        hit = np.flatnonzero(_cheapest_sums(block.cost, n) <= scan.limit)
+        if hit.size:
+            return float(block.t[int(hit[0])]), block.k0 + int(hit[0]) + 1
+    return None
+
+
 def _amp_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     """AMP by the block scan of candidate starts (any ``n``)."""
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "amp", {"slots": len(slots)})
-    for block in _blocks(scan):
-        hit = np.flatnonzero(_cheapest_sums(block.cost, request.n) <= scan.limit)
-        if hit.size:
-            t = block.t[int(hit[0])]
-            stats = {"slots": len(slots), "candidates": block.k0 + int(hit[0]) + 1}
-            return Allocation(_window_at(slots, scan, request, t), "", "amp", stats, exact=True)
-    return _result("amp", slots, scan, request, np.inf)
+    first = _first_feasible(scan, request.n)
+    if first is None:
+        return _result("amp", slots, scan, request, np.inf)
+    t, examined = first
+    stats = {"slots": len(slots), "candidates": examined}
+    return Allocation(_window_at(slots, scan, request, t), "", "amp", stats, exact=True)
 
 
 def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
@@ -391,6 +406,150 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(cost[j]))
     stats = {"slots": len(slots), "candidates": candidates}
     return Allocation(window, "", name, stats, exact=True)
+
+
+@register_criterion("amp_paper")
+def amp_paper(slots: SlotList, request: ResourceRequest) -> Allocation:
+    """The paper's AMP: the first ``n`` parallel slots, in scan order, within the budget ``C``.
+
+    The slot list is scanned in order of start time (ties: node id), as in AEP §2.1's
+    pseudocode: each slot that can host a task (performance at least ``min_performance``,
+    long enough from its own start) joins the window, whose start becomes the slot's start
+    ``t``, and slots no longer long enough from ``t`` (``end - t < T_i``) leave it. At the first
+    step where ``n`` slots of the window fit the budget the search stops, and the window takes
+    *the first* ``n`` parallel slots of it in scan order whose total cost is within ``C``: the
+    slots that joined earliest, not the cheapest ones (:func:`amp`).
+
+    Parameters
+    ----------
+    slots : SlotList
+        ``m`` free slots on ``N`` nodes, ordered by start (the scan order).
+    request : ResourceRequest
+        ``n`` nodes, volume ``V`` (or time ``T``, model time units), budget ``C`` (cost units).
+
+    Returns
+    -------
+    Allocation
+        ``criterion="amp_paper"``, status ``FEASIBLE`` (its start is the earliest possible,
+        :func:`amp`'s, but its slots optimise nothing); ``window=None`` with a reason when no
+        ``n`` concurrent slots fit the budget anywhere in the interval. ``stats``: ``slots``
+        (``m``), ``candidates`` (distinct starts visited, as for :func:`amp`) and ``step``
+        (the scan position, in the slot list, of the slot whose arrival closed the window).
+
+    Notes
+    -----
+    *What the paper leaves open, and the choice made here* (decided from the text, before
+    any result was looked at). The paper states that AMP returns "the first suitable window",
+    which "will have the earliest possible start time": "if at some step i of the algorithm
+    (after the i-th slot is added) the suitable window can be formed", AMP stops there; and
+    that this "can be reduced to finding a set of the first n parallel slots the total cost of
+    which does not exceed the budget limit S". It does not say which ``n`` slots are taken
+    when the window at that step holds more than ``n`` slots and its first ``n`` in scan
+    order cost more than ``C`` while another ``n`` of them fit. Reading "first n ... within
+    S" as "test only the first ``n`` slots, and scan on while they exceed ``C``" would pass
+    over steps where a suitable window can be formed, against the paper's "earliest possible
+    start time". So:
+
+    1. the search stops at the first step (slot added) at which *some* ``n`` slots of the
+       window fit ``C``: that is :func:`amp`'s earliest feasible start ``t``, reached slot by
+       slot (slots of equal start join one at a time, in node order, as in the pseudocode);
+    2. the window takes the lexicographically first ``n`` slots in scan order within ``C``:
+       going through the window's slots in the order they joined, a slot is taken unless
+       taking it would leave no way to complete the window within ``C`` (the cheapest
+       completion from the later slots exceeds what is left of the budget). When the first
+       ``n`` slots fit, they are the window; otherwise an early slot is skipped only when no
+       window within ``C`` holds it beside the slots already taken (the budget "forces
+       skipping"). At the step that closes the window, every window within ``C`` holds the
+       slot just added, so that slot is always the last one taken.
+
+    Each chosen slot is reserved from ``t`` for its task time ``T_i`` (``V / p_i`` on a node of
+    performance ``p_i``). Complexity: :func:`amp`'s scan up to ``t``, then ``O(M log M)`` to
+    find the step and ``O(n M log n)`` for the choice, ``M <= N`` the slots of the window at
+    ``t``.
+
+    References
+    ----------
+    AEP §2.1 (the scan and its window), §2.2: "the first suitable window will have the
+    earliest possible start time ... this procedure can be reduced to finding a set of the
+    first n parallel slots the total cost of which does not exceed the budget limit S. This
+    description coincides the AMP scheme considered in previous works [13-15]"; §3.1 item 1.
+
+    Examples
+    --------
+    Three slots from 0 (equal starts are scanned in node order): node 0 is dear, nodes 1 and 2
+    cheap. With ``C = 40`` the first two slots (nodes 0 and 1, cost 40) are the window, where
+    :func:`amp` takes the cheapest two; with ``C = 30`` the budget forces skipping node 0:
+
+    >>> sl = SlotList([Slot(0, 0.0, 100.0, 3.0, 2.0), Slot(1, 0.0, 100.0, 1.0, 2.0),
+    ...                Slot(2, 0.0, 100.0, 1.0, 2.0)])
+    >>> job = ResourceRequest(n=2, time=10.0, budget=40.0)
+    >>> amp_paper(sl, job).window.nodes, amp(sl, job).window.nodes
+    ((0, 1), (1, 2))
+    >>> amp_paper(sl, ResourceRequest(n=2, time=10.0, budget=30.0)).window.nodes
+    (1, 2)
+    """
+    scan = _prepare(slots, request)
+    if isinstance(scan, str):
+        return Allocation(None, scan, "amp_paper", {"slots": len(slots)})
+    first = _first_feasible(scan, request.n)
+    if first is None:
+        return _result("amp_paper", slots, scan, request, np.inf)
+    t, examined = first
+    alive = np.flatnonzero((scan.start <= t) & (scan.latest >= t))  # scan order
+    cost = scan.cost[alive]
+    # The slots starting at t join last, one per step: the least prefix of the window's slots
+    # holding n within budget ends at the step that closes the window (feasibility only grows
+    # with the prefix, and the whole window at t is feasible).
+    lo, hi = int(np.count_nonzero(scan.start[alive] < t)) + 1, alive.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        fits = _cheapest_sums(cost[None, :mid], request.n)[0] <= scan.limit
+        lo, hi = (lo, mid) if fits else (mid + 1, hi)
+    pick = alive[_first_within(cost[:hi], request.n, scan.limit)]
+    stats = {"slots": len(slots), "candidates": examined, "step": int(scan.index[alive[hi - 1]])}
+    return Allocation(_make_window(slots, scan, pick, t), "", "amp_paper", stats)
+
+
+def _first_within(cost: np.ndarray, n: int, limit: float) -> np.ndarray:
+    """Positions of the lexicographically first ``n`` entries of ``cost`` summing to ``<= limit``.
+
+    Greedy in order: an entry is taken when it and the cheapest completion from the entries
+    after it still fit; a completion exists (the caller checked the ``n`` cheapest fit). Once
+    the next ``need`` entries in a row fit, they are the rest of the answer (no skip needed).
+    """
+    picks: list[int] = []
+    spent, j = 0.0, 0
+    for need in range(n, 0, -1):
+        if spent + float(cost[j : j + need].sum()) <= limit:
+            picks.extend(range(j, j + need))
+            break
+        rest = cost[j:]
+        ok = np.flatnonzero(spent + rest + _suffix_cheapest(rest, need - 1) <= limit)
+        j += int(ok[0])
+        picks.append(j)
+        spent += float(cost[j])
+        j += 1
+    return np.asarray(picks, dtype=np.int64)
+
+
+def _suffix_cheapest(cost: np.ndarray, k: int) -> np.ndarray:
+    """Per position ``j``, the sum of the ``k`` smallest of ``cost[j + 1:]`` (``inf``: fewer)."""
+    out = np.full(cost.size, np.inf)
+    if k == 0:
+        out[:] = 0.0
+        return out
+    heap: list[float] = []  # the k smallest seen so far, negated (a max-heap)
+    total = 0.0
+    for j in range(cost.size - 1, -1, -1):
+        if len(heap) == k:
+            out[j] = total
+        c = float(cost[j])
+        if len(heap) < k:
+            heapq.heappush(heap, -c)
+            total += c
+        elif c < -heap[0]:
+            total += c + heapq.heappushpop(heap, -c)
+    return out
 
 
 @register_criterion("min_cost")
@@ -563,11 +722,9 @@ def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
         short = scan if theta == scan.durations[-1] else _prepare(slots, request, theta, scan)
         if isinstance(short, str):
             continue
-        for block in _blocks(short):
-            hit = np.flatnonzero(_cheapest_sums(block.cost, request.n) <= short.limit)
-            if hit.size:
-                t = block.t[int(hit[0])]
-                return _result("min_runtime", slots, scan, request, t, theta)
+        first = _first_feasible(short, request.n)
+        if first is not None:
+            return _result("min_runtime", slots, scan, request, first[0], theta)
     return _result("min_runtime", slots, scan, request, np.inf)
 
 

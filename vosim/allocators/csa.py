@@ -16,9 +16,17 @@ from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, batch_screen
 from vosim.core.results import Status
 from vosim.core.slots import SlotList
 from vosim.core.windows import Allocation, ResourceRequest, Window
-from vosim.errors import RequestError
+from vosim.errors import RequestError, UnknownAllocatorError
 
-__all__ = ["Alternatives", "BatchAlternatives", "find_alternatives", "csa", "batch_alternatives"]
+__all__ = [
+    "CSA_SEARCHES",
+    "Alternatives",
+    "BatchAlternatives",
+    "find_alternatives",
+    "csa",
+    "csa_paper",
+    "batch_alternatives",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +124,14 @@ def find_alternatives(
     return Alternatives(tuple(windows), slots, f"limit of {limit} alternative(s)", criterion)
 
 
-def csa(slots: SlotList, request: ResourceRequest, limit: int | None = None) -> Alternatives:
+#: The AMP searches CSA can repeat: vosim's (the ``n`` cheapest slots at the earliest start)
+#: and the paper's (the first ``n`` parallel slots in scan order within budget).
+CSA_SEARCHES = ("amp", "amp_paper")
+
+
+def csa(
+    slots: SlotList, request: ResourceRequest, limit: int | None = None, *, search: str = "amp"
+) -> Alternatives:
     """CSA: all alternatives of one job by repeated AMP with the found windows cut out.
 
     Parameters
@@ -127,11 +142,14 @@ def csa(slots: SlotList, request: ResourceRequest, limit: int | None = None) -> 
         The job's resource request.
     limit : int, optional
         At most this many alternatives; ``None`` for every alternative of the interval.
+    search : {"amp", "amp_paper"}
+        The AMP that finds each alternative: vosim's :func:`~vosim.allocators.aep.amp`
+        (default) or the paper's :func:`~vosim.allocators.aep.amp_paper`.
 
     Returns
     -------
     Alternatives
-        ``criterion="amp"``. The best alternative by any criterion is then a ``min`` over
+        ``criterion=search``. The best alternative by any criterion is then a ``min`` over
         ``windows`` (e.g. ``min(a.windows, key=lambda w: w.finish)``): CSA optimises at the
         selection stage.
 
@@ -139,6 +157,8 @@ def csa(slots: SlotList, request: ResourceRequest, limit: int | None = None) -> 
     ------
     RequestError
         ``limit < 1``.
+    UnknownAllocatorError
+        ``search`` is not one of :data:`CSA_SEARCHES`.
 
     References
     ----------
@@ -152,7 +172,53 @@ def csa(slots: SlotList, request: ResourceRequest, limit: int | None = None) -> 
     >>> [(w.start, w.nodes) for w in alts.windows]
     [(0.0, (0, 1)), (30.0, (0, 1)), (60.0, (0, 1))]
     """
-    return find_alternatives(slots, request, "amp", limit)
+    if search not in CSA_SEARCHES:
+        raise UnknownAllocatorError(
+            f"CSA repeats AMP: search must be one of {', '.join(CSA_SEARCHES)}, got {search!r}"
+        )
+    return find_alternatives(slots, request, search, limit)
+
+
+def csa_paper(slots: SlotList, request: ResourceRequest, limit: int | None = None) -> Alternatives:
+    """The paper's CSA: repeated paper's AMP (first ``n`` parallel slots) with cuts.
+
+    ``csa(slots, request, limit, search="amp_paper")``: each alternative is the window of
+    :func:`~vosim.allocators.aep.amp_paper` in what the earlier ones left, until none fits.
+
+    Parameters
+    ----------
+    slots : SlotList
+        Free slots of the scheduling interval (not modified).
+    request : ResourceRequest
+        The job's resource request (``n`` slots, volume or time, budget ``C``).
+    limit : int, optional
+        At most this many alternatives (>= 1); ``None`` for every alternative of the interval.
+
+    Returns
+    -------
+    Alternatives
+        ``criterion="amp_paper"``; windows disjoint in slots, each within ``C``.
+
+    Raises
+    ------
+    RequestError
+        ``limit < 1``.
+
+    References
+    ----------
+    AEP §3.1, item 6: "the scheme for searching multiple alternatives using AMP ... a set of
+    suitable alternatives, disjointed by the slots"; §2.2 (AMP); Tables 1-2.
+
+    Examples
+    --------
+    >>> from vosim.core import Slot
+    >>> sl = SlotList([Slot(0, 0.0, 100.0, 3.0, 2.0), Slot(1, 0.0, 100.0, 1.0, 2.0),
+    ...                Slot(2, 0.0, 100.0, 1.0, 2.0)])
+    >>> alts = csa_paper(sl, ResourceRequest(n=2, time=50.0, budget=200.0))
+    >>> [(w.start, w.nodes) for w in alts.windows]
+    [(0.0, (0, 1)), (50.0, (0, 2))]
+    """
+    return csa(slots, request, limit, search="amp_paper")
 
 
 @dataclass(frozen=True, slots=True)
