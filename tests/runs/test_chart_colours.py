@@ -10,6 +10,8 @@ from vosim.runs.experiments.base import METHOD_COLOURS, method_colour
 
 #: Experiments whose charts colour methods, with the labels each must draw.
 METHOD_CHARTS = {
+    "aep-fig1-3": {"AMP", "AMP (paper)", "minCost", "CSA", "CSA (paper)"},
+    "aep-table1-2": {"AMP", "AMP (paper)", "minCost", "CSA", "CSA (paper)"},
     "iccs2021-fig5": {"Knapsack", "GreedyJnt"},
     "iccs2021-table1": {"Knapsack", "GreedyJnt"},
     "iccs2023-fig4-5": {"KnapsackSingle", "KnapsackGroup", "Greedy", "BruteForce"},

@@ -2,14 +2,15 @@
 
 Two registries by name: window criteria for slot lists (:func:`criteria`: the AEP family
 ``amp``, ``min_cost``, ``min_runtime``, ``min_finish``, ``min_proc_time`` and the paper's
-``min_runtime_substitution``, ``min_finish_substitution``, AEP §2.2; any user function of a
-window through :func:`~vosim.allocators.aep.window_criterion`) and availability methods for
-:class:`AvailabilityProblem` (:func:`methods`: ``knapsack_p``, ``max_p``, ``min_c``,
-``max_p_per_c``, ``greedy_united``, ``knapsack_group``, ``greedy``, ``greedy_plus``,
-``brute_force``, ``exact``, ``milp``; ICCS 2023 §2.3–2.4), plus the time scan of ICCS 2021
-(:func:`time_scan`). The cyclic scheduling scheme of VO Preferences: alternatives
-(:mod:`~vosim.allocators.csa`: CSA, step 1), the combination of alternatives
-(:mod:`~vosim.allocators.combination`) and VO policies (:mod:`~vosim.allocators.css`, step 2).
+``amp_paper``, ``min_runtime_substitution``, ``min_finish_substitution``, AEP §2.2; any user
+function of a window through :func:`~vosim.allocators.aep.window_criterion`) and availability
+methods for :class:`AvailabilityProblem` (:func:`methods`: ``knapsack_p``, ``max_p``,
+``min_c``, ``max_p_per_c``, ``greedy_united``, ``knapsack_group``, ``greedy``,
+``greedy_plus``, ``brute_force``, ``exact``, ``milp``; ICCS 2023 §2.3–2.4), plus the time scan
+of ICCS 2021 (:func:`time_scan`). The cyclic scheduling scheme of VO Preferences: alternatives
+(:mod:`~vosim.allocators.csa`: CSA on vosim's AMP or the paper's, step 1), the combination of
+alternatives (:mod:`~vosim.allocators.combination`) and VO policies
+(:mod:`~vosim.allocators.css`, step 2).
 The multiple-choice knapsack of task options across clusters (Knapsack Grid):
 :func:`~vosim.allocators.mckp.solve_mckp`. Wherever a name is taken, a fallback chain such as
 ``"knapsack_group>greedy_plus"``, ``"min_cost>amp"`` or ``"milp>greedy"`` is too: the exact

@@ -105,6 +105,7 @@ from vosim.runs.experiments.base import (
     Experiment,
     ExperimentConfig,
     Fidelity,
+    method_colour,
     register_experiment,
     verdict,
 )
@@ -451,9 +452,10 @@ def _fig1_3_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
         bars = base.mark_bar().encode(
             x=x,
             y=alt.Y("mean:Q", title=f"mean {metric.replace('_', ' ')}"),
-            color=alt.Color("kind:N", title="vosim algorithm"),
+            color=method_colour("label", data["label"], "algorithm"),
             tooltip=[
                 "label:N",
+                "kind:N",
                 alt.Tooltip("mean:Q", format=".1f", title="vosim"),
                 alt.Tooltip("std:Q", format=".1f"),
                 alt.Tooltip("paper:Q", format=".1f"),
@@ -642,7 +644,6 @@ def _point_rows(
 
 def _table1_2_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
     """Working time vs nodes (Table 1) and vs interval (Table 2); vosim solid, paper dashed."""
-    order = [LABELS[a] for a in TIME_ALGORITHMS]
     # the paper's procedures share the paper's minRuntime/minFinish rows: one dashed line each
     data = table.assign(
         paper_ms=table["paper_ms"].where(~table["algorithm"].isin(list(PAPER_PROCEDURES)))
@@ -664,7 +665,7 @@ def _table1_2_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
             .encode(
                 x=alt.X(f"{x}:Q", title=x_title),
                 y=alt.Y("value:Q", title="working time (ms per call)", scale=alt.Scale(type="log")),
-                color=alt.Color("label:N", title="algorithm", sort=order),
+                color=method_colour("label", data["label"], "algorithm"),
                 strokeDash=alt.StrokeDash(
                     "source:N",
                     legend=None,  # the subtitle says which is which

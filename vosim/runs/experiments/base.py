@@ -93,6 +93,19 @@ METHOD_COLOURS: dict[str, str] = {
     "gang": "#bab0ac",
     "KS": "#e45756",
     "KS+BF": "#f58518",
+    # AEP's algorithms: the paper's own procedure in a lighter shade of vosim's exact one
+    "AMP": "#4c78a8",
+    "AMP (paper)": "#9ecae9",
+    "minFinish": "#f58518",
+    "minFinish (paper's procedure)": "#ffbf79",
+    "minCost": "#54a24b",
+    "minRuntime": "#e45756",
+    "minRuntime (paper's procedure)": "#ff9d98",
+    "minProcTime": "#b279a2",
+    "CSA": "#72b7b2",
+    "CSA per alternative": "#9d755d",
+    "CSA (paper)": "#eeca3b",
+    "CSA (paper) per alternative": "#bab0ac",
 }
 
 
