@@ -88,7 +88,7 @@ def test_aep_defaults_match_the_paper():
     assert d.size == 100 and d.performance.shape == d.price.shape == (100,)
     assert d.interval == (0.0, 600.0) and d.performance_range == (2, 10)
     assert d.pricing == ProportionalPricing(sd=AEP_PRICE_SD)
-    assert AEP_PRICE_SD == 0.164
+    assert AEP_PRICE_SD == pytest.approx(0.6 / 3)  # VO Preferences §4's 60 %, as 3 sd
 
 
 @SETTINGS
@@ -165,15 +165,19 @@ def test_aep_job_is_five_slots_of_150_on_the_slowest_node():
     )
 
 
-def test_aep_calibration_min_cost_near_the_paper():
-    """Mean minCost window of the paper's job over 40 domains, near the paper's 1027.3."""
+def test_aep_min_cost_with_the_text_derived_deviation():
+    """Mean minCost window of the paper's job over 40 domains at the documented 0.2.
+
+    aep_domain's Notes report 924.2 over 200 domains (paper 1027.3, not matched: price_sd is
+    chosen from the text, not calibrated). 40 domains give a mean within about +-10 of it.
+    """
     job = aep_job()
     costs = []
     for seed in range(40):
         window = allocate_window(aep_domain(rng(seed)).slots, job, "min_cost").window
         assert window is not None and window.cost <= job.budget
         costs.append(window.cost)
-    assert 990 < np.mean(costs) < 1065
+    assert 905 < np.mean(costs) < 945
     # Markups rule nodes out: a window of undiscounted nodes costs exactly the budget.
     assert aep_domain(rng(0), price_sd=0.0).pricing.dearest_cost_per_work((2, 10)) == 1.0
 

@@ -7,7 +7,6 @@ import pytest
 from vosim.allocators.aep import BUDGET_RTOL
 from vosim.runs.experiments import ExperimentConfig, experiments, run_experiment
 from vosim.runs.experiments.aep import (
-    ABSENT,
     ALTERNATIVES_KEYS,
     CSA_VARIANTS,
     FIG1_3_ALGORITHMS,
@@ -27,7 +26,7 @@ from vosim.runs.experiments.aep import (
     fidelity_table1_2,
     fig1_3_cycles,
 )
-from vosim.runs.experiments.base import MATCHES, Fidelity
+from vosim.runs.experiments.base import MATCHES, NOT_IN_GRID, Fidelity
 
 NAMES = ("aep-fig1-3", "aep-table1-2")
 SEED = 3
@@ -246,7 +245,8 @@ def test_fig1_3_fidelity_of_the_quick_run(quick_runs):
         f"{by.loc[('csa_paper', 'alternatives'), 'mean']:.1f}"
     )
     cost = next(r for r in rows if r.quantity == "minCost mean cost")
-    assert "calibrated" in cost.reason
+    # price_sd is the authors' 60 % market deviation, no longer calibrated to 1027.3
+    assert "not calibrated" in cost.reason or cost.match == "yes"
 
 
 def _fig1_3_table(scale: float, start: float = 0.0) -> pd.DataFrame:
@@ -278,7 +278,7 @@ def test_fig1_3_fidelity_of_a_table_without_the_row():
     table = _fig1_3_table(1.0).query("algorithm != 'csa_paper'")
     rows = {r.quantity: r for r in fidelity_fig1_3(table)}
     absent = rows["CSA (paper) mean cost (cheapest alternative)"]
-    assert (absent.vosim, absent.match) == (ABSENT, "no")
+    assert (absent.vosim, absent.match) == (NOT_IN_GRID, "no")
     assert rows["CSA mean cost (cheapest alternative)"].match == "yes"
 
 
@@ -300,8 +300,10 @@ def test_table1_2_fidelity_of_the_quick_run(quick_runs):
         "CSA (paper) time growth, 50 -> 400 nodes",
         "free slots, interval 3600",
     ):
-        assert (by[quantity].vosim, by[quantity].match) == (ABSENT, "no")
+        assert (by[quantity].vosim, by[quantity].match) == (NOT_IN_GRID, "no")
     assert by["CSA (paper) time growth, 50 -> 400 nodes"].paper.startswith("350.7x")
+    # the slot count at interval 600 was matched by choosing the local jobs per node
+    assert by["free slots, interval 600"].reason.split("; ")[1].startswith("calibrated")
 
 
 def _table1_2_table(growth: float, count: float) -> pd.DataFrame:

@@ -302,7 +302,8 @@ def fidelity_row[T](
         The rule ``judge`` applies, one sentence (the reason's start).
     cause : str
         Appended to the reason when the match is not ``"yes"``: the cause the module notes or
-        README state, else :data:`CAUSE_UNKNOWN`.
+        README state, else :data:`CAUSE_UNKNOWN`. A cause starting with "Calibrated" (the value
+        depends on a parameter vosim chose to match the paper) is appended whatever the match.
 
     Returns
     -------
@@ -315,8 +316,9 @@ def fidelity_row[T](
     if isinstance(value, float) and np.isnan(value):
         return Fidelity(figure, quantity, paper, NO_VALUE, "no", f"{rule} {cause}")
     match = judge(value)
+    shown = match != "yes" or cause.startswith("Calibrated")  # a calibrated match says so
     return Fidelity(
-        figure, quantity, paper, show(value), match, rule if match == "yes" else f"{rule} {cause}"
+        figure, quantity, paper, show(value), match, f"{rule} {cause}" if shown else rule
     )
 
 

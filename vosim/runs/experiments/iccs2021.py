@@ -593,8 +593,12 @@ def _table1_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
         ),
     ]
     return alt.hconcat(*(p.properties(width=300, height=260) for p in panels)).properties(
-        title=f"ICCS 2021 Table 1: time scan at job-load {TABLE1_JOB_LOAD}, global load 0.05 "
-        "(black crosses: the paper's values)"
+        title=alt.TitleParams(
+            f"ICCS 2021 Table 1: time scan at job-load {TABLE1_JOB_LOAD}, global load 0.05 "
+            "(black crosses: the paper's values)",
+            subtitle=f"starting points every delta = {TABLE1_STEP} time units: CALIBRATED "
+            "(the paper gives no delta; chosen so that 20 starting points give about its 8.3x)",
+        )
     )
 
 
@@ -895,16 +899,21 @@ _TABLE1_OPEN = (
     "Cause unknown: from 5 starting points on vosim's search finds more than the paper's, why "
     "is open (module notes)."
 )
+#: Why the starting-point searches' speedups are near the paper's.
+_TABLE1_DELTA = (
+    "Calibrated: the paper gives no search step; delta = 10 was chosen so that 20 starting "
+    "points solve about as many time indices as the paper's 8.3x implies (module notes)."
+)
 #: Table 1's cells :func:`fidelity_table1` compares: (row label, column, cause if they differ).
 _TABLE1_FIDELITY = (
     ("1 starting point (Knapsack)", "accuracy", CAUSE_UNKNOWN),
     ("5 starting points (Knapsack)", "accuracy", _TABLE1_OPEN),
     ("50 starting points (Knapsack)", "accuracy", _TABLE1_OPEN),
-    ("50 starting points (Knapsack)", "speedup", CAUSE_UNKNOWN),
+    ("50 starting points (Knapsack)", "speedup", _TABLE1_DELTA),
     ("Full scan (GreedyJnt)", "accuracy", CAUSE_UNKNOWN),
     ("Full scan (GreedyJnt)", "speedup", CAUSE_UNKNOWN),
     ("50 starting points (GreedyJnt)", "accuracy", CAUSE_UNKNOWN),
-    ("50 starting points (GreedyJnt)", "speedup", CAUSE_UNKNOWN),
+    ("50 starting points (GreedyJnt)", "speedup", _TABLE1_DELTA),
 )
 #: The one compared row that is not in the paper's Table 1 but in §4.3's text.
 _TABLE1_FROM_TEXT = "50 starting points (GreedyJnt)"
