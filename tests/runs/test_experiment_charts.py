@@ -1,6 +1,13 @@
-"""One colour per method across every experiment chart (issue 20, item 7)."""
+"""Every experiment chart: one colour per method, and the paper's values beside vosim's.
+
+Issue 20, item 7: "every experiment chart shows the paper's values beside vosim's; one colour
+per method across all charts".
+"""
 
 from __future__ import annotations
+
+import json
+import re
 
 import pytest
 
@@ -35,15 +42,46 @@ def _colour_scales(spec) -> list[tuple[list, list]]:
     return found
 
 
+#: Every experiment that reproduces a paper figure (those with a fidelity function).
+PAPER_EXPERIMENTS = sorted(n for n, e in experiments().items() if e.fidelity is not None)
+
+
 @pytest.fixture(scope="module")
-def scales() -> dict[str, list[tuple[list, list]]]:
+def quick() -> dict[str, tuple]:
+    """Each paper experiment's quick run: name -> (table, chart spec as a dict)."""
     out = {}
-    for name in METHOD_CHARTS:
+    for name in PAPER_EXPERIMENTS:
         experiment = experiments()[name]
         config = ExperimentConfig(experiment.repetitions(True), 1, True)
-        _, chart = experiment.run(config, lambda k: None)
-        out[name] = _colour_scales(chart.to_dict())
+        table, chart = experiment.run(config, lambda k: None)
+        out[name] = (table, chart.to_dict())
     return out
+
+
+@pytest.fixture(scope="module")
+def scales(quick) -> dict[str, list[tuple[list, list]]]:
+    return {name: _colour_scales(quick[name][1]) for name in METHOD_CHARTS}
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*\.?\d*", text)]
+
+
+@pytest.mark.parametrize("name", PAPER_EXPERIMENTS)
+def test_the_chart_shows_the_papers_values(quick, name):
+    """Most values the experiment's fidelity rows quote from the paper are drawn on its chart.
+
+    A paper value counts as drawn when one of the numbers in its ``paper`` text occurs in the
+    chart's spec (its data, labels or titles); the chart must also name the paper.
+    """
+    table, spec = quick[name]
+    text = json.dumps(spec)
+    assert "paper" in text
+    drawn = set(_numbers(text))
+    rows = experiments()[name].fidelity(table)
+    quoted = [r for r in rows if _numbers(r.paper)]
+    shown = [r for r in quoted if any(x in drawn for x in _numbers(r.paper))]
+    assert len(shown) >= 0.5 * len(quoted), [r.paper for r in quoted if r not in shown]
 
 
 def test_each_method_has_one_colour_on_every_chart(scales):
