@@ -283,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument(
         "--redo",
         action="store_true",
-        help="with 'all': run every experiment again, even those already in --out",
+        help="with 'all': run every experiment again, even those already in --out (the "
+        "recorded settings hold vosim's version, not its code: use --redo after editing it)",
     )
 
     sweep = sub.add_parser(
