@@ -105,10 +105,10 @@ def fidelity_markdown(
     lines = [
         "# vosim against the papers",
         "",
-        f"Written by `vosim experiment all` ({settings}) from the experiments' tables in this "
-        "directory. Each row is a value a paper states, vosim's value from the same procedure "
-        "(read from the experiment's table), and whether they match; the reason gives the rule "
-        "and, where they differ, the known cause.",
+        f"Written by `vosim experiment all` ({settings}) from each experiment's table "
+        "(`NAME.parquet` in the output directory it wrote). Each row is a value a paper states, "
+        "vosim's value from the same procedure, and whether they match; the reason gives the "
+        "rule and, where they differ, the known cause.",
         "",
         f"**{tally}** of {len(frame)} stated values.",
         "",
