@@ -85,6 +85,10 @@ def test_all_reuses_results_with_the_same_settings_only(tmp_path, registry):
     (tmp_path / "b-far.json").write_text("{not json")  # a damaged record: run it again
     run_all(tmp_path, seed=4)
     assert registry == ["b-far"]
+    registry.clear()
+    (tmp_path / "a-close.parquet").write_bytes(b"garbage")  # a damaged table: run it again
+    again = run_all(tmp_path, seed=4)
+    assert registry == ["a-close"] and again.rows["match"].tolist() == ["yes", "no"]
 
 
 def test_a_failing_experiment_is_reported_and_the_others_run(tmp_path, monkeypatch):

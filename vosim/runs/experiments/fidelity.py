@@ -70,6 +70,14 @@ def _reusable(out: Path, name: str, settings: dict) -> bool:
     return recorded == settings and (out / f"{name}.parquet").exists()
 
 
+def _read_table(out: Path, name: str) -> pd.DataFrame | None:
+    """The stored ``NAME.parquet``, or ``None`` when it cannot be read (it is then run again)."""
+    try:
+        return pd.read_parquet(out / f"{name}.parquet")
+    except Exception:  # a damaged or truncated file: the experiment runs again
+        return None
+
+
 def fidelity_frame(rows: list[tuple[str, Fidelity]]) -> pd.DataFrame:
     """The rows ``(experiment name, Fidelity)`` as a table with columns :data:`COLUMNS`."""
     return pd.DataFrame([{"experiment": n, **asdict(f)} for n, f in rows], columns=COLUMNS)
@@ -137,7 +145,8 @@ def run_all(
 
     An experiment whose ``NAME.json`` in ``out`` records the same settings
     (:func:`~vosim.runs.experiments.base.experiment_settings`) is not run again but read back,
-    so an interrupted ``all`` resumes where it stopped. An experiment that raises is reported
+    so an interrupted ``all`` resumes where it stopped; if its stored table cannot be read
+    (damaged, truncated), it runs again. An experiment that raises is reported
     in ``failed`` and in ``fidelity.md``; the others still run.
 
     Parameters
@@ -170,7 +179,8 @@ def run_all(
     for name, experiment in experiments().items():
         reps = experiment.repetitions(quick)
         settings = experiment_settings(name, quick, reps, seed, None, None)
-        if not redo and _reusable(out, name, settings):
+        table = _read_table(out, name) if not redo and _reusable(out, name, settings) else None
+        if table is not None:
             result.reused.append(name)
             if progress:
                 progress(experiment.points(quick))
@@ -178,6 +188,7 @@ def run_all(
         else:
             try:
                 run_experiment(name, out, quick=quick, seed=seed, progress=progress)
+                table = pd.read_parquet(out / f"{name}.parquet")
             except Exception as exc:  # reported; the others still run
                 result.failed[name] = f"{type(exc).__name__}: {exc}"
                 say(f"{name}: FAILED: {result.failed[name]}")
@@ -187,7 +198,6 @@ def run_all(
         if experiment.fidelity is None:
             without.append(name)
             continue
-        table = pd.read_parquet(out / f"{name}.parquet")
         rows += [(name, f) for f in experiment.fidelity(table)]
     result.rows = fidelity_frame(rows)
     from vosim import __version__
