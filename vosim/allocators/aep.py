@@ -330,15 +330,28 @@ def _first_feasible(scan: _Scan, n: int) -> tuple[float, int] | None:
     return None
 
 
-def _amp_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
-    """AMP by the block scan of candidate starts (any ``n``)."""
+def _earliest_start(
+    name: str, slots: SlotList, request: ResourceRequest
+) -> tuple[_Scan, float, int] | Allocation:
+    """AMP's earliest feasible start: ``(scan, t, starts examined)``, or the failed result.
+
+    The common first step of :func:`amp` and :func:`amp_paper`; ``name`` labels the result.
+    """
     scan = _prepare(slots, request)
     if isinstance(scan, str):
-        return Allocation(None, scan, "amp", {"slots": len(slots)})
+        return Allocation(None, scan, name, {"slots": len(slots)})
     first = _first_feasible(scan, request.n)
     if first is None:
-        return _result("amp", slots, scan, request, np.inf)
-    t, examined = first
+        return _result(name, slots, scan, request, np.inf)
+    return scan, *first
+
+
+def _amp_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
+    """AMP by the block scan of candidate starts (any ``n``)."""
+    found = _earliest_start("amp", slots, request)
+    if isinstance(found, Allocation):
+        return found
+    scan, t, examined = found
     stats = {"slots": len(slots), "candidates": examined}
     return Allocation(_window_at(slots, scan, request, t), "", "amp", stats, exact=True)
 
@@ -488,13 +501,10 @@ def amp_paper(slots: SlotList, request: ResourceRequest) -> Allocation:
     >>> amp_paper(sl, ResourceRequest(n=2, time=10.0, budget=30.0)).window.nodes
     (1, 2)
     """
-    scan = _prepare(slots, request)
-    if isinstance(scan, str):
-        return Allocation(None, scan, "amp_paper", {"slots": len(slots)})
-    first = _first_feasible(scan, request.n)
-    if first is None:
-        return _result("amp_paper", slots, scan, request, np.inf)
-    t, examined = first
+    found = _earliest_start("amp_paper", slots, request)
+    if isinstance(found, Allocation):
+        return found
+    scan, t, examined = found
     alive = np.flatnonzero((scan.start <= t) & (scan.latest >= t))  # scan order
     cost = scan.cost[alive]
     # The slots starting at t join last, one per step: the least prefix of the window's slots
