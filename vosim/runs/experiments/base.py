@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,7 +109,7 @@ METHOD_COLOURS: dict[str, str] = {
 }
 
 
-def method_colour(field: str, labels, title: str | None = "method") -> alt.Color:
+def method_colour(field: str, labels: Iterable[str], title: str | None = "method") -> alt.Color:
     """The colour encoding of ``field`` with :data:`METHOD_COLOURS`, legend in that order.
 
     Parameters
@@ -129,6 +129,10 @@ def method_colour(field: str, labels, title: str | None = "method") -> alt.Color
     ------
     ParameterError
         A label without a colour in :data:`METHOD_COLOURS` (add it there, once).
+
+    References
+    ----------
+    Issue 20, item 7: one colour per method across all charts.
     """
     drawn = set(labels)
     unknown = sorted(drawn - set(METHOD_COLOURS))
@@ -536,7 +540,31 @@ def experiment_settings(
     """What determines an experiment's table: its name, grid, repetitions, seed, trace, vosim.
 
     Two runs with equal settings give the same table (timing columns aside), so a result whose
-    ``NAME.json`` holds these settings can be reused.
+    ``NAME.json`` holds these settings can be reused. The settings record vosim's version, not
+    its code: after editing the code, run again (``vosim experiment all --redo``).
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    quick : bool
+        Its reduced grid.
+    repetitions : int
+        Instances per figure point (resolved, not ``None``).
+    seed : int
+        The seed (>= 0).
+    trace, jobs : str or None, int or None
+        The trace and job prefix of an experiment that takes one, else ``None``.
+
+    Returns
+    -------
+    dict
+        JSON-ready: keys ``experiment``, ``quick``, ``repetitions``, ``seed``, ``trace``,
+        ``jobs``, ``vosim``.
+
+    References
+    ----------
+    Issue 20 (``vosim experiment all`` resumes from these records).
     """
     from vosim import __version__
 

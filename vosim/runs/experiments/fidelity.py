@@ -79,7 +79,19 @@ def _read_table(out: Path, name: str) -> pd.DataFrame | None:
 
 
 def fidelity_frame(rows: list[tuple[str, Fidelity]]) -> pd.DataFrame:
-    """The rows ``(experiment name, Fidelity)`` as a table with columns :data:`COLUMNS`."""
+    """The rows ``(experiment name, Fidelity)`` as a table with columns :data:`COLUMNS`.
+
+    Parameters
+    ----------
+    rows : list of (str, Fidelity)
+        Each experiment's rows, in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per stated value, columns :data:`COLUMNS` (all text); empty with those columns
+        when ``rows`` is.
+    """
     return pd.DataFrame([{"experiment": n, **asdict(f)} for n, f in rows], columns=COLUMNS)
 
 
