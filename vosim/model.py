@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
+from vosim.agents.local import LocalJobs
 from vosim.agents.periodic import PeriodicCycles
 from vosim.agents.user import USER_CRITERIA
 from vosim.allocators.css import VOPolicy
@@ -20,6 +21,7 @@ from vosim.allocators.screen import BUDGET_TOO_LOW
 from vosim.core.collect import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError
+from vosim.market.local_flow import PoissonLocalJobs, fitted_lengths, trace_local_jobs
 from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.nodes import (
     MAX_RESOURCES,
@@ -27,10 +29,12 @@ from vosim.market.nodes import (
     expand_processors,
     generate_nodes,
     processor_counts,
+    site_nodes,
 )
 from vosim.market.pricing import DemandPricing, ExponentialPricing
 from vosim.market.swf import header_int, read_swf
-from vosim.market.synthetic import load_trace
+from vosim.market.sites import Sites, trace_sites
+from vosim.market.synthetic import SYNTHETIC_TRACES, load_trace
 from vosim.market.workload import (
     HypergeometricLocalLoad,
     Job,
@@ -40,6 +44,7 @@ from vosim.market.workload import (
 )
 from vosim.policies import make_policy
 from vosim.scenario import (
+    MAX_LOCAL_ARRIVALS,
     MAX_LOCAL_DRAWS,
     MAX_PERIODS,
     PARAMETERS,
@@ -70,8 +75,16 @@ CYCLE_COLUMNS = (
     "mean_satisfaction",
     "completed",
     "mean_balance",
+    "local_arrived",
+    "local_waiting",
+    "local_displaced",
+    "local_preempted",
+    "local_lost_work",
 )
 
+
+#: The local-job columns of a cycle row without online local jobs.
+_NO_LOCAL = (0, 0, 0, 0, 0.0)
 
 #: Fallback domain size when a trace header names neither MaxNodes nor MaxProcs.
 _DEFAULT_NODES = 100
@@ -245,8 +258,15 @@ class VOModel(mesa.Model):
         choice, not the papers'. Slots, windows, ``allocated_resources`` and
         ``task_frame()["resource"]`` hold resource ids ``0 .. node_count - 1``; ``resource_node``
         maps them to physical nodes.
-    owners : int
+    owners : int or str
         Resource owners sharing the physical nodes in contiguous blocks (1 <= owners <= N).
+        ``"trace"``: the trace's own sites (SWF field 16, named in its header; LCG-2005-1's
+        170 grid sites) are the owners (:func:`~vosim.market.sites.trace_sites`): each holds
+        its share of ``MaxProcs`` estimated from the whole trace (by peak concurrency with
+        every job started at submission, since such a trace records no waits), as
+        one-processor nodes of one performance and one price drawn per site
+        (:func:`~vosim.market.nodes.site_nodes`); ``nodes`` is then ``MaxProcs``. A trace
+        without partitions is refused (:class:`~vosim.errors.ParameterError` naming it).
     cycle_period : float
         Time between scheduling cycles, model time units (0, or at least
         :data:`~vosim.scenario.MIN_PERIOD` = 1; 0: a pass at every time a job ends or arrives,
@@ -266,13 +286,11 @@ class VOModel(mesa.Model):
     budget_range : (float, float)
         Each user's budget factor is uniform in this range (see :class:`UserAgent`).
     local_load : (float, float) or None
-        Bounds of the owners' hypergeometric local load as fractions of each period ``L``
-        (default (0.05, 0.10): VO Preferences §4's range for owners' local load, taken from
-        the text, not calibrated; AEP §3.1's 10-50 % is for its synthetic domain, whose jobs
-        last a quarter of the interval, while UniLu-Gaia's requested times run to days and a
-        window must avoid every local job on all its nodes: with 10-50 % and whole nodes, 14 %
-        of Gaia's first 2,000 jobs waited past their patience); ``None`` for dedicated nodes.
-        Ignored when ``local_trace`` is given.
+        Bounds of the owners' local load (default (0.05, 0.10): VO Preferences §4's range for
+        owners' local load, taken from the text, not calibrated): with ``local_model
+        "online"`` each owner's share of its processor time, uniform in them; with
+        ``"interval"`` each node's hypergeometric share of each period ``L``. ``None`` for
+        dedicated nodes. Ignored when ``local_trace`` is given.
     criterion_allocators : dict or None
         User criterion -> registered window criterion
         (default :data:`~vosim.agents.metascheduler.DEFAULT_CRITERION_ALLOCATORS`).
@@ -345,9 +363,33 @@ class VOModel(mesa.Model):
     local_trace : str, Path, pandas.DataFrame or None
         The owners' local job flow replayed from this SWF trace (a bundled name, a path or a
         :func:`~vosim.market.swf.read_swf` frame, read whole) instead of the generator of
-        ``local_load``: its jobs occupy the domain's nodes from model time 0 as
-        :class:`~vosim.market.local_trace.TraceLocalFlow` places them. ``None`` (default):
-        the generator. May be the same trace as ``trace``.
+        ``local_load``. Online, each of its jobs arrives at its submit time (the trace's first
+        at model time 0) at the owner ``user mod owners``
+        (:func:`~vosim.market.local_flow.trace_local_jobs`); interval, its jobs occupy the
+        domain's nodes from model time 0 as :class:`~vosim.market.local_trace.TraceLocalFlow`
+        places them. ``None`` (default): the generator. May be the same trace as ``trace``.
+    local_model : str
+        The owners' local-load model (:data:`~vosim.market.local_flow.LOCAL_MODELS`).
+        ``"online"`` (default): each owner's local jobs arrive over time, a Poisson flow
+        whose rate gives the owner its share of processor time, each job of 1 up to a node's
+        processors (uniform) with a lognormal length
+        (:class:`~vosim.market.local_flow.PoissonLocalJobs`), known only when it arrives and
+        placed then by ``local_priority`` (:class:`~vosim.agents.local.LocalJobs`; the VO
+        learns of it at its next cycle). ``"interval"``: the papers' initial load of one
+        scheduling interval, drawn per node one interval ahead, each local job on a whole
+        node (AEP §3.1, VO Preferences §4; the ``aep`` and ``vo-preferences`` presets).
+    local_priority : str
+        How an online local job takes processors
+        (:data:`~vosim.market.local_placement.LOCAL_PRIORITIES`): ``"displace"`` (default;
+        at once, from VO reservations not started, which are cancelled and re-planned; never
+        a running VO task), ``"queue"`` (behind VO reservations) or ``"preempt"`` (running VO
+        tasks killed and requeued too). Ignored by the interval model.
+    local_length : float or None
+        Median length of generated online local jobs, model time units (> 0); ``None``
+        (default): the lognormal fitted to the trace's run times
+        (:func:`~vosim.market.local_flow.fitted_lengths`, ICCS 2021 §3.1), capped at ``L``.
+        The log-scale deviation is the fitted one either way; the arrival rate keeps the
+        share.
     policy : str
         The scheduling policy deciding each pass: ``"css"`` (default, the cyclic scheduling
         scheme: each user's criterion finds a window, step 2 combines them under the VO
@@ -420,7 +462,7 @@ class VOModel(mesa.Model):
         offered_load: float | None = None,
         nodes: int | None = None,
         resources: str = "processors",
-        owners: int = 10,
+        owners: int | str = 10,
         cycle_period: float = 300.0,
         scheduling_interval: float = 7 * 86400.0,
         reference_performance: float = 6.0,
@@ -445,6 +487,9 @@ class VOModel(mesa.Model):
         budget_period: float | None = None,
         budget_allowance: float = 1.0,
         local_trace: str | Path | pd.DataFrame | None = None,
+        local_model: str = "online",
+        local_priority: str = "displace",
+        local_length: float | None = None,
         policy: str = "css",
         replan: str = "always",
         machine: bool = False,
@@ -505,6 +550,14 @@ class VOModel(mesa.Model):
             scheduling_interval = max(
                 scheduling_interval, 2.0 * float(estimate.to_numpy().max(initial=0))
             )
+        #: The trace's sites when ``owners="trace"`` (``None`` otherwise).
+        self.sites: Sites | None = None
+        if owners == "trace" and machine:  # the traced machine has one owner
+            owners = 1
+        elif owners == "trace":  # one owner per site, each a block of one-processor nodes
+            self.sites = trace_sites(self._whole_trace(trace, frame, jobs))
+            nodes = max_procs = self.sites.max_procs
+            owners, per_node = len(self.sites), (1, 1)
         if nodes is None:
             nodes = max_nodes or max_procs or _DEFAULT_NODES
         if max_procs is None:
@@ -530,7 +583,9 @@ class VOModel(mesa.Model):
             scheduling_interval=float(scheduling_interval),
             budget_period=budget_period,
             horizon=horizon,
-            local_load=not machine and (local_trace is not None or local_load is not None),
+            local_load=not machine
+            and local_model == "interval"
+            and (local_trace is not None or local_load is not None),
             passes_act=pricing_policy != "fixed" or owner_exit_revenue is not None,
         )
 
@@ -553,6 +608,13 @@ class VOModel(mesa.Model):
         if self.machine:  # identical processors at the reference performance, one price
             price = float(self.pricing.base_price(np.array([self.reference_performance]))[0])
             physical = [Node(k, self.reference_performance, price, 0) for k in range(nodes)]
+        elif self.sites is not None:
+            physical = site_nodes(
+                self.sites.capacity,
+                self.rng,
+                performance_range=performance_range,
+                pricing=self.pricing,
+            )
         else:
             physical = generate_nodes(
                 nodes, owners, self.rng, performance_range=performance_range, pricing=self.pricing
@@ -593,19 +655,25 @@ class VOModel(mesa.Model):
         self.node_performance = np.array([n.performance for n in self.nodes])
 
         load: LocalJobFlow | None = None
-        if local_trace is not None:
-            local = (
-                local_trace
-                if isinstance(local_trace, pd.DataFrame)
-                else read_swf(trace_path(str(local_trace)))
-            )
+        local = None if local_trace is None else self._local_frame(local_trace)
+        online = not machine and local_model == "online"
+        if local is not None and not online:
             load = TraceLocalFlow.from_swf(local, nodes, period=self.scheduling_interval)
-        elif local_load is not None:
+        elif local_load is not None and not online:
             load = HypergeometricLocalLoad(
                 local_load[0], local_load[1], period=self.scheduling_interval
             )
-        #: The owners' local job flow (``None``: dedicated nodes).
+        #: The owners' local job flow of the interval model (``None``: dedicated nodes, or
+        #: the online model).
         self.local_flow = load
+        #: The bounds of the owners' local load as given (``None``: none generated).
+        self.local_load = local_load
+        #: Owners run an online local job flow (:attr:`local_jobs`, made below).
+        self.local_online = online and (local is not None or local_load is not None)
+        #: The online flow's lengths (``None``: none generated), and a replayed local trace's
+        #: jobs kept and dropped.
+        self.local_lengths = None
+        self.local_trace_jobs = self.local_trace_dropped = 0
         by_owner: dict[int, list] = defaultdict(list)
         for node in self.nodes:
             by_owner[node.owner].append(node)
@@ -640,6 +708,13 @@ class VOModel(mesa.Model):
             event_driven=self.cycle_period == 0,
             replan=replan,
         )
+
+        #: The owners' online local jobs (``None``: the interval model or dedicated nodes).
+        self.local_jobs: LocalJobs | None = None
+        if self.local_online:
+            self.local_jobs = self._online_local_jobs(
+                frame, local, local_load, local_priority, local_length
+            )
 
         # on the traced machine budgets never bind
         cost_per_work = (
@@ -699,6 +774,79 @@ class VOModel(mesa.Model):
         #: Set by users when their satisfaction or membership changes (recomputed lazily).
         self.users_changed = True
         self._user_stats = (len(self.users), 1.0)
+
+    @staticmethod
+    def _whole_trace(
+        trace: str | Path | pd.DataFrame, frame: pd.DataFrame, jobs: int | None
+    ) -> pd.DataFrame:
+        """The whole trace a site's capacity is estimated from (the run may use a prefix)."""
+        if jobs is None or isinstance(trace, pd.DataFrame) or str(trace) in SYNTHETIC_TRACES:
+            return frame
+        return read_swf(trace_path(str(trace)))
+
+    @staticmethod
+    def _local_frame(local_trace: str | Path | pd.DataFrame) -> pd.DataFrame:
+        """The local trace as an SWF frame (a bundled name, a path or a frame)."""
+        if isinstance(local_trace, pd.DataFrame):
+            return local_trace
+        return read_swf(trace_path(str(local_trace)))
+
+    def _online_local_jobs(
+        self,
+        frame: pd.DataFrame,
+        local: pd.DataFrame | None,
+        local_load: tuple[float, float] | None,
+        priority: str,
+        median: float | None,
+    ) -> LocalJobs:
+        """Each owner's online local job flow (generated, or replayed from ``local``).
+
+        Every owner draws from its own stream, spawned from the model's seed (the flows are
+        the same whatever the policy does, and the model's own draws are unchanged). A
+        generated flow's share is uniform in ``local_load``; its sizes run up to the
+        processors of the owner's smallest node; its lengths are :func:`fitted_lengths` of
+        the trace's run times (``median`` overrides the median), capped at ``L``; arrivals
+        begin at the trace's first submission. A run whose local jobs would exceed
+        :data:`~vosim.scenario.MAX_LOCAL_ARRIVALS` is refused.
+        """
+        procs = [o.node_ids.size for o in self.owners]
+        if local is not None:
+            flows, self.local_trace_jobs, self.local_trace_dropped = trace_local_jobs(
+                local, procs, cap=self.scheduling_interval
+            )
+            return LocalJobs(self, flows, priority)
+        lengths = fitted_lengths(
+            frame["run_time"].to_numpy(dtype=float), cap=self.scheduling_interval, median=median
+        )
+        streams = self.rng.spawn(len(self.owners))
+        submit = frame["submit_time"].to_numpy(dtype=float)
+        first, last = (float(submit.min()), float(submit.max())) if submit.size else (0.0, 0.0)
+        flows = []
+        for owner, stream in zip(self.owners, streams, strict=True):
+            hosts = np.bincount(self.resource_node[owner.node_ids])
+            share = float(stream.uniform(local_load[0], local_load[1]))
+            flows.append(
+                PoissonLocalJobs(
+                    share,
+                    owner.node_ids.size,
+                    int(hosts[hosts > 0].min()),
+                    lengths,
+                    stream,
+                    start=first,
+                )
+            )
+        rate = sum(f.rate for f in flows)
+        expected = rate * (last - first + self.scheduling_interval)
+        if expected > MAX_LOCAL_ARRIVALS:
+            raise ParameterError(
+                f"local_load {local_load} makes about {expected:.3g} online local jobs "
+                f"({rate:.3g} a second over the trace's submissions and one interval L), above "
+                f"the bound of {MAX_LOCAL_ARRIVALS} (vosim.scenario.MAX_LOCAL_ARRIVALS): use "
+                "fewer jobs, a lower local_load or a longer local_length"
+            )
+        #: The online flow's length distribution (``None`` for a replayed trace).
+        self.local_lengths = lengths
+        return LocalJobs(self, flows, priority)
 
     def _policy_options(
         self, policy: str, utility_policy: int, mapping: dict[str, str] | None
@@ -891,6 +1039,7 @@ class VOModel(mesa.Model):
                 *self._users(),
                 ms.execution.completed,
                 self.mean_balance,
+                *(self.local_jobs.counts(self.time) if self.local_jobs else _NO_LOCAL),
             )
         )
 
@@ -1034,7 +1183,8 @@ class VOModel(mesa.Model):
             "offered_load_traced": self.offered_load_traced,
             "arrival_scale": self.arrival_scale,
         }
-        return {**summary, **vo_evaluation_summary(cycles), **concentration, **load}
+        local = self.local_jobs.summary() if self.local_jobs is not None else {}
+        return {**summary, **vo_evaluation_summary(cycles), **concentration, **load, **local}
 
     def market_graph(self, tasks: pd.DataFrame | None = None) -> nx.Graph:
         """The user-owner bipartite graph of the run so far (issue 19, §3).
@@ -1102,6 +1252,9 @@ class VOModel(mesa.Model):
         %), ``queue_length``, ``running_jobs``, ``utilization`` (in [0, 1]), ``revenue``
         (owners' total so far), ``price_factor``, ``owners_active``, ``users_active``,
         ``mean_satisfaction`` (in [0, 1]), ``completed``, ``mean_balance`` (mean balance of
-        the users still in the VO, cost units; NaN without ``budget_period``).
+        the users still in the VO, cost units; NaN without ``budget_period``), and the online
+        local jobs so far (0 without them): ``local_arrived``, ``local_waiting`` (placed to
+        start later than now), ``local_displaced`` (VO reservations they displaced),
+        ``local_preempted`` (VO jobs they killed), ``local_lost_work`` (processor-seconds).
         """
         return pd.DataFrame.from_records(self._cycle_rows, columns=list(CYCLE_COLUMNS))

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GROUPS",
+    "MAX_LOCAL_ARRIVALS",
     "MAX_LOCAL_DRAWS",
     "MAX_PERIODS",
     "MIN_PERIOD",
@@ -123,6 +124,12 @@ MAX_PERIODS = 10**6
 #: nodes); UniLu-Gaia's 151 nodes over its 3 months make 2,000, a trace of Unix-timestamp
 #: submit times 350,000, and one job at 1e15 s 2.5e11, which would never end.
 MAX_LOCAL_DRAWS = 10**6
+
+#: The most online local jobs a run may expect (:class:`~vosim.market.local_flow.PoissonLocalJobs`
+#: over the trace's span). Each is placed once, at about 50 us; LCG-2005-1's two weeks on its
+#: 24,515 one-processor nodes at 5-10 % local load bring about 2 x 10^6; beyond 10^7 a run is a
+#: typo of the load or of the trace's times rather than a study.
+MAX_LOCAL_ARRIVALS = 10**7
 
 # -- checks --------------------------------------------------------------------------------------
 
@@ -192,6 +199,19 @@ class Integer(Check):
 
     def describe(self) -> str:
         return f"an integer {_bound(self.low, self.high, False, False)}".rstrip()
+
+
+@dataclass(frozen=True)
+class Owners(Integer):
+    """An owner count (an integer >= 1), or ``"trace"``: one owner per site of the trace."""
+
+    low: int | None = 1
+
+    def accepts(self, value: Any) -> bool:
+        return value == "trace" or super().accepts(value)
+
+    def describe(self) -> str:
+        return "an integer >= 1, or 'trace' (one owner per partition of the trace)"
 
 
 @dataclass(frozen=True)
@@ -463,6 +483,18 @@ def _replan_modes() -> tuple[str, ...]:
     return tuple(REPLAN_MODES)
 
 
+def _local_models() -> tuple[str, ...]:
+    from vosim.market.local_flow import LOCAL_MODELS
+
+    return tuple(LOCAL_MODELS)
+
+
+def _local_priorities() -> tuple[str, ...]:
+    from vosim.market.local_placement import LOCAL_PRIORITIES
+
+    return tuple(LOCAL_PRIORITIES)
+
+
 def _pricing() -> tuple[str, ...]:
     from vosim.market.pricing import PRICING_POLICIES
 
@@ -619,11 +651,13 @@ class Scenario:
         group="domain",
         check=Choice(_resource_kinds),
     )
-    owners: int = _p(
+    owners: int | str = _p(
         10,
-        "resource owners, sharing the nodes in contiguous blocks (at most one per node)",
+        "resource owners, sharing the nodes in contiguous blocks (at most one per node); trace: "
+        "one owner per site (SWF partition) of a multi-site trace such as LCG-2005-1, holding "
+        "its share of MaxProcs by peak concurrency, one performance and price per site",
         group="domain",
-        check=Integer(low=1),
+        check=Owners(),
         ui=UIInput(min=1, max=40, step=1),
     )
     cycle_period: float = _p(
@@ -657,8 +691,9 @@ class Scenario:
     )
     local_load: tuple[float, float] | None = _p(
         (0.05, 0.10),
-        "bounds of the owners' hypergeometric local load, shares of each interval L (VO "
-        "Preferences §4's 5-10 %; ignored with --local-trace)",
+        "bounds of the owners' local load (VO Preferences §4's 5-10 %): online, each owner's "
+        "share of its processor time is uniform in them; interval, each node's hypergeometric "
+        "share of each interval L (ignored with --local-trace)",
         group="domain",
         check=Pair(low=0, high=1, high_open=True),
         none="dedicated nodes, no local jobs",
@@ -812,11 +847,39 @@ class Scenario:
     local_trace: str | Path | pd.DataFrame | None = _p(  # noqa: RUF009 - _p is dataclasses.field
         None,
         "owners' local job flow replayed from this SWF trace (bundled name or path, read "
-        "whole; its jobs occupy the nodes from time 0) instead of the generated local load",
+        "whole): online, each job arrives at its submit time at the owner user mod owners; "
+        "interval, its jobs are placed on the nodes from time 0",
         group="domain",
         check=TraceValue(synthetic=False),
         none="the generated local load",
         metavar="TRACE",
+    )
+    local_model: str = _p(
+        "online",
+        "owners' local-load model: online (local jobs arrive over time, a Poisson flow of jobs "
+        "of 1 up to a node's processors with lognormal lengths, known when they arrive) or "
+        "interval (the papers' load of one scheduling interval drawn ahead, whole nodes; "
+        "presets aep and vo-preferences)",
+        group="domain",
+        check=Choice(_local_models),
+    )
+    local_priority: str = _p(
+        "displace",
+        "online local jobs' priority over the VO: displace (start at once, taking processors "
+        "from VO reservations not started, which are re-planned; never preempt a running VO "
+        "task), queue (wait behind VO reservations) or preempt (also kill running VO tasks, "
+        "requeued)",
+        group="domain",
+        check=Choice(_local_priorities),
+    )
+    local_length: float | None = _p(
+        None,
+        "median length of generated online local jobs (lognormal; the rate keeps the share)",
+        group="domain",
+        unit="s",
+        check=Real(low=0, low_open=True, finite=True),
+        none="the lognormal fitted to the trace's run times (ICCS 2021 §3.1)",
+        metavar="SECONDS",
     )
     policy: str = _p(
         "css",
@@ -1244,6 +1307,7 @@ PRESETS: dict[str, Preset] = {
             "scheduling_interval": 600.0,
             "reference_performance": 2.0,
             "local_load": (0.10, 0.50),
+            "local_model": "interval",
             "cycle_period": 50.0,
             "replan": "never",
         },
@@ -1266,6 +1330,7 @@ PRESETS: dict[str, Preset] = {
             "scheduling_interval": 600.0,
             "reference_performance": 2.0,
             "local_load": (0.05, 0.10),
+            "local_model": "interval",
             "cycle_period": 150.0,
             "max_alternatives": None,
             "budget_range": (0.7, 1.6),

@@ -108,3 +108,21 @@ def test_problem_fields_of_the_wrong_type_are_named(field, value):
     fields[field] = value
     with pytest.raises(ProblemError, match=f"^{field} must be"):
         AvailabilityProblem(**fields)
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--local-load", "1.5"], "local_load"),
+        (["--local-priority", "x"], "'x'"),
+        (["--owners", "trace"], "UniLu-Gaia-2014-2 records none"),
+    ],
+)
+def test_local_and_owner_options_refuse_bad_values(tmp_path, capsys, argv, words):
+    try:
+        code = main(["run", "--jobs", "5", "--quiet", "--out", str(tmp_path / "o"), *argv])
+    except SystemExit as exited:  # argparse's own exit for an option's value
+        code = exited.code
+    assert code == 2
+    assert words in one_error_line(capsys)
+    assert not (tmp_path / "o" / "jobs.parquet").exists()

@@ -232,9 +232,7 @@ class Execution:
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.
 
-        The user pays only for what ran (:meth:`_settle`): each task's price times its time
-        from the window start to the interruption, or to its own end if it ended before; the
-        rest of the reservation is released.
+        :meth:`interrupt` for each; then a pass is asked for.
         """
         now, failed = self.model.time, False
         while self._failures and self._failures[0][0] <= now:
@@ -242,22 +240,49 @@ class Execution:
             if job.attempt != attempt or job.state != "scheduled":
                 continue
             failed = True
-            self.running.remove(job)
-            self._stopped[job.index, job.attempt] = now  # its later busy events lapse
-            for end in job.task_ends:
-                if job.start <= now < end:
-                    heapq.heappush(self._busy_events, (now, -1, job.index, job.attempt))
-            ran = max(now, job.start)
-            stops = np.minimum(job.window.spans.end, job.task_ends)
-            job.paid_for_failures += self._settle(job, np.minimum(stops, ran))
-            job.failures += 1
-            job.state = "waiting"
-            job.window = None
-            job.start = job.finish = math.nan
-            job.task_ends = ()
-            self.queue.append(job.index)
+            self.interrupt(job, now)
         if failed:
             self.request_pass()  # last: the pass may run at once
+
+    def interrupt(self, job: Job, now: float) -> float:
+        """Stop the running (or reserved) ``job`` at ``now`` and requeue it.
+
+        The user pays only for what ran (:meth:`_settle`): each task's price times its time
+        from the window start to ``now``, or to its own end if it ended before; the rest of
+        the reservation is released. Used when a window fails (availability realised) and
+        when an owner's local job preempts a VO task.
+
+        Parameters
+        ----------
+        job : Job
+            A job in state ``scheduled``.
+        now : float
+            The interruption, model time units.
+
+        Returns
+        -------
+        float
+            Work lost: the processor time its tasks ran before ``now``, resource x time units.
+        """
+        self.running.remove(job)
+        self._stopped[job.index, job.attempt] = now  # its later busy events lapse
+        for end in job.task_ends:
+            if job.start <= now < end:
+                heapq.heappush(self._busy_events, (now, -1, job.index, job.attempt))
+        ran = max(now, job.start)
+        stops = np.minimum(np.minimum(job.window.spans.end, job.task_ends), ran)
+        lost = float(np.sum(stops - job.start))
+        job.paid_for_failures += self._settle(job, stops)
+        row = self._attempt_row.pop(job.index, None)
+        if row is not None and math.isinf(self.model.attempts[row][5]):  # taken, not drawn
+            self.model.attempts[row] = (*self.model.attempts[row][:4], False, float(now), False)
+        job.failures += 1
+        job.state = "waiting"
+        job.window = None
+        job.start = job.finish = math.nan
+        job.task_ends = ()
+        self.queue.append(job.index)
+        return lost
 
     def complete_due(self) -> None:
         """Complete every job whose finish time has come; it pays for what its tasks used."""

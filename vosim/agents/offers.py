@@ -49,6 +49,7 @@ class Offers:
         self.counted = (
             static
             and model.local_flow is None
+            and not model.local_online
             and not model.availability
             and bool((price == price[0]).all() and (perf == perf[0]).all())
         )

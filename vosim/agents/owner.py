@@ -36,9 +36,12 @@ class ResourceOwnerAgent(mesa.Agent):
         The owner's resources, whole nodes or processors (their ``price`` is this owner's
         pricing); ``model.resource_node`` gives the physical node of each.
     local_load : LocalJobFlow or None
-        The owners' local job flow (:class:`~vosim.market.workload.HypergeometricLocalLoad`
-        or :class:`~vosim.market.local_trace.TraceLocalFlow`); ``None`` for dedicated nodes.
-        It is generated per physical node; a local job occupies every processor of its node.
+        The ``"interval"`` local-load model's flow, drawn one scheduling interval ahead
+        (:class:`~vosim.market.workload.HypergeometricLocalLoad` or
+        :class:`~vosim.market.local_trace.TraceLocalFlow`), generated per physical node (a
+        local job occupies every processor of its node); ``None`` for dedicated nodes or the
+        ``"online"`` model, whose jobs :class:`~vosim.agents.local.LocalJobs` places through
+        :meth:`run_local` as they arrive.
     pricing : DemandPricing or None
         Repricing rule (``None``: the fixed prices of VO Preferences §4).
 
@@ -128,6 +131,19 @@ class ResourceOwnerAgent(mesa.Agent):
                         self._local_spans.append((a, b))
                 self._load_until += self.local_load.period
 
+    def run_local(self, resources: np.ndarray, start: float, end: float, tag: int) -> None:
+        """Occupy ``resources`` (this owner's resource ids) over ``[start, end)`` by a local job.
+
+        The online local job flow's placement (:class:`~vosim.agents.local.LocalJobs`) has
+        already cleared the VO work in its way. ``tag`` (< 0) names the local job in the
+        schedule; model time units.
+        """
+        resources = np.asarray(resources, dtype=np.int64)
+        self.schedule.add_many(resources, start, np.full(resources.size, float(end)), tag)
+        for k in resources.tolist():
+            self._local_chains.add(k, start, end)
+        self._local_spans.extend([(start, end)] * resources.size)
+
     def local_busy(self, start: float, end: float) -> float:
         """Resource time the owner's local jobs occupied within ``[start, end)``.
 
@@ -152,7 +168,7 @@ class ResourceOwnerAgent(mesa.Agent):
         if self.pricing is None:
             return None
         _, a, b, tag = self.schedule.intervals()
-        vo = tag != LOCAL
+        vo = tag >= 0
         busy = np.maximum(np.minimum(b[vo], now) - np.maximum(a[vo], now - window), 0.0)
         self.utilization = float(busy.sum() / (self.node_ids.size * window))
         current = self.model.node_price[self.node_ids]

@@ -52,6 +52,7 @@ JOB_COLUMNS: dict[str, str] = {
     "metadata": "empty for a completed job (Batsim's default), else 'state: reason' (vosim's "
     "state and reason; Batsim: a string the decision process sets)",
     "user": "user id (SWF field 12)",
+    "group": "the user's group (SWF field 13; LCG-2005-1: the experiment's VO), -1 if unknown",
     "owners": "ids of the owners whose nodes ran the job, space separated",
     "criterion": "user criterion (finish, runtime, cost)",
     "requested_processors": "processors asked for in the trace",
@@ -62,7 +63,9 @@ JOB_COLUMNS: dict[str, str] = {
     "node_time": "node-seconds the job's tasks used (sum over its nodes; NaN unless completed)",
     "cost": "what the user paid, all attempts: sum over tasks of price x time run, cost units",
     "window_cost": "reserved window's cost sum_i price_i T_i (what was held), cost units",
-    "failures": "attempts interrupted by a node being taken (availability runs)",
+    "failures": "attempts interrupted: a node taken (availability runs) or preempted by a "
+    "local job",
+    "displaced": "reservations cancelled before their start by an owner's local job",
     "paid_for_failures": "what the user paid for interrupted attempts, cost units",
     "predicted_availability": "predicted P_a^w of the last window reserved (NaN if none)",
     "alternatives": "alternatives found in the cycle that scheduled the job (0 if never)",
@@ -289,6 +292,7 @@ def job_table(
         "consumed_energy": np.full(k, np.nan),
         "metadata": metadata,
         "user": np.array(col["user"], dtype=np.int64),
+        "group": np.array(col["group"], dtype=np.int64),
         "owners": owners,
         "criterion": list(col["criterion"]),
         "requested_processors": np.array(col["requested_processors"], dtype=np.int64),
@@ -299,6 +303,7 @@ def job_table(
         "cost": paid + paid_for_failures,
         "window_cost": np.array([v[1] for v in window_value], dtype=float),
         "failures": np.array(col["failures"], dtype=np.int64),
+        "displaced": np.array(col["displaced"], dtype=np.int64),
         "paid_for_failures": paid_for_failures,
         "predicted_availability": np.array(col["predicted_availability"], dtype=float),
         "alternatives": np.array(col["alternatives"], dtype=np.int64),
@@ -318,9 +323,10 @@ def job_table(
 
 #: The :class:`~vosim.market.workload.Job` attributes :func:`job_table` reads.
 _JOB_FIELDS = (
-    "job_id", "user", "submit_time", "n", "requested_time", "run_time", "requested_processors",
-    "reason", "budget", "criterion", "state", "window", "start", "finish", "task_ends",
-    "failures", "paid", "paid_for_failures", "left_time", "predicted_availability",
+    "job_id", "user", "group", "submit_time", "n", "requested_time", "run_time",
+    "requested_processors", "reason", "budget", "criterion", "state", "window", "start",
+    "finish", "task_ends",
+    "failures", "displaced", "paid", "paid_for_failures", "left_time", "predicted_availability",
     "alternatives", "user_evaluation",
 )  # fmt: skip
 

@@ -134,6 +134,66 @@ def generate_nodes(
     ]
 
 
+def site_nodes(
+    capacity: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    performance_range: tuple[int, int] = (2, 10),
+    pricing: PricingPolicy | None = None,
+) -> list[Node]:
+    """One-processor nodes of a grid's sites: site ``k`` holds ``capacity[k]`` of them.
+
+    A site is a cluster: its processors share one performance (a uniform integer in
+    ``performance_range``) and one price (``pricing`` of that performance), drawn per site
+    as :func:`generate_nodes` draws them per node. Site ``k`` is owner ``k``; its nodes are
+    a contiguous block of ids.
+
+    Parameters
+    ----------
+    capacity : numpy.ndarray of int, shape (S,)
+        Processors of each site (each >= 1), e.g. :attr:`vosim.market.sites.Sites.capacity`.
+    rng : numpy.random.Generator
+        Source of randomness.
+    performance_range : (int, int)
+        Inclusive bounds of the integer performance.
+    pricing : PricingPolicy, optional
+        Pricing policy (default :class:`~vosim.market.pricing.ExponentialPricing`).
+
+    Returns
+    -------
+    list of Node
+        Length ``capacity.sum()``, ids ``0 .. capacity.sum() - 1``.
+
+    Raises
+    ------
+    ParameterError
+        No site, or a site without processors.
+
+    References
+    ----------
+    VO Preferences §4 (performance and price of a node); the per-site draw is vosim's, for
+    ``owners="trace"``.
+
+    Examples
+    --------
+    >>> nodes = site_nodes(np.array([2, 1]), np.random.default_rng(1))
+    >>> [n.owner for n in nodes], nodes[0].price == nodes[1].price
+    ([0, 0, 1], True)
+    """
+    capacity = np.asarray(capacity, dtype=np.int64)
+    if capacity.size == 0 or (capacity < 1).any():
+        raise ParameterError(f"every site needs at least one processor, got {capacity.tolist()}")
+    lo, hi = performance_range
+    pricing = pricing or ExponentialPricing()
+    performance = rng.integers(lo, hi, size=capacity.size, endpoint=True).astype(float)
+    price = pricing.prices(performance, rng)
+    site = np.repeat(np.arange(capacity.size), capacity)
+    return [
+        Node(id=i, performance=float(performance[k]), price=float(price[k]), owner=int(k))
+        for i, k in enumerate(site.tolist())
+    ]
+
+
 def processor_counts(nodes: int, processors: int) -> np.ndarray:
     """Processors of each of ``nodes`` physical nodes holding ``processors`` in all.
 

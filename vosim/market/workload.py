@@ -58,6 +58,8 @@ class Job:
         Processors the trace job asked for (field 8, else field 5).
     index : int
         Position of the job in the model's job list (trace order).
+    group : int
+        The user's group (SWF field 13; in LCG-2005-1 the experiment's VO), -1 if unknown.
     reason : str
         Why the job cannot run at all (set at mapping time), else empty.
     alternatives : int
@@ -72,6 +74,9 @@ class Job:
     left_time : float
         When a job that never completed left the queue: withdrawn (submit time + patience),
         or the end of the run for an unfinished one (model time units; NaN otherwise).
+    displaced : int
+        Times an owner's arriving local job took processors of the job's reservation before
+        it started (the reservation was cancelled and the job re-planned).
     held_in : int
         Under per-period accounts, the budget period (``VOModel.budget_periods``) in which
         the current window's cost was held on the user's balance (-1: none).
@@ -94,6 +99,7 @@ class Job:
     requested_processors: int
     reason: str = ""
     index: int = -1
+    group: int = -1
     budget: float = math.nan
     criterion: str = ""
     state: str = "pending"
@@ -103,6 +109,7 @@ class Job:
     task_ends: tuple[float, ...] = ()
     attempt: int = 0
     failures: int = 0
+    displaced: int = 0
     paid: float = 0.0
     paid_for_failures: float = 0.0
     held_in: int = -1
@@ -192,6 +199,9 @@ def jobs_from_trace(
     cols = zip(  # Python scalars: numpy scalars are slow to compare and convert one by one
         trace["job_id"].to_numpy(dtype=np.int64).tolist(),
         trace["user_id"].to_numpy(dtype=np.int64).tolist(),
+        trace["group_id"].to_numpy(dtype=np.int64).tolist()
+        if "group_id" in trace
+        else [-1] * len(trace),
         np.maximum(trace["submit_time"].to_numpy(dtype=float), 0.0).tolist(),
         np.asarray(procs, dtype=np.int64).tolist(),
         np.asarray(nodes, dtype=np.int64).tolist(),
@@ -200,7 +210,7 @@ def jobs_from_trace(
         longest.tolist(),
         strict=True,
     )
-    for index, (job_id, user, submit, p, n, t, a, tmin) in enumerate(cols):
+    for index, (job_id, user, group, submit, p, n, t, a, tmin) in enumerate(cols):
         if p <= 0:
             reason = "unusable request: the trace gives no processor count"
         elif t <= 0:
@@ -226,6 +236,7 @@ def jobs_from_trace(
                 requested_processors=p,
                 reason=reason,
                 index=index,
+                group=group,
             )
         )
     return jobs

@@ -393,6 +393,17 @@ def _summary_lines(summary: dict) -> list[str]:
         f"largest owner's share {num(summary['market_owner_share_max'], '.1%')}, HHI "
         f"{num(summary['market_owner_hhi'], '.3f')}, users' dependence on one owner "
         f"{num(summary['market_user_dependence'], '.1%')}",
+        *(
+            [
+                f"local jobs {summary['local_jobs']} ({summary['local_priority']}): mean wait "
+                f"{num(summary['local_mean_wait'], ',.0f')} s, 95th percentile "
+                f"{num(summary['local_p95_wait'], ',.0f')} s; VO reservations displaced "
+                f"{summary['displaced']}, VO jobs preempted {summary['preempted']} (work lost "
+                f"{num(summary['lost_work'], ',.0f')} processor-s)"
+            ]
+            if "local_jobs" in summary
+            else []
+        ),
         f"simulated {summary['jobs_read']} jobs in {summary['wall_seconds']:.2f} s: "
         f"{num(summary['completed_jobs_per_second'], ',.0f')} completed jobs/s",
     ]
@@ -417,20 +428,33 @@ def _allocators(name: str | None) -> dict[str, str] | None:
     return dict(DEFAULT_CRITERION_ALLOCATORS, finish=name, runtime=name, cost=name)
 
 
-def _local_flow_summary(flow) -> dict:
-    """The owners' local job flow for ``summary.json``: its kind and, for a trace, its use."""
+def _local_flow_summary(model) -> dict:
+    """The owners' local job flow for ``summary.json``: model, kind, and a trace's use."""
     from vosim.market.local_trace import TraceLocalFlow
 
+    flow = model.local_flow
+    if model.local_jobs is not None:
+        lengths = model.local_lengths
+        return {
+            "local_model": "online",
+            "local_priority": model.local_jobs.priority,
+            "local_load": "trace" if lengths is None else list(model.local_load),
+            "local_length_median": None if lengths is None else lengths.median,
+            "local_length_sigma": None if lengths is None else lengths.sigma,
+            "local_trace_jobs": model.local_trace_jobs,
+            "local_trace_dropped": model.local_trace_dropped,
+        }
     if flow is None:
-        return {"local_load": None}
+        return {"local_model": None, "local_load": None}
     if isinstance(flow, TraceLocalFlow):
         return {
+            "local_model": "interval",
             "local_load": "trace",
             "local_trace": flow.name,
             "local_trace_jobs": flow.jobs,
             "local_trace_dropped": flow.dropped,
         }
-    return {"local_load": [flow.low, flow.high]}
+    return {"local_model": "interval", "local_load": [flow.low, flow.high]}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -504,12 +528,14 @@ def _run(args: argparse.Namespace) -> int:
             "users_left": sum(not u.active for u in model.users),
             "budget_period": model.budget_period,
             "budget_allowance": model.budget_allowance,
-            **_local_flow_summary(model.local_flow),
+            **_local_flow_summary(model),
         }
     )
     write_table(jobs, out / "jobs.parquet")
     write_table(cycles, out / "cycles.parquet")
     write_table(tasks, out / "tasks.parquet")
+    if model.local_jobs is not None:
+        write_table(model.local_jobs.frame(), out / "local_jobs.parquet")
     atomic_write_bytes(out / "network.graphml", graphml_text(market).encode())
     write_json(summary, out / "summary.json")
     charts = save_chart(
@@ -534,6 +560,7 @@ def _run(args: argparse.Namespace) -> int:
         "jobs.parquet",
         "cycles.parquet",
         "tasks.parquet",
+        *(["local_jobs.parquet"] if model.local_jobs is not None else []),
         "network.graphml",
         "summary.json",
         *extra,

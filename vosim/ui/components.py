@@ -110,13 +110,13 @@ def gantt_frame(model: LiveModel) -> pd.DataFrame:
     order = np.argsort(a, kind="stable")[:MAX_INTERVALS]
     node, a, b, tag = node[order], a[order], b[order], tag[order]
     # a VO interval's tag is its job's position in the model's job list (ids may repeat)
-    jobs = [model.jobs[t] if t != LOCAL else None for t in tag.tolist()]
+    jobs = [model.jobs[t] if t >= 0 else None for t in tag.tolist()]
     return pd.DataFrame(
         {
             "node": node,
             "start": a,
             "end": b,
-            "kind": np.where(tag == LOCAL, "local", "VO"),
+            "kind": np.where(tag < 0, "local", "VO"),
             "job": [LOCAL if j is None else j.job_id for j in jobs],
             "user": ["local job" if j is None else f"user {j.user}" for j in jobs],
             "cost": [
