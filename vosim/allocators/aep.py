@@ -111,7 +111,7 @@ def _prepare(
         return _no_window(request)
     # The n cheapest usable slots (distinct nodes or not) bound every window's cost from below.
     cost = slots.price[index] * duration[index]
-    floor = float(np.partition(cost, request.n - 1)[: request.n].sum())
+    floor = float(np.sort(np.partition(cost, request.n - 1)[: request.n]).sum())
     # Capped below inf so that the inf sums of rows with fewer than n slots never fit.
     limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
     if floor > limit:
@@ -153,7 +153,10 @@ def _cheapest_sums(cost: np.ndarray, n: int) -> np.ndarray:
     """Per row, the sum of the ``n`` smallest entries (``inf`` with fewer than ``n`` finite)."""
     if cost.shape[1] < n:
         return np.full(cost.shape[0], np.inf)
-    return np.partition(cost, n - 1, axis=1)[:, :n].sum(axis=1)
+    # sorted before summing: np.partition leaves the n smallest in an order that differs
+    # between CPUs (SIMD selection), and float sums in another order differ in the last bit,
+    # which decides near-ties between windows
+    return np.sort(np.partition(cost, n - 1, axis=1)[:, :n], axis=1).sum(axis=1)
 
 
 def _blocks(scan: _Scan, first: int = 8) -> Iterator[_Block]:
@@ -818,7 +821,9 @@ def _threshold_windows(scan: _Scan, n: int) -> Iterator[tuple[np.ndarray, float,
             if rows.size == 0:
                 continue
             cost = np.where(block.duration <= theta, block.cost[rows], np.inf)
-            pick = np.argpartition(cost, n - 1, axis=1)[:, :n]
+            # stable: which of equal-cost slots are taken, and their order in the sum, must
+            # not depend on the CPU (np.argpartition's order does)
+            pick = np.argsort(cost, axis=1, kind="stable")[:, :n]
             sums = np.take_along_axis(cost, pick, axis=1).sum(axis=1)
             ok = sums <= scan.limit
             if ok.any():
