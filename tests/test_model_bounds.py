@@ -76,8 +76,11 @@ def test_unix_timestamp_submit_times_run_fast_with_few_cycle_rows(tmp_path):
 def test_a_submit_time_of_1e15_is_refused_with_local_load_and_runs_without(tmp_path):
     trace = _gaia_swf(tmp_path / "far.swf", last_at=10**15)
     with pytest.raises(ParameterError, match=r"^scheduling_interval 604800 .*local load") as err:
-        VOModel(trace=trace, rng=1)  # local load drawn per interval from t=0: 2.5e11 draws
+        VOModel(trace=trace, local_model="interval", rng=1)  # drawn per interval: 2.5e11 draws
     assert "1e+15" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(ParameterError, match=r"^local_load .* online local jobs") as err:
+        VOModel(trace=trace, rng=1)  # arrivals over 1e15 s
+    assert "1e+15" in str(err.value) and "MAX_LOCAL_ARRIVALS" in str(err.value)
     model = VOModel(trace=trace, local_load=None, rng=1)
     model.run(progress=_watchdog(15))
     jobs = model.job_frame()

@@ -368,9 +368,12 @@ class VOModel(mesa.Model):
         (:func:`~vosim.market.local_flow.trace_local_jobs`); interval, its jobs occupy the
         domain's nodes from model time 0 as :class:`~vosim.market.local_trace.TraceLocalFlow`
         places them. ``None`` (default): the generator. May be the same trace as ``trace``.
-    local_model : str
-        The owners' local-load model (:data:`~vosim.market.local_flow.LOCAL_MODELS`).
-        ``"online"`` (default): each owner's local jobs arrive over time, a Poisson flow
+    local_model : str or None
+        The owners' local-load model (:data:`~vosim.market.local_flow.LOCAL_MODELS`);
+        ``None`` (default): ``"online"``, or ``"interval"`` with ``availability`` (ICCS
+        2021 §4.1 and ICCS 2023 §2 predict ``P_a^w`` from local jobs scheduled ahead, whose
+        start and end are uncertain; online local jobs are unknown until they arrive).
+        ``"online"``: each owner's local jobs arrive over time, a Poisson flow
         whose rate gives the owner its share of processor time, each job of 1 up to a node's
         processors (uniform) with a lognormal length
         (:class:`~vosim.market.local_flow.PoissonLocalJobs`), known only when it arrives and
@@ -487,7 +490,7 @@ class VOModel(mesa.Model):
         budget_period: float | None = None,
         budget_allowance: float = 1.0,
         local_trace: str | Path | pd.DataFrame | None = None,
-        local_model: str = "online",
+        local_model: str | None = None,
         local_priority: str = "displace",
         local_length: float | None = None,
         policy: str = "css",
@@ -514,6 +517,8 @@ class VOModel(mesa.Model):
         self._default_schedule.stop()
         if policy == "availability":  # the CSS with the VO's availability criterion
             vo_criterion = "availability"
+        if local_model is None:
+            local_model = "interval" if availability else "online"
         lo, hi = budget_range
         self.fallback_after = FallbackBudget.coerce(fallback_after)
         if user_criteria is None:
@@ -674,6 +679,8 @@ class VOModel(mesa.Model):
         #: jobs kept and dropped.
         self.local_lengths = None
         self.local_trace_jobs = self.local_trace_dropped = 0
+        #: The local trace's path as read (``None``: no local trace).
+        self.local_trace_name = None if local is None else str(local.attrs.get("path", ""))
         by_owner: dict[int, list] = defaultdict(list)
         for node in self.nodes:
             by_owner[node.owner].append(node)
@@ -815,8 +822,9 @@ class VOModel(mesa.Model):
                 local, procs, cap=self.scheduling_interval
             )
             return LocalJobs(self, flows, priority)
+        run = frame["run_time"].where(frame["run_time"] > 0, frame["requested_time"])
         lengths = fitted_lengths(
-            frame["run_time"].to_numpy(dtype=float), cap=self.scheduling_interval, median=median
+            run.to_numpy(dtype=float), cap=self.scheduling_interval, median=median
         )
         streams = self.rng.spawn(len(self.owners))
         submit = frame["submit_time"].to_numpy(dtype=float)
@@ -840,7 +848,8 @@ class VOModel(mesa.Model):
         if expected > MAX_LOCAL_ARRIVALS:
             raise ParameterError(
                 f"local_load {local_load} makes about {expected:.3g} online local jobs "
-                f"({rate:.3g} a second over the trace's submissions and one interval L), above "
+                f"({rate:.3g} a second while the trace's jobs arrive, t={first:.6g} to "
+                f"{last:.6g} s, and one interval L), above "
                 f"the bound of {MAX_LOCAL_ARRIVALS} (vosim.scenario.MAX_LOCAL_ARRIVALS): use "
                 "fewer jobs, a lower local_load or a longer local_length"
             )
@@ -1191,14 +1200,22 @@ class VOModel(mesa.Model):
 
         :func:`~vosim.analysis.network.market_graph` of ``tasks`` (default: :meth:`task_frame`,
         shape (r, 11)) with every user and owner of the model as nodes (those that never
-        traded have no edges); weights in jobs, processor-seconds and cost units.
+        traded have no edges); weights in jobs, processor-seconds and cost units. Users carry
+        their group (SWF field 13, of their first job), owners their site's name under
+        ``owners="trace"``.
         """
         from vosim.analysis.network import market_graph
 
+        groups: dict[int, int] = {}
+        for job in self.jobs:  # a user's group: that of its first job (SWF field 13)
+            groups.setdefault(job.user, job.group)
+        names = None if self.sites is None else dict(enumerate(self.sites.name))
         return market_graph(
             self.task_frame() if tasks is None else tasks,
             users=[u.user_id for u in self.users],
             owners=[o.owner_id for o in self.owners],
+            groups=groups,
+            names=names,
         )
 
     def task_frame(self) -> pd.DataFrame:

@@ -854,14 +854,16 @@ class Scenario:
         none="the generated local load",
         metavar="TRACE",
     )
-    local_model: str = _p(
-        "online",
+    local_model: str | None = _p(
+        None,
         "owners' local-load model: online (local jobs arrive over time, a Poisson flow of jobs "
         "of 1 up to a node's processors with lognormal lengths, known when they arrive) or "
         "interval (the papers' load of one scheduling interval drawn ahead, whole nodes; "
         "presets aep and vo-preferences)",
         group="domain",
         check=Choice(_local_models),
+        none="online; interval with --availability (ICCS 2021/2023 predict P_a^w from local "
+        "jobs known ahead)",
     )
     local_priority: str = _p(
         "displace",

@@ -143,3 +143,25 @@ def test_presets_keep_the_interval_model():
     for name in ("aep", "vo-preferences"):
         model = VOModel(**Scenario.preset(name, jobs=30).kwargs(), rng=1)
         assert model.local_jobs is None and model.local_flow is not None
+
+
+def test_a_local_trace_arrives_online_at_its_submit_times():
+    from vosim.data import trace_path
+    from vosim.market.swf import read_swf
+
+    nasa = "NASA-iPSC-1993-3.1-cln"
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=100, local_trace=nasa, rng=1)
+    model.run()
+    local = model.local_jobs.frame()
+    trace = read_swf(trace_path(nasa))
+    first = trace["submit_time"].min()
+    assert model.local_trace_jobs + model.local_trace_dropped == len(trace)
+    assert len(local) > 100 and model.local_lengths is None
+    # every local job is a trace row: its submit time, processors and run time
+    rows = set(
+        zip(trace["submit_time"] - first, trace["allocated_processors"], trace["run_time"],
+            strict=True)
+    )  # fmt: skip
+    got = zip(local["arrival"], local["size"], local["end"] - local["start"], strict=True)
+    assert all((a, s, round(r)) in rows for a, s, r in got)
+    assert (local["owner"] == -1).sum() == 0

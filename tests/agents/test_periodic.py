@@ -33,7 +33,14 @@ def gap_trace(tmp_path_factory) -> str:
     return str(path)
 
 
-def _run(trace: str, policy: str, monkeypatch, every: bool = False, stop: bool = True):
+def _run(
+    trace: str,
+    policy: str,
+    monkeypatch,
+    every: bool = False,
+    stop: bool = True,
+    model_: str = "interval",
+):
     """A drained run; ``every``: a cycle every period (the oracle: no cycle is skipped)."""
     with monkeypatch.context() as patch:
         if every:
@@ -42,17 +49,21 @@ def _run(trace: str, policy: str, monkeypatch, every: bool = False, stop: bool =
             from vosim.agents.periodic import PeriodicCycles
 
             patch.setattr(PeriodicCycles, "_first_drawing", lambda self, k: math.inf)
-        model = VOModel(trace=trace, scheduling_interval=DAY, policy=policy, rng=3)
+        # the interval model: local load drawn per interval, which the skip must respect
+        model = VOModel(
+            trace=trace, scheduling_interval=DAY, policy=policy, local_model=model_, rng=3
+        )
         model.run()
     return model
 
 
+@pytest.mark.parametrize("local_model", ["interval", "online"])
 @pytest.mark.parametrize("policy", ["css", "conservative"])
-def test_skipped_cycles_change_no_record(gap_trace, policy, monkeypatch):
+def test_skipped_cycles_change_no_record(gap_trace, policy, local_model, monkeypatch):
     """Jobs and tasks equal the every-period run's; the rows kept are its rows, unchanged,
     and the rows skipped are its idle cycles (nothing waited, nothing was scheduled)."""
-    every = _run(gap_trace, policy, monkeypatch, every=True)
-    lean = _run(gap_trace, policy, monkeypatch)
+    every = _run(gap_trace, policy, monkeypatch, every=True, model_=local_model)
+    lean = _run(gap_trace, policy, monkeypatch, model_=local_model)
     pd.testing.assert_frame_equal(lean.job_frame(), every.job_frame())
     pd.testing.assert_frame_equal(lean.task_frame(), every.task_frame())
     rows, all_rows = lean.cycle_frame(), every.cycle_frame()

@@ -155,7 +155,7 @@ def test_hypergeometric_occupy_is_generate_per_node():
 
 @pytest.fixture(scope="module")
 def traced_run():
-    model = VOModel(trace=NASA, jobs=200, local_trace=NASA, rng=2)
+    model = VOModel(trace=NASA, jobs=200, local_trace=NASA, local_model="interval", rng=2)
     model.run()
     return model
 
@@ -183,9 +183,9 @@ def test_model_places_the_traces_local_jobs_and_vo_tasks_avoid_them(traced_run):
 
 
 def test_local_trace_changes_the_run_and_is_reproducible(traced_run):
-    generated = VOModel(trace=NASA, jobs=200, rng=2)
+    generated = VOModel(trace=NASA, jobs=200, local_model="interval", rng=2)
     generated.run()
-    again = VOModel(trace=NASA, jobs=200, local_trace=NASA, rng=2)
+    again = VOModel(trace=NASA, jobs=200, local_trace=NASA, local_model="interval", rng=2)
     again.run()
     assert again.job_frame().equals(traced_run.job_frame())
     assert not generated.job_frame().equals(traced_run.job_frame())
@@ -195,7 +195,7 @@ def test_cli_local_trace_summary_and_conflict(tmp_path):
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "vosim.runs.cli", "run", "--trace", NASA, "--jobs", "60"]
     proc = subprocess.run(
-        [*cmd, "--local-trace", NASA, "--out", str(out), "--quiet"],
+        [*cmd, "--local-trace", NASA, "--local-model", "interval", "--out", str(out), "--quiet"],
         capture_output=True,
         text=True,
         timeout=300,

@@ -151,7 +151,14 @@ def test_modes_coincide_with_one_processor_per_node():
 # -- local load ------------------------------------------------------------------------------------
 def test_a_local_job_occupies_all_processors_of_its_node():
     procs, nodes = (
-        VOModel(trace=hand_trace([1]), owners=2, local_load=(0.2, 0.4), resources=r, rng=9)
+        VOModel(
+            trace=hand_trace([1]),
+            owners=2,
+            local_load=(0.2, 0.4),
+            local_model="interval",
+            resources=r,
+            rng=9,
+        )
         for r in ("processors", "nodes")
     )
     for m in (procs, nodes):
@@ -171,7 +178,12 @@ def test_a_traced_local_job_occupies_its_whole_node():
     # local trace: one 1-processor job [0, 100) and one 5-processor job from 200 on 2 nodes of 4
     local = hand_trace([1, 5], max_procs=8, max_nodes=2, time=100.0, gap=200.0)
     model = VOModel(
-        trace=hand_trace([1]), owners=1, local_trace=local, resources="processors", rng=1
+        trace=hand_trace([1]),
+        owners=1,
+        local_trace=local,
+        local_model="interval",
+        resources="processors",
+        rng=1,
     )
     assert isinstance(model.local_flow, TraceLocalFlow)
     owner = model.owners[0]

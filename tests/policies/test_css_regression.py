@@ -14,7 +14,9 @@ earlier; the oracle's scheme is the single-cycle one, so the cases run with
 ``replan="never"`` (re-planning has its own tests, ``test_replan.py``). And issue 18 made
 runs drain by default; the oracle's runs ended at the last submission plus ``L``, which the
 cases pass as ``horizon``. Issue 18 then made processors the default resources and 5-10 % the
-default local load; the oracle's runs had whole nodes and 10-50 %, which the cases pass.
+default local load; the oracle's runs had whole nodes and 10-50 %, which the cases pass. The
+online local-load model became the default after that; the oracle's load was drawn per
+interval ahead (``local_model="interval"``), which the cases pass.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def test_css_records_unchanged(name, until_last_submission):
         "replan": "never",
         "resources": "nodes",
         "local_load": (0.10, 0.50),
+        "local_model": "interval",  # drawn per interval ahead, as the oracle's runs did
     }
     before["horizon"] = until_last_submission(**CASES[name])
     got = records({**CASES[name], **before})

@@ -112,7 +112,8 @@ def test_the_cyclic_schemes_queue_is_the_metaschedulers(options, until_last_subm
     the jobs that arrived and emptied by its reservations; after every cycle it holds exactly
     the jobs the metascheduler counts as waiting. (The runs stop at the last submission plus
     L: a drain adds only cycles of a queue that no longer changes but by withdrawals.)"""
-    kwargs = dict(trace="UniLu-Gaia-2014-2", jobs=400, rng=5, **options)
+    # 40 of its 151 nodes: a queue forms (jobs wider than 533 processors are rejected)
+    kwargs = dict(trace="UniLu-Gaia-2014-2", jobs=400, nodes=40, rng=5, **options)
     model = VOModel(**kwargs, horizon=until_last_submission(**kwargs))
     ms, css = model.metascheduler, model.metascheduler.scheduler
     record, checked = model.record_cycle, []

@@ -156,16 +156,21 @@ def test_live_model_signature_and_scenario_parameters():
 
 
 def test_local_load_from_a_trace():
+    """A trace replayed as the owners' online local jobs: each placed as it arrives."""
     model = LiveModel(workload=TRACE_SCENARIOS[1], users=3, owners=2, load="NASA iPSC trace")
-    flow = model.local_flow
-    assert flow.jobs > 0 and "NASA" in flow.name
+    assert model.local_jobs is not None and model.local_trace_jobs > 0
+    assert "NASA" in model.local_trace_name
     model.step()
-    rows = set(zip(flow.node.tolist(), flow.start.tolist(), strict=True))
-    local = set()
+    model.run_until(40_000.0)  # the first local jobs of owners of 64 processors arrive by then
+    local = model.local_jobs.frame()
+    assert len(local) > 0
+    placed = set()
     for owner in model.owners:
         node, a, _, tag = owner.schedule.intervals()
-        local |= set(zip(node[tag == LOCAL].tolist(), a[tag == LOCAL].tolist(), strict=True))
-    assert local and local <= rows
+        placed |= set(zip(node[tag < 0].tolist(), a[tag < 0].tolist(), strict=True))
+    started = {(r, s) for s, res in zip(local["start"], local["resources"], strict=True)
+               for r in res}  # fmt: skip
+    assert placed and placed <= started
 
 
 def test_unknown_load_is_named():

@@ -75,7 +75,9 @@ class LocalJobs:
         self._rows: list[tuple] = []
         self._waiting: list[float] = []  # starts of local jobs that wait (heap)
         self._next: list[tuple[float, int, int, float]] = []  # (arrival, owner, size, length)
-        self._due = callback(self, "due")
+        #: What the arrival events call (:class:`~vosim.agents.periodic.PeriodicCycles`
+        #: does not stop a skip at them).
+        self.arrivals = callback(self, "due")
         self._scheduled_at = math.inf
         for k, flow in enumerate(flows):
             self._push(k, flow)
@@ -92,7 +94,7 @@ class LocalJobs:
             self._scheduled_at = self._next[0][0]
             # HIGH: a local job arriving at a cycle's time is placed before that cycle
             self.model.schedule_event(
-                self._due, at=self._scheduled_at, priority=mesa.time.Priority.HIGH
+                self.arrivals, at=self._scheduled_at, priority=mesa.time.Priority.HIGH
             )
 
     def due(self) -> None:
@@ -107,6 +109,8 @@ class LocalJobs:
             self._push(k, self.flows[k])
         self._schedule()
         if requeued:
+            if model.periodic is not None:  # a skip may have passed this time: come back
+                model.periodic.wake()
             model.metascheduler.request_pass()  # last: the pass may run at once
 
     def _place(self, k: int, arrival: float, size: int, length: float) -> bool:

@@ -63,6 +63,9 @@ class PeriodicCycles:
     knapsack) makes the owners draw their local load for each new scheduling interval at
     the first cycle that needs it; skipping past several such cycles would draw several
     intervals at once, in another order, so the skip stops at the first cycle that would draw.
+    Online local jobs' arrivals (:class:`~vosim.agents.local.LocalJobs`) are not events a
+    skip stops at: with nothing waiting and no reservation ahead an arrival can change the
+    VO's state only by preempting a running job, and then it calls :meth:`wake`.
 
     Parameters
     ----------
@@ -96,7 +99,8 @@ class PeriodicCycles:
         self.index: int | None = 0  # k of the cycle scheduled next (None: none)
         self.ran = self.skipped = 0
         self._due = callback(self, "due")  # what the cycle events call
-        model.schedule_event(self._due, at=0.0)
+        self._last = -1  # index of the last cycle run
+        self._event = model.schedule_event(self._due, at=0.0)
 
     @property
     def next_time(self) -> float | None:
@@ -107,11 +111,27 @@ class PeriodicCycles:
         """Run the cycle due now, then schedule the next one that may act."""
         self.model.metascheduler.cycle()
         self.ran += 1
+        self._last = self.index
         k, nxt = self.index, self._next_index()
         self.skipped += (nxt if nxt is not None else k + 1) - k - 1
         self.index = nxt
         if nxt is not None:
-            self.model.schedule_event(self._due, at=nxt * self.period)
+            self._event = self.model.schedule_event(self._due, at=nxt * self.period)
+
+    def wake(self) -> None:
+        """Bring the next cycle forward to the first multiple of ``period`` from now.
+
+        Called when something outside the events a skip stops at changed what a cycle can do
+        (an owner's local job preempted a VO job, which waits again).
+        """
+        k = first_multiple(self.model.time, self.period, after=self._last)
+        if self.index is not None and k >= self.index:
+            return
+        if self.index is not None:
+            self._event.cancel()
+        self.skipped -= (self.index - k) if self.index is not None else 0
+        self.index = k
+        self._event = self.model.schedule_event(self._due, at=k * self.period)
 
     def _next_index(self) -> int | None:
         """Index of the next cycle to run (``None``: no event is left, so none ever acts)."""
@@ -121,7 +141,10 @@ class PeriodicCycles:
         events = model._event_list
         if events.is_empty():  # no event is left that is not cancelled
             return None
-        head = events.peek_ahead(1)
+        local = model.local_jobs.arrivals if model.local_jobs is not None else None
+        head = [e for e in events.peek_ahead(2) if local is None or e.fn() is not local]
+        if not head:  # only local arrivals are left: no cycle acts again unless woken
+            return None
         target = first_multiple(head[0].time, self.period, after=k)
         return min(target, self._first_drawing(k))
 

@@ -25,7 +25,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import networkx as nx
 import numpy as np
@@ -59,7 +59,12 @@ def _node(kind: str, ident: int) -> str:
 
 
 def market_graph(
-    tasks: pd.DataFrame, users: Iterable[int] = (), owners: Iterable[int] = ()
+    tasks: pd.DataFrame,
+    users: Iterable[int] = (),
+    owners: Iterable[int] = (),
+    *,
+    groups: Mapping[int, int] | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> nx.Graph:
     """The user-owner bipartite graph of one run.
 
@@ -79,6 +84,11 @@ def market_graph(
         ``VOModel.task_frame()`` or ``tasks.parquet``.
     users, owners : iterable of int
         Ids of all users and owners of the run (those in ``tasks`` are added anyway).
+    groups : mapping of int to int, optional
+        Each user's group (SWF field 13; in LCG-2005-1 the experiment's VO): the user nodes'
+        ``group`` attribute (-1 for a user not in it), so a site x VO view can be read.
+    names : mapping of int to str, optional
+        Each owner's name (a grid site's under ``owners="trace"``): the owner nodes' ``name``.
 
     Returns
     -------
@@ -117,11 +127,17 @@ def market_graph(
     graph = nx.Graph(name="vosim user-owner market", edge_weights=" ".join(EDGE_WEIGHTS))
     user_ids = sorted({*(int(u) for u in users), *edges.index.get_level_values(0).tolist()})
     owner_ids = sorted({*(int(o) for o in owners), *edges.index.get_level_values(1).tolist()})
+    groups, names = groups or {}, names or {}
     graph.add_nodes_from(
-        (_node(USER, u), {"kind": USER, "id": u, "bipartite": 0}) for u in user_ids
+        (_node(USER, u), {"kind": USER, "id": u, "bipartite": 0, "group": groups.get(u, -1)})
+        for u in user_ids
     )
     graph.add_nodes_from(
-        (_node(OWNER, o), {"kind": OWNER, "id": o, "bipartite": 1}) for o in owner_ids
+        (
+            _node(OWNER, o),
+            {"kind": OWNER, "id": o, "bipartite": 1, "name": names.get(o, f"owner {o}")},
+        )
+        for o in owner_ids
     )
     for (u, o), jobs, seconds, money in zip(
         edges.index.tolist(),

@@ -112,9 +112,9 @@ class LocalLengths:
         """The same shape with every length times ``factor`` (> 0): the median scales."""
         return LocalLengths(self.median * factor, self.sigma, self.cap)
 
-    def draw(self, rng: np.random.Generator) -> float:
-        """One length, model time units."""
-        return min(float(rng.lognormal(math.log(self.median), self.sigma)), self.cap)
+    def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` lengths, model time units, shape (n,)."""
+        return np.minimum(rng.lognormal(math.log(self.median), self.sigma, size=n), self.cap)
 
 
 def _phi(x: float) -> float:
@@ -149,7 +149,7 @@ def fitted_lengths(
     Raises
     ------
     ParameterError
-        Fewer than two positive run times.
+        No positive run time (one gives ``sigma`` 0).
 
     Examples
     --------
@@ -159,10 +159,10 @@ def fitted_lengths(
     """
     x = np.asarray(run_times, dtype=float)
     x = x[np.isfinite(x) & (x > 0)]
-    if x.size < 2:
+    if x.size == 0:
         raise ParameterError(
-            f"the local job lengths are fitted to the trace's run times, which has {x.size} "
-            "positive ones (need 2): give local_length or use local_model='interval'"
+            "the local job lengths are fitted to the trace's run times, and it has no positive "
+            "one: use local_model='interval' or no local load"
         )
     logs = np.log(x)
     fitted = math.exp(float(logs.mean()))
@@ -236,15 +236,30 @@ class PoissonLocalJobs:
         #: Arrivals per time unit (0: none).
         self.rate = self.share * processors / (mean_size * lengths.mean())
         self._t = float(start)
+        self._block: list[tuple[float, int, float]] = []
 
     def next(self) -> tuple[float, int, float] | None:
-        """The next local job ``(arrival, size, length)``; ``None`` if the flow is empty."""
+        """The next local job ``(arrival, size, length)``; ``None`` if the flow is empty.
+
+        Jobs are drawn in blocks of :data:`_BLOCK` (three vectorised draws a block: gaps,
+        sizes, lengths), so the stream is the same however far it is read.
+        """
         if self.rate <= 0:
             return None
-        rng = self.rng
-        self._t += float(rng.exponential(1.0 / self.rate))
-        size = int(rng.integers(1, self.max_size + 1))
-        return self._t, size, self.lengths.draw(rng)
+        if not self._block:
+            rng, n = self.rng, _BLOCK
+            arrival = self._t + np.cumsum(rng.exponential(1.0 / self.rate, size=n))
+            size = rng.integers(1, self.max_size + 1, size=n)
+            length = self.lengths.draws(rng, n)
+            self._t = float(arrival[-1])
+            self._block = list(
+                zip(arrival.tolist(), size.tolist(), length.tolist(), strict=True)
+            )[::-1]
+        return self._block.pop()
+
+
+#: Local jobs drawn at once by :class:`PoissonLocalJobs`.
+_BLOCK = 256
 
 
 class ReplayedLocalJobs:

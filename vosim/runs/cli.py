@@ -439,6 +439,7 @@ def _local_flow_summary(model) -> dict:
             "local_model": "online",
             "local_priority": model.local_jobs.priority,
             "local_load": "trace" if lengths is None else list(model.local_load),
+            "local_trace": model.local_trace_name,
             "local_length_median": None if lengths is None else lengths.median,
             "local_length_sigma": None if lengths is None else lengths.sigma,
             "local_trace_jobs": model.local_trace_jobs,

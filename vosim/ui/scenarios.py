@@ -64,9 +64,11 @@ DEFAULT_SCENARIO = "UniLu-Gaia-2014-2"
 TRACE_JOBS = 2000
 #: Allocator choice that keeps VOModel's per-criterion mapping (minFinish, minRuntime, minCost).
 BY_USER_CRITERION = "by user criterion"
-#: Owners' local load choices: name -> (low, high) share of each scheduling interval, a
-#: bundled trace replayed as the local job flow (``VOModel(local_trace=...)``), or ``None``
-#: (dedicated nodes). "scenario" keeps the scenario's own load.
+#: Owners' local load choices: name -> (low, high) share (of each owner's processor time for
+#: the online local-load model, the default on traces; of each scheduling interval for the
+#: papers' interval model), a bundled trace replayed as the local job flow
+#: (``VOModel(local_trace=...)``), or ``None`` (dedicated nodes). "scenario" keeps the
+#: scenario's own load.
 LOADS: dict[str, tuple[float, float] | str | None] = {
     "scenario": (math.nan, math.nan),
     "none": None,

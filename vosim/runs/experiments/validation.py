@@ -60,7 +60,16 @@ from vosim.market.swf import header_int
 from vosim.market.synthetic import load_trace
 from vosim.runs.experiments.base import Experiment, ExperimentConfig, register_experiment
 
-__all__ = ["STEPS", "COLUMNS", "DEFAULT_TRACE", "recorded_summary"]
+__all__ = [
+    "COLUMNS",
+    "CONTROLS",
+    "DEFAULT_TRACE",
+    "STEPS",
+    "intervals",
+    "local_load_rows",
+    "recorded_summary",
+    "step_order",
+]
 
 #: The trace of the ladder when none is given.
 DEFAULT_TRACE = "UniLu-Gaia-2014-2"
@@ -278,6 +287,29 @@ def _control(step: str, trace: pd.DataFrame, local: dict, seed: int) -> dict:
     return _model_summary(trace, {**_LOCAL, "local_length": local["local_median"] * factor}, seed)
 
 
+def local_load_rows(trace: pd.DataFrame, seed: int) -> dict[str, dict]:
+    """The ``+ local load`` step and the rows beside it (:data:`CONTROLS`) for one seed.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        The jobs (:func:`~vosim.market.swf.read_swf` rows, a prefix of a trace).
+    seed : int
+        The seed of every run (common random numbers: one domain, one local flow).
+
+    Returns
+    -------
+    dict
+        Step name -> summary (``VOModel.summary`` keys, ``mean_wait_<criterion>``,
+        ``local_busy``, ``local_median``, ``jobs``), ``+ local load`` first.
+    """
+    local = _model_summary(trace, _LOCAL, seed)
+    out = {"+ local load": local}
+    for control, _ in CONTROLS:
+        out[control] = _control(control, trace, local, seed)
+    return out
+
+
 def _row(step: str, order: int, adds: str, rep: int, seed: int, s: dict, began: float) -> dict:
     """One row of the table (:data:`COLUMNS`) from a summary ``s``."""
     return {
@@ -336,13 +368,14 @@ def run(
                 s = _recorded_or_unknown(trace)
                 rows.append(_row(step, order, adds, rep, -1, s, began))
                 continue
-            s = _model_summary(trace, arguments, seed)
-            rows.append(_row(step, order, adds, rep, seed, s, began))
-            if step == "+ local load":
-                for control, what in CONTROLS:
-                    began = time.perf_counter()
-                    c = _control(control, trace, s, seed)
-                    rows.append(_row(control, order, what, rep, seed, c, began))
+            if step != "+ local load":
+                s = _model_summary(trace, arguments, seed)
+                rows.append(_row(step, order, adds, rep, seed, s, began))
+                continue
+            for name, s in local_load_rows(trace, seed).items():
+                what = dict(CONTROLS).get(name, adds)
+                rows.append(_row(name, order, what, rep, seed, s, began))
+                began = time.perf_counter()
         progress(1)
     table = pd.DataFrame(rows)[list(COLUMNS)]
     return table, chart(table, name, jobs)
