@@ -32,8 +32,8 @@ from vosim.market.nodes import (
     site_nodes,
 )
 from vosim.market.pricing import DemandPricing, ExponentialPricing
-from vosim.market.swf import header_int, read_swf
 from vosim.market.sites import Sites, trace_sites
+from vosim.market.swf import header_int, read_swf
 from vosim.market.synthetic import SYNTHETIC_TRACES, load_trace
 from vosim.market.workload import (
     HypergeometricLocalLoad,

@@ -252,9 +252,9 @@ class PoissonLocalJobs:
             size = rng.integers(1, self.max_size + 1, size=n)
             length = self.lengths.draws(rng, n)
             self._t = float(arrival[-1])
-            self._block = list(
-                zip(arrival.tolist(), size.tolist(), length.tolist(), strict=True)
-            )[::-1]
+            self._block = list(zip(arrival.tolist(), size.tolist(), length.tolist(), strict=True))[
+                ::-1
+            ]
         return self._block.pop()
 
 
