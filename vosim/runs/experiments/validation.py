@@ -372,9 +372,9 @@ def run(
                 s = _model_summary(trace, arguments, seed)
                 rows.append(_row(step, order, adds, rep, seed, s, began))
                 continue
-            for name, s in local_load_rows(trace, seed).items():
-                what = dict(CONTROLS).get(name, adds)
-                rows.append(_row(name, order, what, rep, seed, s, began))
+            for row, s in local_load_rows(trace, seed).items():
+                what = dict(CONTROLS).get(row, adds)
+                rows.append(_row(row, order, what, rep, seed, s, began))
                 began = time.perf_counter()
         progress(1)
     table = pd.DataFrame(rows)[list(COLUMNS)]
@@ -405,8 +405,9 @@ def step_order() -> list[str]:
 def intervals(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Mean of ``metric`` per step with its 95 % t interval over repetitions.
 
-    Returns a frame with ``step``, ``mean``, ``low``, ``high`` (NaN bounds for a single
-    repetition) and ``n``, in :func:`step_order`.
+    Returns a frame with ``step``, ``mean``, ``low`` (at least 0: every metric of the ladder
+    is non-negative), ``high`` (NaN bounds for a single repetition) and ``n``, in
+    :func:`step_order`.
     """
     from scipy import stats
 
@@ -418,7 +419,7 @@ def intervals(table: pd.DataFrame, metric: str) -> pd.DataFrame:
         if values.size > 1:
             half = float(stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1))
             half /= math.sqrt(values.size)
-        rows.append({"step": step, "mean": mean, "low": mean - half, "high": mean + half,
+        rows.append({"step": step, "mean": mean, "low": max(mean - half, 0.0), "high": mean + half,
                      "n": values.size})  # fmt: skip
     order = {s: k for k, s in enumerate(step_order())}
     frame = pd.DataFrame(rows, columns=["step", "mean", "low", "high", "n"])
