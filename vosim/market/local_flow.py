@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -106,7 +107,8 @@ class LocalLengths:
         if math.isinf(c):
             return math.exp(mu + s * s / 2)
         z = (math.log(c) - mu) / s
-        return math.exp(mu + s * s / 2) * _phi(z - s) + c * (1.0 - _phi(z))
+        phi = NormalDist().cdf  # the standard library's, no scipy import for the declaration
+        return math.exp(mu + s * s / 2) * phi(z - s) + c * (1.0 - phi(z))
 
     def scaled(self, factor: float) -> LocalLengths:
         """The same shape with every length times ``factor`` (> 0): the median scales."""
@@ -115,11 +117,6 @@ class LocalLengths:
     def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` lengths, model time units, shape (n,)."""
         return np.minimum(rng.lognormal(math.log(self.median), self.sigma, size=n), self.cap)
-
-
-def _phi(x: float) -> float:
-    """The standard normal distribution function."""
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
 def fitted_lengths(
