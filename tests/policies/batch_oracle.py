@@ -399,7 +399,9 @@ def swf_frame(submit, procs, estimate, runtime, machine_procs):
 
     lines = [f"; MaxProcs: {machine_procs}\n"]
     for j, (s, p, e, r) in enumerate(zip(submit, procs, estimate, runtime, strict=True)):
-        lines.append(f"{j + 1} {s:g} -1 {r:g} {p} -1 -1 {p} {e:g} -1 1 1 1 -1 -1 -1 -1 -1\n")
+        # 17 significant digits: "{:g}" keeps six, and rounds times from 10^6 s on
+        fields = f"{j + 1} {s:.17g} -1 {r:.17g} {p} -1 -1 {p} {e:.17g} -1 1 1 1"
+        lines.append(f"{fields} -1 -1 -1 -1 -1\n")
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "jobs.swf"
         path.write_text("".join(lines))

@@ -1,4 +1,5 @@
-"""vosim's FCFS and EASY on the traced machine start every job when the rules say.
+"""vosim's FCFS, EASY and conservative backfilling on the traced machine start every job when
+the rules say.
 
 The oracle is ``batch_oracle.py``: an independent, plain event loop written from the rules
 alone (Mu'alem & Feitelson 2001). vosim runs the same jobs as a VOModel with ``machine=True``
@@ -39,7 +40,7 @@ def trace_arrays(frame):
     return frame["submit_time"].to_numpy(dtype=float), procs, estimate, runtime
 
 
-@pytest.mark.parametrize("policy", ["fcfs", "easy"])
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_heavy_synthetic_workload(policy, seed):
     submit, procs, estimate, runtime = heavy_workload(np.random.default_rng(seed), 600, 64)
@@ -51,7 +52,7 @@ def test_heavy_synthetic_workload(policy, seed):
     np.testing.assert_array_equal(got, expected)
 
 
-@pytest.mark.parametrize("policy", ["fcfs", "easy"])
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
 def test_gaia_prefix(policy):
     frame = read_swf(Path(__file__).parents[2] / "vosim/data/UniLu-Gaia-2014-2.swf.gz", 4000)
     frame.attrs["header"]["MaxProcs"] = "2004"
@@ -93,3 +94,17 @@ def test_processor_choice_keeps_easy_count_rule(case):
     np.testing.assert_array_equal(got, expected)
     head = int(np.argmax(procs == 8))
     assert expected[3] < expected[head]  # the long job backfilled ahead of the head
+
+
+def test_conservative_counts_processors_and_never_lets_a_later_job_overtake():
+    """4 processors: J1 (2 procs, estimate 100, runs 100) and J2 (2, 100, runs 30) at 0, J3 and
+    J4 (2, 100) at 1 and 2, both promised 100. When J2 ends at 30, compression in queue order
+    moves J3 to 30 and J4 keeps 100. Reservations bound to processors when made let J4 take
+    J2's processors at 30 and J3 wait for J1's until 100: a later job overtook an earlier one."""
+    submit, procs, estimate, runtime = (
+        np.array(c) for c in ([0, 0, 1, 2], [2, 2, 2, 2], [100] * 4, [100, 30, 100, 100])
+    )
+    expected = simulate(submit, procs, estimate, runtime, 4, "conservative")
+    np.testing.assert_array_equal(expected, [0, 0, 30, 100])
+    got = vosim_starts(swf_frame(submit, procs, estimate, runtime, 4), "conservative")
+    np.testing.assert_array_equal(got, expected)

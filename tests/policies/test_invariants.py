@@ -78,14 +78,24 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
         rng=3,
     )
     first: dict[int, float] = {}
-    reserve = model.metascheduler.execution.reserve
+    ms = model.metascheduler
+    reserve, decide = ms.execution.reserve, ms.scheduler.decide
 
     def spy(job, window, uncertain=None):
         first.setdefault(job.index, window.start)
         reserve(job, window, uncertain)
 
-    monkeypatch.setattr(model.metascheduler.execution, "reserve", spy)
+    def promises(state):  # on the machine a reservation is a promised start (count form)
+        decisions = decide(state)
+        for index, start in ms.scheduler.promised.items():
+            first.setdefault(index, start)
+        return decisions
+
+    monkeypatch.setattr(ms.execution, "reserve", spy)
+    monkeypatch.setattr(ms.scheduler, "decide", promises)
     model.run()
+    if machine:  # every pass ran the count form: nothing was reserved ahead at the owners
+        assert not ms.execution.ahead
     moved = 0
     for job in model.jobs:
         if job.state == "completed":

@@ -1,0 +1,212 @@
+"""Free processors of a pool of identical processors over time: a step-function profile.
+
+A pool's processors are interchangeable (one owner, performance and price), so what a
+schedule needs to know of them is how many are free at each time, not which. Reservations
+hold a *count* over ``[a, b)``; processor numbers are chosen only when a job starts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Iterable
+
+from vosim.errors import SlotError
+
+__all__ = ["FreeProfile"]
+
+
+class FreeProfile:
+    """The free-processor count of one pool as a step function of time, updated in place.
+
+    ``free[i]`` processors are free over ``[times[i], times[i + 1])``; the last step lasts for
+    ever. Holding and releasing a count over an interval splits steps at its ends; adjacent
+    equal steps are merged, so the profile has at most one step per distinct end point of
+    what it holds.
+
+    Parameters
+    ----------
+    capacity : int
+        Processors of the pool (>= 0).
+    start : float, default 0.0
+        Time from which the profile is kept (model time units); nothing before it is known.
+
+    Raises
+    ------
+    SlotError
+        ``capacity`` is negative; from :meth:`hold`, a count over more than is free; from
+        :meth:`release`, a release beyond ``capacity``; an interval before ``start`` or with
+        ``b < a``, or a negative count.
+
+    Notes
+    -----
+    Each operation costs ``O(k)`` for ``k`` steps (list insertions), ``O(log k)`` to find its
+    place.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2: conservative backfilling keeps "a
+    profile of expected processor usage" and inserts each job at the first point where
+    enough processors are free for its estimated run time.
+
+    Examples
+    --------
+    >>> p = FreeProfile(4)
+    >>> p.hold(2, 0.0, 100.0); p.hold(2, 0.0, 30.0)
+    >>> p.steps()
+    [(0.0, 0), (30.0, 2), (100.0, 4)]
+    >>> p.earliest(2, 100.0, after=1.0)  # two processors for 100: free from 30 on
+    30.0
+    >>> p.earliest(3, 100.0, after=1.0)
+    100.0
+    """
+
+    def __init__(self, capacity: int, start: float = 0.0) -> None:
+        if capacity < 0:
+            raise SlotError(f"a pool's capacity must be >= 0, got {capacity!r}")
+        self.capacity = int(capacity)
+        self.times: list[float] = [float(start)]
+        self.free: list[int] = [self.capacity]
+
+    @classmethod
+    def of_releases(
+        cls, capacity: int, time: float, free_now: int, releases: Iterable[float]
+    ) -> FreeProfile:
+        """The profile of a pool whose busy processors are each freed at a known time.
+
+        ``free_now`` processors are free at ``time``; the others are freed one each at
+        ``releases`` (model time units, each >= ``time``; may repeat).
+
+        Raises
+        ------
+        SlotError
+            ``free_now`` plus the number of releases is not ``capacity``, or a release lies
+            before ``time``.
+        """
+        ends = sorted(float(r) for r in releases)
+        if free_now < 0 or free_now + len(ends) != capacity:
+            raise SlotError(
+                f"{free_now} free and {len(ends)} released processors do not make a pool of "
+                f"{capacity}"
+            )
+        if ends and ends[0] < time:
+            raise SlotError(f"a processor is released at {ends[0]:g}, before {time:g}")
+        profile = cls(capacity, time)
+        times, free = profile.times, profile.free
+        free[0] = free_now
+        for r in ends:
+            if r == times[-1]:
+                free[-1] += 1
+            else:
+                times.append(r)
+                free.append(free[-1] + 1)
+        return profile
+
+    def steps(self) -> list[tuple[float, int]]:
+        """Every step as ``(from time, free processors)``, in time order."""
+        return list(zip(self.times, self.free, strict=True))
+
+    def free_at(self, t: float) -> int:
+        """Processors free at time ``t`` (>= the profile's start)."""
+        return self.free[self._index(t)]
+
+    def free_over(self, a: float, b: float) -> int:
+        """The fewest processors free at any time of ``[a, b)`` (all of them if ``b <= a``)."""
+        if b <= a:
+            return self.capacity
+        i = self._index(a)
+        j = bisect.bisect_left(self.times, b)
+        return min(self.free[i:j])
+
+    def hold(self, count: int, a: float, b: float) -> None:
+        """Take ``count`` processors over ``[a, b)`` (model time units; ``b`` may be inf).
+
+        Raises :class:`~vosim.errors.SlotError` if fewer than ``count`` are free somewhere
+        in it (the profile is then unchanged).
+        """
+        self._change(-count, a, b)
+
+    def release(self, count: int, a: float, b: float) -> None:
+        """Give back ``count`` processors over ``[a, b)`` (the inverse of :meth:`hold`)."""
+        self._change(count, a, b)
+
+    def earliest(self, count: int, duration: float, after: float) -> float | None:
+        """The earliest ``s >= after`` with ``count`` processors free over ``[s, s + duration)``.
+
+        ``None`` when there is none: ``count`` exceeds the capacity, or processors are held
+        for ever (``b = inf``) where it would have to fit. A job of no processors or no length
+        fits at ``after``.
+        """
+        if count > self.capacity:
+            return None
+        if count <= 0 or duration <= 0:
+            return max(after, self.times[0])
+        times, free = self.times, self.free
+        k = len(times)
+        s = max(after, times[0])
+        i = self._index(s)
+        while True:
+            end = s + duration
+            j = i
+            while j < k and times[j] < end:
+                if free[j] < count:
+                    break
+                j += 1
+            else:
+                return s
+            # step j is too full: no start before its end can fit; try from there
+            if j + 1 == k:  # the last step lasts for ever: held without an end
+                return None
+            i = j + 1
+            s = times[i]
+
+    def forget(self, now: float) -> None:
+        """Drop what lies before ``now`` (later than the start): the profile starts at ``now``."""
+        i = self._index(now)
+        if i > 0 or now > self.times[0]:
+            del self.times[:i], self.free[:i]
+            self.times[0] = float(now)
+
+    def _index(self, t: float) -> int:
+        if t < self.times[0]:
+            raise SlotError(f"time {t:g} lies before the profile's start {self.times[0]:g}")
+        return bisect.bisect_right(self.times, t) - 1
+
+    def _split(self, t: float) -> int:
+        """Make ``t`` a step boundary; return its step's index."""
+        i = self._index(t)
+        if self.times[i] != t:
+            i += 1
+            self.times.insert(i, t)
+            self.free.insert(i, self.free[i - 1])
+        return i
+
+    def _change(self, delta: int, a: float, b: float) -> None:
+        if delta == 0 or b <= a:
+            if b < a:
+                raise SlotError(f"interval [{a:g}, {b:g}) ends before it starts")
+            return
+        if math.isnan(a) or math.isnan(b):
+            raise SlotError("an interval bound is NaN")
+        i, j = self._index(a), bisect.bisect_left(self.times, b)
+        most = self.capacity - max(delta, 0)  # a release must not exceed the capacity
+        bad = next((f for f in self.free[i:j] if not -delta <= f <= most), None)
+        if bad is not None:
+            verb = "hold" if delta < 0 else "release"
+            raise SlotError(
+                f"cannot {verb} {abs(delta)} of {self.capacity} processors over "
+                f"[{a:g}, {b:g}): {bad} are free there"
+            )
+        i = self._split(a)
+        j = self._split(b) if math.isfinite(b) else len(self.times)
+        for m in range(i, j):
+            self.free[m] += delta
+        self._merge(max(i - 1, 0), min(j + 1, len(self.times)))
+
+    def _merge(self, i: int, j: int) -> None:
+        """Merge equal adjacent steps among ``i .. j - 1``."""
+        m = j - 1
+        while m > i:
+            if self.free[m] == self.free[m - 1]:
+                del self.times[m], self.free[m]
+            m -= 1
