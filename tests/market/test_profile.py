@@ -46,7 +46,10 @@ interval = st.tuples(
 )
 def test_profile_matches_brute_force(capacity, ops, releases, query):
     releases = releases[:capacity]
-    profile = FreeProfile.of_releases(capacity, 0.0, capacity - len(releases), releases)
+    busy = len(releases)  # busy from 0 until each release
+    profile = FreeProfile.of_changes(
+        capacity, 0.0, [0.0] * busy + releases, [-1] * busy + [1] * busy
+    )
     held = [(1, 0, r) for r in releases]
     kept = []
     for count, a, length, forever in ops:
@@ -89,8 +92,10 @@ def test_forget_keeps_the_future():
 def test_bad_input_names_the_value():
     with pytest.raises(SlotError, match="-1"):
         FreeProfile(-1)
-    with pytest.raises(SlotError, match="do not make a pool of 4"):
-        FreeProfile.of_releases(4, 0.0, 2, [5.0])
+    with pytest.raises(SlotError, match="leave -1 of 4 processors free"):
+        FreeProfile.of_changes(4, 0.0, [0.0, 5.0], [-5, 5])
+    with pytest.raises(SlotError, match="at 1 lies before the profile's start 2"):
+        FreeProfile.of_changes(4, 2.0, [1.0], [-1])
     with pytest.raises(SlotError, match="cannot release 1 of 2"):
         FreeProfile(2).release(1, 0.0, 5.0)
     with pytest.raises(SlotError, match=r"\[5, 3\)"):

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
+
+import numpy as np
 
 from vosim.errors import SlotError
 
@@ -69,37 +71,39 @@ class FreeProfile:
         self.free: list[int] = [self.capacity]
 
     @classmethod
-    def of_releases(
-        cls, capacity: int, time: float, free_now: int, releases: Iterable[float]
+    def of_changes(
+        cls,
+        capacity: int,
+        time: float,
+        at: np.ndarray | Sequence[float],
+        delta: np.ndarray | Sequence[int],
     ) -> FreeProfile:
-        """The profile of a pool whose busy processors are each freed at a known time.
+        """The profile from ``time`` on whose free count changes by ``delta[i]`` at ``at[i]``.
 
-        ``free_now`` processors are free at ``time``; the others are freed one each at
-        ``releases`` (model time units, each >= ``time``; may repeat).
+        Free processors at ``t`` are ``capacity + sum(delta[at <= t])``: a processor busy
+        until ``r`` is ``(time, -1), (r, +1)``; ``count`` held over ``[a, b)`` is
+        ``(a, -count), (b, +count)`` (a change at ``inf`` may be left out). ``at`` and
+        ``delta`` have shape ``(c,)``; model time units. ``O(c log c)``, vectorised.
 
         Raises
         ------
         SlotError
-            ``free_now`` plus the number of releases is not ``capacity``, or a release lies
-            before ``time``.
+            A change before ``time``, or a free count below 0 or above ``capacity``.
         """
-        ends = sorted(float(r) for r in releases)
-        if free_now < 0 or free_now + len(ends) != capacity:
-            raise SlotError(
-                f"{free_now} free and {len(ends)} released processors do not make a pool of "
-                f"{capacity}"
-            )
-        if ends and ends[0] < time:
-            raise SlotError(f"a processor is released at {ends[0]:g}, before {time:g}")
+        at = np.asarray(at, dtype=float).ravel()
+        delta = np.asarray(delta, dtype=np.int64).ravel()
+        if at.size and at.min() < time:
+            raise SlotError(f"a change at {at.min():g} lies before the profile's start {time:g}")
+        when, where = np.unique(np.concatenate([[time], at]), return_inverse=True)
+        free = capacity + np.cumsum(np.bincount(where, np.concatenate([[0], delta])))
+        free = np.rint(free).astype(np.int64)
+        if free.size and not (0 <= free.min() and free.max() <= capacity):
+            bad = free[(free < 0) | (free > capacity)][0]
+            raise SlotError(f"the changes leave {bad} of {capacity} processors free")
+        keep = np.concatenate([[True], free[1:] != free[:-1]])  # merge equal steps
         profile = cls(capacity, time)
-        times, free = profile.times, profile.free
-        free[0] = free_now
-        for r in ends:
-            if r == times[-1]:
-                free[-1] += 1
-            else:
-                times.append(r)
-                free.append(free[-1] + 1)
+        profile.times = when[keep].tolist()
+        profile.free = free[keep].tolist()
         return profile
 
     def steps(self) -> list[tuple[float, int]]:
@@ -130,12 +134,23 @@ class FreeProfile:
         """Give back ``count`` processors over ``[a, b)`` (the inverse of :meth:`hold`)."""
         self._change(count, a, b)
 
-    def earliest(self, count: int, duration: float, after: float) -> float | None:
+    def earliest(
+        self,
+        count: int,
+        duration: float,
+        after: float,
+        own: tuple[float, float] | None = None,
+    ) -> float | None:
         """The earliest ``s >= after`` with ``count`` processors free over ``[s, s + duration)``.
 
-        ``None`` when there is none: ``count`` exceeds the capacity, or processors are held
-        for ever (``b = inf``) where it would have to fit. A job of no processors or no length
-        fits at ``after``.
+        With ``own = (a, b)``: the caller already holds ``count`` processors over ``[a, b)``
+        (its current place, ``after <= a``). They count as free, and only a start before
+        ``a`` is returned (the same answer as :meth:`release`, then this search, when that
+        finds a start before ``a``; no change to the profile).
+
+        ``None`` when there is none: ``count`` exceeds the capacity, processors are held for
+        ever (``b = inf``) where it would have to fit, or no start before ``own``'s. A job of
+        no processors or no length fits at ``after``.
         """
         if count > self.capacity:
             return None
@@ -143,13 +158,14 @@ class FreeProfile:
             return max(after, self.times[0])
         times, free = self.times, self.free
         k = len(times)
+        a, b = own if own is not None else (math.inf, math.inf)
         s = max(after, times[0])
         i = self._index(s)
-        while True:
+        while s < a:
             end = s + duration
             j = i
             while j < k and times[j] < end:
-                if free[j] < count:
+                if free[j] + (count if a <= times[j] < b else 0) < count:
                     break
                 j += 1
             else:
@@ -159,6 +175,7 @@ class FreeProfile:
                 return None
             i = j + 1
             s = times[i]
+        return None
 
     def forget(self, now: float) -> None:
         """Drop what lies before ``now`` (later than the start): the profile starts at ``now``."""

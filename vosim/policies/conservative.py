@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from vosim.allocators.base import Window
+from vosim.core.windows import filled
 from vosim.market.profile import FreeProfile
 from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
 from vosim.policies.windows import IdenticalSlots, earliest_window, release
@@ -58,6 +61,7 @@ class Conservative:
     def __init__(self) -> None:
         #: Count form: each waiting job's promised start (model index -> model time).
         self.promised: dict[int, float] = {}
+        self._moved = False  # the last count-form pass moved a promise
 
     def decide(self, state: CycleState) -> Decisions:
         """Re-plan every reservation in priority order and reserve for new jobs."""
@@ -84,29 +88,47 @@ class Conservative:
         if not all(t < t + d < math.inf for d in tasks):
             return None
         releases, _ = free.later()
-        busy = free.free_now + releases.size
-        profile = FreeProfile.of_releases(busy, t, free.free_now, releases.tolist())
         promised = self.promised
         for index in state.left.tolist():
             promised.pop(index, None)
-        for job, d in zip(state.queue, tasks, strict=True):
-            if (s := promised.get(job.index)) is not None and s + d > t:
-                profile.hold(job.n, max(s, t), s + d)  # its place, as promised
+        # the running tasks to their estimated ends, and every waiting job's promised place
+        held = [
+            (job.n, max(s, t), s + d)
+            for job, d in zip(state.queue, tasks, strict=True)
+            if (s := promised.get(job.index)) is not None and s + d > t
+        ]
+        n, a, b = np.array(held, dtype=float).reshape(-1, 3).T
+        busy = releases.size
+        profile = FreeProfile.of_changes(
+            free.free_now + busy,
+            t,
+            np.concatenate([filled(busy, t), releases, a, b]),
+            np.concatenate([filled(busy, -1, int), filled(busy, 1, int), -n, n]),
+        )
+        # Room before a promised place opens only when a task ended before its estimate, a
+        # waiting job left, or a job moved (last pass): else every promise is still the
+        # earliest (new jobs only take room), and only new jobs are searched.
+        search = self._moved or state.freed.size > 0 or state.left.size > 0
         decisions = Decisions()
         reasons, moved = decisions.reasons, 0
         for job, d in zip(state.queue, tasks, strict=True):
             old = promised.get(job.index)
-            if old is not None and old + d > t:
-                profile.release(job.n, max(old, t), old + d)
-            start = profile.earliest(job.n, d, t)
-            if start is None or free.price * d * job.n > job.budget * (1 + 1e-9):
-                promised.pop(job.index, None)
-                reasons[job.index] = "conservative: no window on the machine within budget"
-                continue
-            if old is not None and start > max(old, t):
-                raise AssertionError(f"job {job.index}: promised {old:g}, now {start:g}")
-            moved += old is not None and start < max(old, t)
-            profile.hold(job.n, start, start + d)
+            if old is not None and old + d > t:  # moves only to an earlier start
+                place = (max(old, t), old + d)
+                start = profile.earliest(job.n, d, t, own=place) if search else None
+                if start is None:
+                    start = place[0]  # keeps its place, held above
+                else:
+                    profile.release(job.n, *place)
+                    profile.hold(job.n, start, start + d)
+                    moved += 1
+            else:
+                start = profile.earliest(job.n, d, t)
+                if start is None or free.price * d * job.n > job.budget * (1 + 1e-9):
+                    promised.pop(job.index, None)
+                    reasons[job.index] = "conservative: no window on the machine within budget"
+                    continue
+                profile.hold(job.n, start, start + d)
             if start > t:
                 promised[job.index] = start
                 reasons[job.index] = f"conservative: reserved at {start:g}"
@@ -117,6 +139,7 @@ class Conservative:
                 raise AssertionError(f"job {job.index}: {job.n} processors not free at {t:g}")
             decisions.reserve.append((job.index, window))
         decisions.stats["moved"] = moved
+        self._moved = moved > 0
         return decisions.settle("no waiting job can start now")
 
     def decide_by_nodes(self, state: CycleState) -> Decisions:
