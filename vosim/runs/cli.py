@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import re
 import sys
 import time
@@ -539,29 +540,33 @@ def _run(args: argparse.Namespace) -> int:
         write_table(model.local_jobs.frame(), out / "local_jobs.parquet")
     atomic_write_bytes(out / "network.graphml", graphml_text(market).encode())
     write_json(summary, out / "summary.json")
-    charts = save_chart(
-        utilization_queue_chart(cycles, title=f"vosim on {Path(str(values['trace'])).name}"),
-        out / "chart",
-    )
     extra = []
     if getattr(args, "csv", False):  # Batsim's _jobs.csv columns, for evalys and Batsim tools
         from vosim.analysis.metrics import batsim_jobs
 
         atomic_write_bytes(out / "jobs.csv", batsim_jobs(jobs).to_csv(index=False).encode())
         extra.append("jobs.csv")
-    if model.availability:
-        attempts = model.attempt_frame()
+    attempts = model.attempt_frame() if model.availability else None
+    if attempts is not None:
         write_table(attempts, out / "attempts.parquet")
         extra.append("attempts.parquet")
-        if len(attempts):
-            charts += save_chart(calibration_chart(attempts), out / "calibration")
+    local = model.local_jobs is not None
+    # every table is written: the model is freed before the charts are drawn (lower peak)
+    del model, market, tasks, jobs
+    gc.collect()
+    charts = save_chart(
+        utilization_queue_chart(cycles, title=f"vosim on {Path(str(values['trace'])).name}"),
+        out / "chart",
+    )
+    if attempts is not None and len(attempts):
+        charts += save_chart(calibration_chart(attempts), out / "calibration")
     for line in _summary_lines(summary):
         print(line)
     written = [
         "jobs.parquet",
         "cycles.parquet",
         "tasks.parquet",
-        *(["local_jobs.parquet"] if model.local_jobs is not None else []),
+        *(["local_jobs.parquet"] if local else []),
         "network.graphml",
         "summary.json",
         *extra,
