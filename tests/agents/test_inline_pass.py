@@ -39,7 +39,9 @@ def _late_at_every_pass(monkeypatch, kwargs):
     "kwargs",
     [
         dict(trace="UniLu-Gaia-2014-2", jobs=1500, machine=True, policy="easy", rng=5),
-        dict(trace="NASA-iPSC-1993-3.1-cln", jobs=300, rng=2),
+        # patience 2 days: NASA's 128-node jobs starve behind the owners' local jobs and
+        # would wait out the default 30 days (a month of passes over one unchanged queue)
+        dict(trace="NASA-iPSC-1993-3.1-cln", jobs=300, rng=2, patience=2 * 86400.0),
         dict(trace="LCG-2005-1", jobs=400, policy="conservative", rng=3),
     ],
 )

@@ -12,12 +12,15 @@ from vosim.market.workload import JOB_STATES
 from vosim.model import VOModel
 
 DAY = 86400.0
+#: Job 2's arrival. A run advances in slices of its last submission / 200 (at least 1 s): an
+#: arrival at t = 1 s made 8.6 million 1-s slices over the 100 days (~20 s a run).
+ARRIVAL = 3600.0
 
 
 def blocked_trace():
-    """Job 1 takes all 4 processors for 100 days; job 2 (1 processor) arrives at t = 1."""
+    """Job 1 takes all 4 processors for 100 days; job 2 (1 processor) arrives at t = 1 h."""
     return swf_frame(
-        np.array([0.0, 1.0]),
+        np.array([0.0, ARRIVAL]),
         np.array([4, 1]),
         np.array([100 * DAY, 10.0]),
         np.array([100 * DAY, 10.0]),
@@ -33,10 +36,10 @@ def test_a_job_waiting_past_its_patience_is_withdrawn_at_its_deadline():
     first, second = model.jobs
     assert first.state == "completed"
     assert second.state == "withdrawn"
-    assert second.left_time == 1.0 + 30 * DAY  # the default patience, 30 days
+    assert second.left_time == ARRIVAL + 30 * DAY  # the default patience, 30 days
     assert "patience" in second.reason
     frame = model.job_frame()
-    assert frame["left_time"].iloc[1] == 1.0 + 30 * DAY
+    assert frame["left_time"].iloc[1] == ARRIVAL + 30 * DAY
     summary = model.summary()
     assert summary["withdrawn"] == 1 and summary["jobs_entered"] == 2
     assert summary["mean_wait"] == pytest.approx(30 * DAY / 2)  # (0 + 30 days) / 2

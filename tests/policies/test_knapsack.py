@@ -350,7 +350,9 @@ class _WithOwners:
 def test_model_runs_a_trace_prefix(policy):
     from vosim.model import VOModel
 
-    m = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=60, policy=policy, rng=1)
+    # patience 2 days: NASA's 128-node jobs starve behind the owners' local jobs and would
+    # wait out the default 30 days (~8,000 cycles of one unchanged queue)
+    m = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=60, policy=policy, rng=1, patience=2 * 86400.0)
     owner = np.array([o.owner_id for o in m.owner_of_node])
     m.metascheduler.scheduler = _WithOwners(m.metascheduler.scheduler, owner)
     m.run()

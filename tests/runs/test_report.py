@@ -17,7 +17,9 @@ from vosim.runs.studies import STUDIES, study_config
 
 HAS_VLC = importlib.util.find_spec("vl_convert") is not None
 
-# 2 x 2 policies x 2 repetitions of tiny runs (~0.2 s each).
+# 2 x 2 policies x 2 repetitions of tiny runs (~0.7 s each). NASA's 128-node jobs starve behind
+# the owners' local jobs: a short patience ends the drain (700 hourly cycles of waiting for the
+# default 30 days, ~8 s a run).
 SWEEP = """
 name = "tiny-report"
 [scenario]
@@ -27,6 +29,7 @@ scheduling_interval = 86400.0
 cycle_period = 3600.0
 max_alternatives = 3
 user_exit_satisfaction = 0.6
+patience = 172800.0
 [sweep]
 vo_objective = ["cost", "finish"]
 ua = [0, 50]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_sweep import SCENARIO  # tiny runs (~0.2 s each)
+from test_sweep import SCENARIO, SHORT_PATIENCE  # tiny runs (~0.7 s each with the patience)
 
 import vosim.data
 from vosim.errors import ConfigError, ParameterError
@@ -34,7 +34,7 @@ from vosim.runs.batch import (
 from vosim.runs.cli import main
 from vosim.runs.config import MAX_RUNS, SweepConfig, parse_sweep
 
-TINY = 'name = "tiny"\n' + SCENARIO + '[sweep]\nua = ["none", 25, 50]\n'
+TINY = 'name = "tiny"\n' + SCENARIO + SHORT_PATIENCE + '[sweep]\nua = ["none", 25, 50]\n'
 
 
 def _comparable(table):
@@ -235,7 +235,9 @@ def test_editing_the_trace_reruns_the_sweep(tmp_path):
     trace = _small_trace(tmp_path / "small.swf")
     text = (
         f'name = "edited"\n[scenario]\ntrace = "{trace}"\njobs = 20\n'
-        "scheduling_interval = 86400.0\ncycle_period = 3600.0\n[sweep]\nua = [0, 50]\n"
+        "scheduling_interval = 86400.0\ncycle_period = 3600.0\n"
+        + SHORT_PATIENCE  # the starving 128-node jobs are withdrawn after 2 days, not 30
+        + "[sweep]\nua = [0, 50]\n"
     )
     out = tmp_path / "out"
     first = run_sweep(parse_sweep(text), out, workers=1)
