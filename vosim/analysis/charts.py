@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+import json
+import os
+import tempfile
 from pathlib import Path
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-__all__ = ["utilization_queue_chart", "calibration_chart", "market_graph_chart", "save_chart"]
+__all__ = [
+    "utilization_queue_chart",
+    "calibration_chart",
+    "market_graph_chart",
+    "save_chart",
+    "vega_bundle",
+]
 
 #: Charts embed at most this many rows (altair's own limit is 5,000).
 MAX_POINTS = 4000
@@ -188,10 +198,76 @@ def market_graph_chart(graph, title: str = "") -> alt.LayerChart:
     return alt.layer(lines, dots, labels).properties(width=420, height=height, title=title)
 
 
+def _cache_dir() -> Path:
+    """Where :func:`vega_bundle` keeps its file: ``$VOSIM_CACHE_DIR``, else the XDG cache."""
+    if "VOSIM_CACHE_DIR" in os.environ:
+        return Path(os.environ["VOSIM_CACHE_DIR"])
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "vosim"
+
+
+@functools.cache
+def vega_bundle() -> str:
+    """vega, vega-lite and vega-embed as one script: what an offline chart page embeds.
+
+    vl-convert builds it (``vl_convert.javascript_bundle`` for altair's Vega-Lite version),
+    which takes about 2 s; the text is kept in :func:`_cache_dir` under a name carrying
+    vl-convert's and Vega-Lite's versions, so a process after the first reads it back in
+    milliseconds. An unwritable cache directory only costs the rebuild.
+
+    Returns
+    -------
+    str
+        The JavaScript source (about 0.9 MB).
+
+    Raises
+    ------
+    ImportError
+        ``vl-convert-python`` is not installed.
+    """
+    import vl_convert as vlc
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    version = vl_version_for_vl_convert()
+    path = _cache_dir() / f"vega-bundle-vlc{vlc.__version__}-vl{version}.js"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    bundle = vlc.javascript_bundle(vl_version=version)
+    try:  # written whole or not at all: a concurrent reader never sees half a file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
+        ) as tmp:
+            tmp.write(bundle)
+        os.replace(tmp.name, path)
+    except OSError:
+        pass
+    return bundle
+
+
+#: Stands for the bundle in the page altair renders; replaced by :func:`vega_bundle`'s text.
+_BUNDLE = "/*vosim: vega bundle*/"
+
+
 def save_chart(chart: alt.TopLevelMixin, stem: Path) -> list[Path]:
     """Save ``chart`` as ``stem.html`` and, if ``vl-convert-python`` is installed, ``stem.png``.
 
-    Returns the paths written.
+    With vl-convert the page is self-contained (vega bundled in, :func:`vega_bundle`: it opens
+    offline); without it the page loads vega from a CDN when opened.
+
+    Parameters
+    ----------
+    chart : altair chart
+        What to save.
+    stem : path
+        The files' path without suffix.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The paths written.
     """
     stem = Path(stem)
     html = stem.with_suffix(".html")
@@ -200,7 +276,15 @@ def save_chart(chart: alt.TopLevelMixin, stem: Path) -> list[Path]:
     except ImportError:
         chart.save(str(html))  # loads Vega from a CDN when opened
         return [html]
-    chart.save(str(html), inline=True)  # self-contained: Vega bundled into the page
+    page = alt.utils.html.INLINE_HTML_TEMPLATE.render(  # what chart.save(inline=True) writes
+        spec=json.dumps(chart.to_dict()),
+        embed_options=json.dumps({"mode": "vega-lite"}),
+        mode="vega-lite",
+        vegalite_version=alt.VEGALITE_VERSION,
+        output_div="vis",
+        vegaembed_script=_BUNDLE,
+    )
+    html.write_text(page.replace(_BUNDLE, vega_bundle(), 1), encoding="utf-8")
     written = [html]
     png = stem.with_suffix(".png")
     png.write_bytes(vlc.vegalite_to_png(chart.to_json(), scale=1.5))

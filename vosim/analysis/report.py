@@ -36,7 +36,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from vosim.analysis.charts import market_graph_chart
+from vosim.analysis.charts import market_graph_chart, vega_bundle
 from vosim.analysis.stats import mean_ci, paired_tests
 from vosim.errors import ConfigError
 from vosim.runs.config import value_label
@@ -484,11 +484,7 @@ def _first_market(sweep_dir: Path, ok: pd.DataFrame):
 
 def _scripts(inline: bool) -> str:
     if inline:
-        import vl_convert as vlc
-        from altair.utils._importers import vl_version_for_vl_convert
-
-        bundle = vlc.javascript_bundle(vl_version=vl_version_for_vl_convert())
-        return f'<script type="text/javascript">\n{bundle}\n</script>'
+        return f'<script type="text/javascript">\n{vega_bundle()}\n</script>'
     return "\n".join(
         f'<script src="https://cdn.jsdelivr.net/npm/{name}@{version}"></script>'
         for name, version in (
