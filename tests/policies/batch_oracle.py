@@ -406,3 +406,18 @@ def swf_frame(submit, procs, estimate, runtime, machine_procs):
         path = Path(d) / "jobs.swf"
         path.write_text("".join(lines))
         return read_swf(path)
+
+
+def random_trace(seed, n, machine_procs):
+    """``n`` random jobs on ``machine_procs`` processors over 20 h, as a trace (``swf_frame``).
+
+    Sizes uniform in ``[1, machine_procs]``, estimates uniform in [600 s, 3 days], run times
+    the estimate times ``U(0, 1)^3`` (most jobs end long before their estimate, as in the
+    archive's traces), at least 1 s. Not part of the oracle: a test workload.
+    """
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.integers(0, 20 * 3600, n))
+    procs = rng.integers(1, machine_procs + 1, n)
+    estimate = rng.integers(600, 3 * 86400, n)
+    runtime = np.maximum(1, np.round(estimate * rng.uniform(0.0, 1.0, n) ** 3))
+    return swf_frame(submit, procs, estimate, runtime, machine_procs)

@@ -7,7 +7,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 import pytest
-from batch_oracle import swf_frame
+from batch_oracle import random_trace, swf_frame
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -173,12 +173,7 @@ def test_under_accounts_only_a_hold_of_this_budget_period_moves():
     option=st.sampled_from(["first-fit", "alternatives", "accounts", "availability"]),
 )
 def test_replanning_never_delays_a_reserved_start(seed, n, procs, option):
-    rng = np.random.default_rng(seed)
-    submit = np.sort(rng.integers(0, 20 * 3600, n))
-    want = rng.integers(1, procs + 1, n)
-    estimate = rng.integers(600, 3 * 86400, n)
-    runtime = np.maximum(1, np.round(estimate * rng.uniform(0.0, 1.0, n) ** 3))
-    trace = swf_frame(submit, want, estimate, runtime, procs)
+    trace = random_trace(seed, n, procs)
     options = {
         "first-fit": {},
         "alternatives": {"max_alternatives": 3, "ua": 50.0},

@@ -27,6 +27,7 @@ def test_run_writes_every_output(tmp_path, capsys):
     states = ("completed", "rejected", "withdrawn", "unfinished")
     assert sum(summary[k] for k in states) == 120
     assert summary["unfinished"] == 0  # no --horizon: the run drains
+    assert summary["code_path"] == "fast"  # VOSIM_REFERENCE=1 would say "reference"
     assert summary["completed"] == int((jobs["state"] == "completed").sum())
     cycles = pd.read_parquet(out / "cycles.parquet")
     assert {

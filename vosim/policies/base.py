@@ -19,6 +19,7 @@ __all__ = [
     "CycleState",
     "Decisions",
     "DecisionStatus",
+    "Replanned",
     "Policy",
     "register_policy",
     "policies",
@@ -275,6 +276,29 @@ class Decisions:
         else:
             self.status = DecisionStatus.IDLE
         return self
+
+
+@dataclass(frozen=True)
+class Replanned:
+    """What :func:`replan` decided: the moves and the pass's state after them.
+
+    Parameters
+    ----------
+    decisions : Decisions
+        The moves: each moved job's index in ``cancel`` and, in the same order, its new window
+        in ``reserve``; ``stats["moved"]`` their number.
+    slots : SlotList or None
+        The free slots after the moves; ``None`` when nothing moved (the state's slots hold).
+    reserved : list of (QueuedJob, Window)
+        The unstarted reservations after the moves, in priority order.
+    freed : numpy.ndarray of int, shape (k,)
+        Nodes of the moved jobs' old windows (sorted, unique): their reserved time is free.
+    """
+
+    decisions: Decisions
+    slots: SlotList | None
+    reserved: list[tuple[QueuedJob, Window]]
+    freed: np.ndarray
 
 
 class Policy(Protocol):

@@ -26,15 +26,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core.code_path import reference
 from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
-from vosim.policies.base import CycleState, Decisions, DecisionStatus, Policy, QueuedJob
+from vosim.policies.base import (
+    CycleState,
+    Decisions,
+    DecisionStatus,
+    Policy,
+    QueuedJob,
+    Replanned,
+)
+from vosim.policies.compression import compress
 from vosim.policies.slot_groups import SlotGroups, cheapest_totals, movable
 from vosim.policies.windows import _EPS, candidate_starts, release, task_starts, window_at
 
@@ -314,29 +322,6 @@ def _task_cost(slots: SlotList, job: QueuedJob) -> np.ndarray:
     return slots.price * (job.volume / slots.performance)
 
 
-@dataclass(frozen=True)
-class Replanned:
-    """What :func:`replan` decided: the moves and the pass's state after them.
-
-    Parameters
-    ----------
-    decisions : Decisions
-        The moves: each moved job's index in ``cancel`` and, in the same order, its new window
-        in ``reserve``; ``stats["moved"]`` their number.
-    slots : SlotList or None
-        The free slots after the moves; ``None`` when nothing moved (the state's slots hold).
-    reserved : list of (QueuedJob, Window)
-        The unstarted reservations after the moves, in priority order.
-    freed : numpy.ndarray of int, shape (k,)
-        Nodes of the moved jobs' old windows (sorted, unique): their reserved time is free.
-    """
-
-    decisions: Decisions
-    slots: SlotList | None
-    reserved: list[tuple[QueuedJob, Window]]
-    freed: np.ndarray
-
-
 def replan(
     state: CycleState,
     known: Callable[[QueuedJob, Window], bool] | None = None,
@@ -523,10 +508,11 @@ class Replanner:
             self._seen = {}
             return policy.decide(state)
         seen = self._seen
+        search = replan if reference() else compress  # the plain pass, or its compiled form
         if not self.static or state.refreshed:
-            result = replan(state)  # time or money may have appeared anywhere: search all
+            result = search(state)  # time or money may have appeared anywhere: search all
         else:
-            result = replan(state, lambda job, w: _same(seen.get(job.index), w), state.freed)
+            result = search(state, lambda job, w: _same(seen.get(job.index), w), state.freed)
         self._seen = {job.index: w for job, w in result.reserved}
         moves = result.decisions
         if result.slots is None:

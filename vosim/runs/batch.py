@@ -106,6 +106,7 @@ from typing import Any
 import pandas as pd
 
 from vosim import __version__
+from vosim.core.code_path import code_path
 from vosim.errors import ConfigError, ParameterError
 from vosim.runs.config import SweepConfig, canonical_json, check_run_count
 from vosim.runs.store import atomic_write_bytes, write_json, write_table
@@ -720,6 +721,7 @@ def _manifest(config: SweepConfig, runs: list[RunSpec]) -> dict[str, Any]:
         "name": config.name,
         "description": config.description,
         "vosim_version": __version__,
+        "code_path": code_path(),
         "sweep_file": str(Path(config.path).resolve()) if config.path else None,
         "sweep_text": config.text,
         "sweep": config.to_dict(),

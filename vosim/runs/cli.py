@@ -14,6 +14,7 @@ from typing import Any
 
 from vosim import __version__
 from vosim.allocators.base import criteria
+from vosim.core.code_path import code_path
 from vosim.errors import VosimError
 from vosim.scenario import GROUPS, PARAMETERS, PRESETS, Choice, Flag, Integer, Param, Real
 from vosim.ui.cli import add_ui_parser, run_ui
@@ -499,6 +500,7 @@ def _run(args: argparse.Namespace) -> int:
     summary.update(
         {
             "vosim_version": __version__,
+            "code_path": code_path(),
             "trace": str(values["trace"]),
             "preset": args.preset,
             "seed": args.seed,

@@ -1,0 +1,40 @@
+"""Which code path runs: the fast one (compiled, incremental) or the plain reference one.
+
+Every speed-up in vosim sits behind one seam that names the plain function it replaces; with
+the environment variable ``VOSIM_REFERENCE=1`` the plain function runs instead. The plain
+path is the oracle of the fast one's tests, and a run records which path made it
+(``summary.json``'s ``code_path``).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["REFERENCE_ENV", "code_path", "reference"]
+
+#: The environment variable that selects the plain paths (``"1"``).
+REFERENCE_ENV = "VOSIM_REFERENCE"
+
+
+def reference() -> bool:
+    """Whether the plain reference paths run (``VOSIM_REFERENCE=1``), read at each call.
+
+    Returns
+    -------
+    bool
+        ``True`` when ``VOSIM_REFERENCE`` is ``"1"``.
+
+    Raises
+    ------
+    ValueError
+        ``VOSIM_REFERENCE`` is set to anything but ``""``, ``"0"`` or ``"1"``.
+    """
+    value = os.environ.get(REFERENCE_ENV, "")
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{REFERENCE_ENV}={value!r}: expected 0 or 1")
+    return value == "1"
+
+
+def code_path() -> str:
+    """``"reference"`` under ``VOSIM_REFERENCE=1``, else ``"fast"``: what a run records."""
+    return "reference" if reference() else "fast"

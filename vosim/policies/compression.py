@@ -1,0 +1,298 @@
+"""Compression of unstarted reservations in one compiled pass: the fast form of ``replan``.
+
+:func:`vosim.policies.replan.replan` searches each unstarted reservation again in priority
+order with numpy calls on the whole slot list (tens of calls per reservation, a new slot list
+per move). :func:`compress` gives the same moves (the same windows, spans in the same order,
+the same free slots after them) with the searches compiled by numba: the pass's free slots
+are held once as rows linked per node, a move updates only its nodes' rows, and the
+per-reservation work of the plain pass (which reservations may move at all, the window
+search, putting the old window back and cutting the new one out) runs without Python between
+two moves. Python sees only the moves found, so the availability rule (``P_a^w`` no lower)
+stays the plain one.
+
+``replan`` is the oracle: a test compares the two on random domains (hypothesis) and at every
+pass of runs on the bundled traces; ``VOSIM_REFERENCE=1`` makes
+:class:`~vosim.policies.replan.Replanner` call ``replan`` instead.
+
+References
+----------
+Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2 (compression: a reservation moves earlier
+when jobs end before their estimates, never later); AEP §2.1-2.2 (windows of ``n`` slots, task
+time ``V / p``, cost within the budget ``C``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+from vosim.allocators.base import Window
+from vosim.core.windows import Spans
+from vosim.errors import SlotError
+from vosim.market.slots import SlotList
+from vosim.market.uncertainty import window_availability
+from vosim.policies.base import CycleState, Decisions, QueuedJob, Replanned
+
+__all__ = ["compress"]
+
+#: Relative tolerance of budgets and task lengths (:data:`vosim.policies.windows._EPS`).
+_EPS = 1e-9
+#: Looser budget of the plain pass's necessary conditions (``replan``'s ``1 + 1e-6``).
+_LOOSE = 1e-6
+
+
+def compress(
+    state: CycleState,
+    known: Callable[[QueuedJob, Window], bool] | None = None,
+    freed: np.ndarray | None = None,
+) -> Replanned:
+    """:func:`~vosim.policies.replan.replan` with its searches compiled: the same result.
+
+    Parameters
+    ----------
+    state : CycleState
+        The pass: ``time``, ``reserved`` (in priority order), ``slots`` (read only if a
+        reservation is pending) and ``availability`` (read only for a move found).
+    known : callable (QueuedJob, Window) -> bool, optional
+        As ``replan``'s: whether a reservation was searched at the previous pass with this
+        window and found nothing; it is then searched only where time was freed since.
+    freed : numpy.ndarray of int, shape (k,), optional
+        Nodes that gained free time since the previous pass (``state.freed``).
+
+    Returns
+    -------
+    Replanned
+        As ``replan`` returns: the moves, the free slots after them (``None`` if nothing
+        moved), the reservations after them and the nodes their old windows freed.
+
+    Notes
+    -----
+    Per pass ``O(m + S)`` to load ``m`` slots and the ``S`` spans of the reservations; per
+    reservation searched ``O(m' log m')`` over the ``m'`` slots that may hold one of its tasks,
+    plus ``O(m')`` per candidate start; per move ``O(k log k)`` on its nodes' ``k`` rows.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), §2 (compression); AEP §2.1-2.2.
+    """
+    reserved = list(state.reserved)
+    decisions = Decisions()
+    moved: list[np.ndarray] = []
+    if reserved:
+        kernels = _kernels()
+        jobs = _Reservations(reserved)
+        flags = np.zeros(len(reserved), dtype=np.bool_)
+        if known is not None:
+            flags[:] = [known(job, old) for job, old in reserved]
+        rows = _Rows(state.slots, jobs, freed)
+        most = max(job.n for job, _ in reserved)
+        found = (
+            np.empty(most, dtype=np.int64),
+            np.empty(most),
+            np.empty(most),
+            np.empty(most),
+            np.empty(3),
+        )
+        now = float(state.time)
+        i = 0
+        while True:
+            columns = rows.columns, jobs.columns
+            i = kernels.next_move(*columns, flags, known is not None, now, i, found)
+            if i >= len(reserved):
+                break
+            job, old = reserved[i]
+            window = _window(found, job.n)
+            schedule = state.availability
+            if schedule is not None and window_availability(window, schedule) < window_availability(
+                old, schedule
+            ):
+                i += 1
+                continue
+            while (code := kernels.apply_move(rows.columns, jobs.columns, i, found)) == 2:
+                rows.grow()
+            if code:
+                raise SlotError(f"compress: the window found for job {job.index} lies in no slot")
+            decisions.cancel.append(job.index)
+            decisions.reserve.append((job.index, window))
+            moved.append(old.spans.node)
+            reserved[i] = (job, window)
+            i += 1
+    decisions.stats["moved"] = len(decisions.reserve)
+    if not moved:
+        return Replanned(decisions.settle(), None, reserved, np.empty(0, dtype=np.int64))
+    freed_nodes = np.unique(np.concatenate(moved).astype(np.int64, copy=False))
+    return Replanned(decisions.settle(), rows.slot_list(), reserved, freed_nodes)
+
+
+def _window(found: tuple[np.ndarray, ...], n: int) -> Window:
+    """The window :func:`next_move` wrote to ``found``, as ``windows.window_at`` builds it."""
+    node, end, price, perf, (start, runtime, cost) = found
+    return Window(
+        slots=Spans(
+            node[:n].copy(), np.full(n, start), end[:n].copy(), price[:n].copy(), perf[:n].copy()
+        ),
+        start=float(start),
+        runtime=float(runtime),
+        cost=float(cost),
+    )
+
+
+class _Reservations:
+    """The reservations of a pass as the kernels' columns, in priority order."""
+
+    def __init__(self, reserved: list[tuple[QueuedJob, Window]]) -> None:
+        jobs = [job for job, _ in reserved]
+        windows = [old for _, old in reserved]
+        spans = [old.spans for old in windows]
+        sizes = np.fromiter((len(sp) for sp in spans), dtype=np.int64, count=len(spans))
+        offsets = np.zeros(len(spans) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        self.columns = (
+            np.fromiter((job.n for job in jobs), dtype=np.int64, count=len(jobs)),
+            np.fromiter((job.volume for job in jobs), dtype=float, count=len(jobs)),
+            np.fromiter((job.budget for job in jobs), dtype=float, count=len(jobs)),
+            np.fromiter((w.start for w in windows), dtype=float, count=len(jobs)),
+            np.fromiter((w.runtime for w in windows), dtype=float, count=len(jobs)),
+            np.fromiter((w.cost for w in windows), dtype=float, count=len(jobs)),
+            offsets,
+            np.concatenate([sp.node for sp in spans]).astype(np.int64, copy=False),
+            np.concatenate([sp.start for sp in spans]).astype(float, copy=False),
+            np.concatenate([sp.end for sp in spans]).astype(float, copy=False),
+            np.concatenate([sp.price for sp in spans]).astype(float, copy=False),
+            np.concatenate([sp.performance for sp in spans]).astype(float, copy=False),
+        )
+        self.nodes = int(self.columns[7].max()) + 1 if offsets[-1] else 0
+
+
+class _Rows:
+    """The pass's free slots as rows linked per node, and the nodes joined so far.
+
+    Parameters
+    ----------
+    slots : SlotList
+        The free slots (maximal per node).
+    jobs : _Reservations
+        The reservations (their nodes size the per-node arrays).
+    freed : numpy.ndarray of int or None
+        Nodes that gained free time since the previous pass: joined from the start.
+    """
+
+    def __init__(self, slots: SlotList, jobs: _Reservations, freed: np.ndarray | None) -> None:
+        m = len(slots)
+        gained = np.empty(0, dtype=np.int64) if freed is None else np.asarray(freed, np.int64)
+        nodes = max(
+            jobs.nodes,
+            int(slots.node.max()) + 1 if m else 0,
+            int(gained.max()) + 1 if gained.size else 0,
+        )
+        cap = 2 * m + 4 * int(jobs.columns[6][-1]) + 16
+        self.node = np.empty(cap, dtype=np.int64)
+        self.start = np.empty(cap)
+        self.end = np.empty(cap)
+        self.price = np.empty(cap)
+        self.performance = np.empty(cap)
+        self.alive = np.zeros(cap, dtype=np.bool_)
+        self.nxt = np.full(cap, -1, dtype=np.int64)
+        self.node[:m] = slots.node
+        self.start[:m] = slots.start
+        self.end[:m] = slots.end
+        self.price[:m] = slots.price
+        self.performance[:m] = slots.performance
+        self.alive[:m] = True
+        # per-node lists: each row points to the previous row of its node (-1: the first)
+        self.head = np.full(nodes, -1, dtype=np.int64)
+        order = np.argsort(self.node[:m], kind="stable")
+        ids = self.node[:m][order]
+        same = np.flatnonzero(ids[1:] == ids[:-1])
+        self.nxt[order[same + 1]] = order[same]
+        last = np.flatnonzero(np.append(ids[1:] != ids[:-1], True)) if m else np.empty(0, int)
+        self.head[ids[last]] = order[last]
+        self.top = np.array([m], dtype=np.int64)
+        # groups of alike rows: runs of equal (start, end, price, performance) in slot-list
+        # order (a node's free processors mostly), as SlotGroups groups them
+        new = np.ones(m, dtype=bool)
+        if m > 1:
+            new[1:] = (
+                (slots.start[1:] != slots.start[:-1])
+                | (slots.end[1:] != slots.end[:-1])
+                | (slots.price[1:] != slots.price[:-1])
+                | (slots.performance[1:] != slots.performance[:-1])
+            )
+        first = np.flatnonzero(new)
+        groups = first.size
+        self.gid = np.zeros(cap, dtype=np.int64)
+        self.gid[:m] = np.cumsum(new) - 1
+        self.gstart = np.empty(cap)
+        self.gend = np.empty(cap)
+        self.gprice = np.empty(cap)
+        self.gperf = np.empty(cap)
+        self.gcount = np.zeros(cap, dtype=np.int64)
+        self.gstart[:groups] = slots.start[first]
+        self.gend[:groups] = slots.end[first]
+        self.gprice[:groups] = slots.price[first]
+        self.gperf[:groups] = slots.performance[first]
+        self.gcount[:groups] = np.diff(np.append(first, m))
+        self.gtop = np.array([groups], dtype=np.int64)
+        self.joined = np.zeros(nodes, dtype=np.bool_)
+        self.jlist = np.empty(nodes, dtype=np.int64)
+        gained = np.unique(gained)
+        self.joined[gained] = True
+        self.jlist[: gained.size] = gained
+        self.jcount = np.array([gained.size], dtype=np.int64)
+
+    @property
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The kernels' row arguments, in their order."""
+        return (
+            self.node,
+            self.start,
+            self.end,
+            self.price,
+            self.performance,
+            self.alive,
+            self.head,
+            self.nxt,
+            self.top,
+            self.joined,
+            self.jlist,
+            self.jcount,
+            self.gid,
+            self.gstart,
+            self.gend,
+            self.gprice,
+            self.gperf,
+            self.gcount,
+            self.gtop,
+        )
+
+    def grow(self) -> None:
+        """Twice the room for rows (the kernels refused a move for lack of it)."""
+        names = ("node", "start", "end", "price", "performance", "alive", "nxt", "gid")
+        names += ("gstart", "gend", "gprice", "gperf", "gcount")
+        for name in names:
+            old = getattr(self, name)
+            new = np.full(2 * old.size, -1 if name == "nxt" else 0, dtype=old.dtype)
+            new[: old.size] = old
+            setattr(self, name, new)
+
+    def slot_list(self) -> SlotList:
+        """The live rows as a slot list, ordered by (start, node) as ``SlotList`` keeps it."""
+        live = np.flatnonzero(self.alive[: self.top[0]])
+        order = live[np.lexsort((self.node[live], self.start[live]))]
+        return SlotList.trusted(
+            self.node[order],
+            self.start[order],
+            self.end[order],
+            self.price[order],
+            self.performance[order],
+        )
+
+
+@functools.cache
+def _kernels():
+    """The compiled kernels, imported at the first pass that re-plans (numba loads then)."""
+    from vosim.policies import compression_kernels
+
+    return compression_kernels

@@ -1,0 +1,636 @@
+"""The compiled parts of :func:`vosim.policies.compression.compress` (numba).
+
+A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): only a run
+that re-plans reservations loads it. Every function mirrors a numpy step of the plain pass
+(:mod:`vosim.policies.replan`, :mod:`vosim.policies.windows`) operation for operation where
+it decides something, so the floats compared are the same floats; the docstrings name the
+step. Steps that only skip work (a necessary condition) compare with the plain pass's loosened
+budget, so float rounding never skips a window the plain pass finds.
+
+Three tuples carry the state (numba passes their arrays by reference):
+
+``rows``
+    The free slots as rows ``node, start, end, price, perf`` with an ``alive`` flag, linked
+    per node (``head[node]``, ``nxt[row]``; ``top[0]`` rows in use), the nodes ``joined``
+    (time freed on them since the previous search of a known reservation; also the first
+    ``jcount[0]`` entries of ``jlist``), and groups of alike rows (equal start, end, price and
+    performance): ``gid[row]``, ``gstart, gend, gprice, gperf, gcount`` (live rows of the
+    group), ``gtop[0]`` groups in use. A row whose values change leaves its group.
+``jobs``
+    The reservations in priority order: ``n, volume, budget`` (the job's), the held window's
+    ``ostart, oruntime, ocost`` and its spans ``soff[i]:soff[i + 1]`` of ``snode, sstart,
+    send, sprice, sperf``.
+``out``
+    The window found: ``node, end, price, perf`` per span (in the window's order) and
+    ``scal = (start, runtime, cost)``.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: Relative tolerance of budgets and task lengths (:data:`vosim.policies.windows._EPS`).
+_EPS = 1e-9
+#: Looser budget of the plain pass's necessary conditions.
+_LOOSE = 1e-6
+
+_jit = numba.njit(cache=True)
+
+
+@_jit
+def _block_sum(a, lo, n):  # pragma: no cover - compiled
+    """The pairwise sum numpy takes of ``a[lo:lo + n]`` for ``n <= 128``: eight running sums."""
+    if n < 8:
+        res = -0.0
+        for k in range(n):
+            res += a[lo + k]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    k = 8
+    while k < n - (n % 8):
+        r0 += a[lo + k]
+        r1 += a[lo + k + 1]
+        r2 += a[lo + k + 2]
+        r3 += a[lo + k + 3]
+        r4 += a[lo + k + 4]
+        r5 += a[lo + k + 5]
+        r6 += a[lo + k + 6]
+        r7 += a[lo + k + 7]
+        k += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while k < n:
+        res += a[lo + k]
+        k += 1
+    return res
+
+
+@_jit
+def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+    """The sum numpy takes of ``a[lo:lo + n]``, bit for bit (its pairwise summation).
+
+    Blocks of up to 128 values are summed by :func:`_block_sum`; a longer run is split in two
+    at ``n // 2`` rounded down to a multiple of 8 and the halves' sums added, as numpy does.
+    Its recursion is walked with explicit stacks (numba does not cache recursive functions).
+    """
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    task_lo = np.empty(128, dtype=np.int64)
+    task_n = np.empty(128, dtype=np.int64)  # -1: add the two sums on top of ``sums``
+    sums = np.empty(128)
+    t, s = 1, 0
+    task_lo[0], task_n[0] = lo, n
+    while t:
+        t -= 1
+        low, k = task_lo[t], task_n[t]
+        if k < 0:
+            s -= 1
+            sums[s - 1] = sums[s - 1] + sums[s]
+        elif k <= 128:
+            sums[s] = _block_sum(a, low, k)
+            s += 1
+        else:
+            half = k // 2
+            half -= half % 8
+            task_lo[t], task_n[t] = 0, -1
+            task_lo[t + 1], task_n[t + 1] = low + half, k - half
+            task_lo[t + 2], task_n[t + 2] = low, half
+            t += 3
+    return sums[0]
+
+
+@_jit
+def _lexsort4(k1, k2, k3, k4):  # pragma: no cover - compiled
+    """``np.lexsort((k4, k3, k2, k1))``: by ``k1``, ties by ``k2``, ``k3``, then ``k4``."""
+    order = np.argsort(k4, kind="mergesort")
+    order = order[np.argsort(k3[order], kind="mergesort")]
+    order = order[np.argsort(k2[order], kind="mergesort")]
+    return order[np.argsort(k1[order], kind="mergesort")]
+
+
+@_jit
+def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
+    """``windows.window_at(free, t, job)``: the ``n`` cheapest tasks at ``t`` within budget.
+
+    ``free``: ``(node, start, end, price, perf)`` of the slots searched. Writes the window to
+    ``out``; returns whether one was found.
+    """
+    fnode, fstart, fend, fprice, fperf = free
+    out_node, out_end, out_price, out_perf, scal = out
+    m = fnode.size
+    d = volume / fperf
+    ok = np.empty(m, dtype=np.int64)
+    k = 0
+    for r in range(m):
+        if fstart[r] <= t and fend[r] - t >= d[r] * (1 - _EPS):
+            ok[k] = r
+            k += 1
+    if k < n:
+        return False
+    rows = ok[:k]
+    cost = fprice[rows] * d[rows]
+    slack = fend[rows] - (t + d[rows])
+    idle = t - fstart[rows]
+    order = _lexsort4(cost, slack, idle, fnode[rows].astype(np.float64))[:n]
+    chosen = cost[order]
+    total = pairwise_sum(chosen, 0, n)
+    if total > budget * (1 + _EPS):
+        return False
+    runtime = -np.inf
+    for j in range(n):
+        r = rows[order[j]]
+        out_node[j] = fnode[r]
+        out_end[j] = min(t + d[r], fend[r])
+        out_price[j] = fprice[r]
+        out_perf[j] = fperf[r]
+        runtime = max(runtime, d[r])
+    scal[0] = t
+    scal[1] = runtime
+    scal[2] = total
+    return True
+
+
+@_jit
+def _fenwick_add(counts, sums, at, value, count):  # pragma: no cover - compiled
+    """Add ``count`` rows of total ``value`` at rank ``at`` (1-based)."""
+    size = counts.size - 1
+    while at <= size:
+        counts[at] += count
+        sums[at] += value
+        at += at & -at
+
+
+@_jit
+def _fenwick_smallest(counts, sums, cost_of_rank, step, k):  # pragma: no cover - compiled
+    """The sum of the ``k`` cheapest rows present (at least ``k`` are), by a descent.
+
+    ``cost_of_rank[r]``: one row's cost at rank ``r``; ``step``: the largest power of two not
+    above the tree's size.
+    """
+    size = counts.size - 1
+    pos = 0
+    left = k
+    total = 0.0
+    while step:
+        nxt = pos + step
+        if nxt <= size and counts[nxt] < left:
+            pos = nxt
+            left -= counts[nxt]
+            total += sums[nxt]
+        step //= 2
+    return total + left * cost_of_rank[pos + 1]
+
+
+@_jit
+def _covered(points, lo, hi):  # pragma: no cover - compiled
+    """Which ``points`` (ascending) lie in some ``[lo_r, hi_r]``: bool, shape of ``points``."""
+    order = np.argsort(lo, kind="mergesort")
+    inside = np.zeros(points.size, dtype=np.bool_)
+    reach = -np.inf  # the furthest hi of the intervals opened so far
+    q = 0
+    for c in range(points.size):
+        t = points[c]
+        while q < order.size and lo[order[q]] <= t:
+            reach = max(reach, hi[order[q]])
+            q += 1
+        inside[c] = reach >= t
+    return inside
+
+
+@_jit
+def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no cover - compiled
+    """The starts before ``before`` where a window may hold ``k`` tasks, ascending.
+
+    Over entries (a slot, or a group of ``count`` alike slots) that can hold a task from any
+    start in ``[lo, hi]`` at ``cost`` each: the candidate starts of
+    ``windows.candidate_starts`` (an entry's ``lo`` where at least ``k`` slots hold a task),
+    with ``near`` only those where a ``mine`` entry holds one (``replan.earlier_window``'s
+    ``freed``), and only those where the ``k`` cheapest tasks present fit ``limit`` (the
+    loosened budget, as ``replan._affordable``): a sweep over the starts keeps the entries
+    present in a Fenwick tree over their cost ranks (an entry leaves after its ``hi``,
+    widened by ``1e-9`` relative as ``_affordable`` widens it). At the other starts no window
+    holds the job.
+    """
+    ok = np.flatnonzero(lo <= hi)
+    if count[ok].sum() < k:
+        return np.empty(0)
+    lo, hi, cost, count, mine = lo[ok], hi[ok], cost[ok], count[ok], mine[ok]
+    f = lo.size
+    by_lo = np.argsort(lo, kind="mergesort")
+    by_hi = np.argsort(hi, kind="mergesort")
+    # the distinct lo values (ascending) where at least k slots hold a task: slots with
+    # lo <= t less those with hi < t, walked with two pointers
+    cands = np.empty(f)
+    c = 0
+    held = 0
+    q = 0
+    e = 0
+    while q < f:
+        t = lo[by_lo[q]]
+        while q < f and lo[by_lo[q]] <= t:
+            held += count[by_lo[q]]
+            q += 1
+        while e < f and hi[by_hi[e]] < t:
+            held -= count[by_hi[e]]
+            e += 1
+        if held >= k and t < before:
+            cands[c] = t
+            c += 1
+    cands = cands[:c]
+    if near and cands.size:
+        cands = cands[_covered(cands, lo[mine], hi[mine])]
+    if not cands.size:
+        return cands
+    by_cost = np.argsort(cost, kind="mergesort")
+    rank = np.empty(f, dtype=np.int64)
+    rank[by_cost] = np.arange(1, f + 1)
+    cost_of_rank = np.empty(f + 1)
+    cost_of_rank[1:] = cost[by_cost]
+    wide = hi + 1e-9 * np.maximum(np.abs(hi), 1.0)
+    counts = np.zeros(f + 1, dtype=np.int64)
+    sums = np.zeros(f + 1)
+    present = np.zeros(f, dtype=np.bool_)
+    total = 0
+    step = 1
+    while step * 2 <= f:
+        step *= 2
+    keep = np.zeros(cands.size, dtype=np.bool_)
+    q = 0
+    e = 0
+    for c in range(cands.size):
+        t = cands[c]
+        while q < f and lo[by_lo[q]] <= t:
+            r = by_lo[q]
+            present[r] = True
+            _fenwick_add(counts, sums, rank[r], cost[r] * count[r], count[r])
+            total += count[r]
+            q += 1
+        while e < f and wide[by_hi[e]] < t:  # by_hi orders wide too, up to rounding
+            r = by_hi[e]
+            if present[r]:
+                present[r] = False
+                _fenwick_add(counts, sums, rank[r], -cost[r] * count[r], -count[r])
+                total -= count[r]
+            e += 1
+        keep[c] = total >= k and _fenwick_smallest(counts, sums, cost_of_rank, step, k) <= limit
+    return cands[keep]
+
+
+@_jit
+def _own_runs(rows, j, a, b, price, perf):  # pragma: no cover - compiled
+    """``windows.release`` on one node: its live rows with the span ``[a, b)`` put back.
+
+    The rows of a node are disjoint and do not touch, and the span lies in their busy time,
+    so it joins only a row ending at ``a`` and one starting at ``b``. Returns the rows after
+    (``start, end, price, perf``, by start), the joined one taking the price and performance
+    of its first part, as ``release`` takes them.
+    """
+    start, end, rprice, rperf, alive, head, nxt = rows[1:8]
+    m = 0
+    r = head[j]
+    while r >= 0:
+        m += alive[r]
+        r = nxt[r]
+    ra = np.empty(m + 1)
+    rb = np.empty(m + 1)
+    rp = np.empty(m + 1)
+    rf = np.empty(m + 1)
+    first, last, lp, lf = a, b, price, perf
+    c = 0
+    r = head[j]
+    while r >= 0:
+        if alive[r]:
+            if end[r] == a:  # the row just before the span: the run starts there
+                first, lp, lf = start[r], rprice[r], rperf[r]
+            elif start[r] == b:  # the row just after: the run ends with it
+                last = end[r]
+            else:
+                ra[c], rb[c], rp[c], rf[c] = start[r], end[r], rprice[r], rperf[r]
+                c += 1
+        r = nxt[r]
+    ra[c], rb[c], rp[c], rf[c] = first, last, lp, lf
+    c += 1
+    o = np.argsort(ra[:c], kind="mergesort")
+    return ra[:c][o], rb[:c][o], rp[:c][o], rf[:c][o]
+
+
+@_jit
+def _cheapest_task(rows, jobs, i, slow, by_rows):  # pragma: no cover - compiled
+    """``replan._cheapest_task``: the least cost of a task of reservation ``i`` fast enough.
+
+    Over the slots searched (the joined nodes' rows with ``by_rows``, else every live group)
+    and the old window's spans; ``inf`` if none is fast enough (``task <= slow``).
+    """
+    price, perf, alive, head, nxt, jlist, jcount = (
+        rows[3], rows[4], rows[5], rows[6], rows[7], rows[10], rows[11],
+    )  # fmt: skip
+    gprice, gperf, gcount, gtop = rows[15], rows[16], rows[17], rows[18]
+    v, soff, sprice, sperf = jobs[1], jobs[6], jobs[10], jobs[11]
+    low = np.inf
+    if by_rows:
+        for q in range(jcount[0]):
+            r = head[jlist[q]]
+            while r >= 0:
+                if alive[r]:
+                    task = v[i] / perf[r]
+                    if task <= slow and price[r] * task < low:
+                        low = price[r] * task
+                r = nxt[r]
+    else:
+        for g in range(gtop[0]):
+            if gcount[g]:
+                task = v[i] / gperf[g]
+                if task <= slow and gprice[g] * task < low:
+                    low = gprice[g] * task
+    for s in range(soff[i], soff[i + 1]):
+        task = v[i] / sperf[s]
+        if task <= slow and sprice[s] * task < low:
+            low = sprice[s] * task
+    return low
+
+
+@_jit
+def _search(rows, jobs, i, near, now, out):  # pragma: no cover - compiled
+    """``replan.earlier_window`` for reservation ``i``; ``near``: searched where time was freed.
+
+    The slots searched are every row (as groups of alike rows), or with ``near`` and one
+    task only the joined nodes' rows; the old window's spans are put back on its nodes
+    (:func:`_own_runs`), the slots that cannot hold a task fast and cheap enough before the
+    old start dropped, and the first start of :func:`_starts` at which :func:`_window_at`
+    finds a window on the slots kept wins.
+    """
+    node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount = rows[:12]
+    gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:]
+    n, volume, budget, ostart, oruntime, ocost, soff, snode, sstart, send, sprice, sperf = jobs
+    k = n[i]
+    v = volume[i]
+    cap = min(budget[i], ocost[i])
+    slow = oruntime[i] * (1 + _EPS)
+    s0, s1 = soff[i], soff[i + 1]
+    before = ostart[i]
+    by_rows = near and k == 1
+    low = _cheapest_task(rows, jobs, i, slow, by_rows)
+    if low == np.inf:
+        return False
+    bound = cap * (1 + _LOOSE) - (k - 1) * low
+    # entries: slots (by_rows) or groups of the other nodes, then the old nodes' runs
+    own = np.zeros(head.size, dtype=np.bool_)
+    for s in range(s0, s1):
+        own[snode[s]] = True
+    if by_rows:
+        size = 0
+        for q in range(jcount[0]):
+            r = head[jlist[q]]
+            while r >= 0:
+                size += alive[r]
+                r = nxt[r]
+    else:
+        size = gtop[0]
+    runs = 0
+    for s in range(s0, s1):
+        if joined[snode[s]] or not by_rows:
+            r = head[snode[s]]
+            while r >= 0:
+                runs += alive[r]
+                r = nxt[r]
+        runs += 1
+    enode = np.empty(size + runs, dtype=np.int64)  # a row's node; -1 for a group
+    egroup = np.full(size + runs, -1, dtype=np.int64)
+    est = np.empty(size + runs)
+    een = np.empty(size + runs)
+    epr = np.empty(size + runs)
+    epf = np.empty(size + runs)
+    ecount = np.empty(size + runs, dtype=np.int64)
+    emine = np.zeros(size + runs, dtype=np.bool_)
+    f = 0
+    if by_rows:
+        for q in range(jcount[0]):
+            r = head[jlist[q]]
+            while r >= 0:
+                if alive[r] and not own[node[r]]:
+                    task = v / perf[r]
+                    if start[r] < before and task <= slow and price[r] * task <= bound:
+                        enode[f], est[f], een[f] = node[r], start[r], end[r]
+                        epr[f], epf[f], ecount[f], emine[f] = price[r], perf[r], 1, True
+                        f += 1
+                r = nxt[r]
+    else:
+        count = gcount[: gtop[0]].copy()
+        mine = np.zeros(gtop[0], dtype=np.bool_)
+        for s in range(s0, s1):  # the old nodes' rows leave their groups for this search
+            r = head[snode[s]]
+            while r >= 0:
+                if alive[r]:
+                    count[gid[r]] -= 1
+                r = nxt[r]
+        if near:
+            for q in range(jcount[0]):
+                if not own[jlist[q]]:
+                    r = head[jlist[q]]
+                    while r >= 0:
+                        if alive[r]:
+                            mine[gid[r]] = True
+                        r = nxt[r]
+        for g in range(gtop[0]):
+            if count[g] > 0:
+                task = v / gperf[g]
+                if gstart[g] < before and task <= slow and gprice[g] * task <= bound:
+                    enode[f], egroup[f], est[f], een[f] = -1, g, gstart[g], gend[g]
+                    epr[f], epf[f], ecount[f], emine[f] = gprice[g], gperf[g], count[g], mine[g]
+                    f += 1
+    for s in range(s0, s1):
+        j = snode[s]
+        if by_rows and not joined[j]:  # not among the slots searched: the span alone
+            ra = np.array([sstart[s]])
+            rb = np.array([send[s]])
+            rp = np.array([sprice[s]])
+            rf = np.array([sperf[s]])
+        else:
+            ra, rb, rp, rf = _own_runs(rows, j, sstart[s], send[s], sprice[s], sperf[s])
+        for c in range(ra.size):
+            task = v / rf[c]
+            if ra[c] < before and task <= slow and rp[c] * task <= bound:
+                enode[f], est[f], een[f], epr[f], epf[f] = j, ra[c], rb[c], rp[c], rf[c]
+                ecount[f], emine[f] = 1, joined[j]
+                f += 1
+    if ecount[:f].sum() < k:
+        return False
+    lo = np.maximum(est[:f], now)
+    hi = een[:f] - v / epf[:f] * (1 - _EPS)
+    cost = epr[:f] * (v / epf[:f])
+    starts = _starts(lo, hi, cost, ecount[:f], emine[:f], k, cap * (1 + _LOOSE), near, before)
+    if not starts.size:
+        return False
+    # the slots kept, one per row (a group's live rows), as windows.window_at sees them
+    keep = np.zeros(gtop[0], dtype=np.bool_)
+    slots = 0
+    for e in range(f):
+        if egroup[e] >= 0:
+            keep[egroup[e]] = True
+        slots += ecount[e]
+    fnode = np.empty(slots, dtype=np.int64)
+    fstart = np.empty(slots)
+    fend = np.empty(slots)
+    fprice = np.empty(slots)
+    fperf = np.empty(slots)
+    c = 0
+    if not by_rows:
+        for r in range(top[0]):
+            if alive[r] and keep[gid[r]] and not own[node[r]]:
+                fnode[c], fstart[c], fend[c], fprice[c], fperf[c] = (
+                    node[r], start[r], end[r], price[r], perf[r],
+                )  # fmt: skip
+                c += 1
+    for e in range(f):
+        if egroup[e] < 0:
+            fnode[c], fstart[c], fend[c], fprice[c], fperf[c] = (
+                enode[e], est[e], een[e], epr[e], epf[e],
+            )  # fmt: skip
+            c += 1
+    free = (fnode, fstart, fend, fprice, fperf)
+    for t in starts:
+        if _window_at(free, t, k, v, cap, out):
+            return True
+    return False
+
+
+@_jit
+def _may_use(rows, jobs, i, now):  # pragma: no cover - compiled
+    """``replan._may_use`` over the joined nodes' rows: whether reservation ``i`` may move."""
+    start, end, price, perf, alive, head, nxt = rows[1:8]
+    joined, jlist, jcount = rows[9:12]
+    n, volume, budget, ostart, oruntime, ocost, soff, snode = jobs[:8]
+    s0, s1 = soff[i], soff[i + 1]
+    for s in range(s0, s1):
+        if joined[snode[s]]:
+            return True
+    v = volume[i]
+    slow = oruntime[i] * (1 + _EPS)
+    least = np.inf  # the cheapest task on a joined row meeting the other conditions
+    for q in range(jcount[0]):
+        r = head[jlist[q]]
+        while r >= 0:
+            if alive[r]:
+                task = v / perf[r]
+                if (
+                    start[r] < ostart[i]
+                    and task <= slow
+                    and max(start[r], now) <= end[r] - task * (1 - _EPS)
+                    and price[r] * task < least
+                ):
+                    least = price[r] * task
+            r = nxt[r]
+    if least == np.inf:
+        return False
+    low = _cheapest_task(rows, jobs, i, slow, False)
+    limit = min(budget[i], ocost[i]) * (1 + _LOOSE) - (n[i] - 1) * low
+    return least <= limit
+
+
+@_jit
+def next_move(rows, jobs, known, use_known, now, i0, out):  # pragma: no cover - compiled
+    """The first reservation from ``i0`` on (priority order) that ``replan`` would move.
+
+    A known reservation (searched before with this window) is searched only if time was
+    freed on a node it may use (:func:`_may_use`), and then only for windows that use such
+    time. Returns its index, with the window in ``out``; ``len(n)`` if none.
+    """
+    jcount = rows[11]
+    n = jobs[0]
+    for i in range(i0, n.size):
+        near = use_known and known[i]
+        if near and (jcount[0] == 0 or not _may_use(rows, jobs, i, now)):
+            continue
+        if _search(rows, jobs, i, near, now, out):
+            return i
+    return n.size
+
+
+@_jit
+def _add_row(rows, j, a, b, pr, pf):  # pragma: no cover - compiled
+    """A live row ``(j, a, b, pr, pf)`` at the end, first in node ``j``'s list, alone in a group."""
+    node, start, end, price, perf, alive, head, nxt, top = rows[:9]
+    r = top[0]
+    node[r], start[r], end[r], price[r], perf[r] = j, a, b, pr, pf
+    alive[r] = True
+    nxt[r] = head[j]
+    head[j] = r
+    top[0] = r + 1
+    _regroup(rows, r)
+
+
+@_jit
+def _regroup(rows, r):  # pragma: no cover - compiled
+    """Row ``r`` (live, values set) into a new group of its own."""
+    start, end, price, perf = rows[1], rows[2], rows[3], rows[4]
+    gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:]
+    g = gtop[0]
+    gstart[g], gend[g], gprice[g], gperf[g], gcount[g] = start[r], end[r], price[r], perf[r], 1
+    gid[r] = g
+    gtop[0] = g + 1
+
+
+@_jit
+def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
+    """Move reservation ``i`` to the window in ``out``: ``release(slots, old).cut(window)``.
+
+    The old spans are put back on their nodes (:func:`_own_runs`), the window's spans cut out
+    of the rows that hold them (``SlotList.cut``: ``[start, a)`` kept if not empty, ``[b,
+    end)`` added), and the old window's nodes joined. Returns 0; 1 if a span lies in no row
+    (``SlotError``); 2, with nothing changed, if the arrays have too little room left (grow
+    them, call again).
+    """
+    node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount = rows[:12]
+    gid, gcount, gtop = rows[12], rows[17], rows[18]
+    n, soff, snode, sstart, send, sprice, sperf = (
+        jobs[0], jobs[6], jobs[7], jobs[8], jobs[9], jobs[10], jobs[11],
+    )  # fmt: skip
+    out_node, out_end, scal = out[0], out[1], out[4]
+    need = 2 * n[i]  # rows (and groups) added: one per run put back, two per cut at most
+    for s in range(soff[i], soff[i + 1]):
+        r = head[snode[s]]
+        while r >= 0:
+            need += alive[r]
+            r = nxt[r]
+    if top[0] + need > node.size or gtop[0] + need > gcount.size:
+        return 2
+    for s in range(soff[i], soff[i + 1]):
+        j = snode[s]
+        ra, rb, rp, rf = _own_runs(rows, j, sstart[s], send[s], sprice[s], sperf[s])
+        r = head[j]
+        while r >= 0:
+            if alive[r]:
+                alive[r] = False
+                gcount[gid[r]] -= 1
+            r = nxt[r]
+        head[j] = -1
+        for c in range(ra.size):
+            _add_row(rows, j, ra[c], rb[c], rp[c], rf[c])
+        if not joined[j]:
+            joined[j] = True
+            jlist[jcount[0]] = j
+            jcount[0] += 1
+    t = scal[0]
+    for q in range(n[i]):
+        j = out_node[q]
+        e = out_end[q]
+        hit = -1
+        r = head[j]
+        while r >= 0:
+            if alive[r] and start[r] <= t and end[r] >= e:
+                hit = r
+                break
+            r = nxt[r]
+        if hit < 0:
+            return 1
+        tail = end[hit]
+        gcount[gid[hit]] -= 1
+        end[hit] = t
+        if t <= start[hit]:
+            alive[hit] = False
+        else:
+            _regroup(rows, hit)
+        if tail > e:
+            _add_row(rows, j, e, tail, price[hit], perf[hit])
+    return 0
