@@ -1,4 +1,4 @@
-"""The whole UniLu-Gaia trace through vosim's default scenario with AMP, beside AccaSim.
+"""The whole UniLu-Gaia trace through vosim's VO scenario (AMP, or the default), beside AccaSim.
 
 Issue 6's target: all 51,987 jobs of UniLu-Gaia-2014-2 through the default VO scenario with
 every user's window search set to AMP, per-job output written, at >= 2,700 jobs/s (AccaSim
@@ -87,6 +87,7 @@ import numpy as np
 
 jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
 seed, out, stretch = int(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4])
+allocator = sys.argv[5]  # "": each criterion's own search (the default scenario)
 trace = "UniLu-Gaia-2014-2"
 if stretch:  # the stationary control: the trace's jobs shuffled, arrivals spread evenly
     from vosim.data import trace_path
@@ -128,22 +129,24 @@ def calibrate():
 def timed(self):
     if self.cycles % EVERY == 0:
         calibrate()
-    done, queue = self.completed, self.queue_length
-    classes = int((self.classes.count > 0).sum())
+    done, queue = self.execution.completed, self.queue_length
+    classes = getattr(self.scheduler, "classes", None)  # the cyclic scheme's request classes
+    waiting = 0 if classes is None else int((classes.count > 0).sum())
     t = time.perf_counter()
     cycle(self)
     dt = time.perf_counter() - t
-    failed = int((self.classes.stamp == self.cycles).sum())
+    failed = 0 if classes is None else int((classes.stamp == self.cycles).sum())
     busy = sum(o.schedule.intervals()[0].size for o in self.model.owners)
-    rows.append((done, queue, dt, self.last_scheduled, failed, classes, speed[0], busy))
+    rows.append((done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy))
 
 
 MetaschedulerAgent.cycle = timed
-amp = dict.fromkeys(("finish", "runtime", "cost"), "amp")
+searches = dict.fromkeys(("finish", "runtime", "cost"), allocator) if allocator else {}
 calibrate()  # warm up: the recorded calibrations are taken every EVERY cycles of the run
 spent[0] = 0.0
 t0 = time.perf_counter()
-model = VOModel(trace=trace, jobs=jobs, criterion_allocators=amp, rng=seed)
+model = VOModel(trace=trace, jobs=jobs, rng=seed, **(
+    {"criterion_allocators": searches} if searches else {}))
 t1 = time.perf_counter()
 model.run()
 t2 = time.perf_counter()
@@ -162,15 +165,20 @@ print("VOSIM " + json.dumps(dict(
 """
 
 
-def run_vosim(jobs: str, seed: int, out: Path, stretch: float = 0.0) -> dict:
+def run_vosim(
+    jobs: str, seed: int, out: Path, stretch: float = 0.0, allocator: str = "amp"
+) -> dict:
     """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict.
+
+    ``allocator``: every user's window search (``""``: each criterion's own, the default
+    scenario).
 
     ``stretch`` > 0: the stationary control instead of the trace as recorded (its jobs in a
     random order drawn from ``seed``, arrivals uniform over ``stretch`` times its span).
     """
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
     proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, jobs, str(seed), str(out), str(stretch)],
+        [sys.executable, "-c", _WORKER, jobs, str(seed), str(out), str(stretch), allocator],
         capture_output=True,
         text=True,
         env=env,
@@ -256,7 +264,7 @@ def flatness(df: pd.DataFrame, seconds: pd.Series) -> list[str]:
 
     plain = np.polyfit(done, ms, 1)[0]
     idle = df["scheduled"] == 0
-    idle_slope = np.polyfit(done[idle], ms[idle], 1)[0]
+    idle_slope = np.polyfit(done[idle], ms[idle], 1)[0] if idle.sum() > 1 else np.nan
     design = np.column_stack(
         [np.ones(len(df)), df["scheduled"], df["failed"], df["released"], done]
     )
@@ -321,6 +329,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="vosim's seed (default 1)")
     parser.add_argument("--skip-accasim", action="store_true", help="measure vosim only")
     parser.add_argument(
+        "--allocator",
+        default="amp",
+        help="every user's window search (default amp, issue 6's scenario); '' keeps each "
+        "criterion's own: the default scenario",
+    )
+    parser.add_argument(
         "--together",
         action="store_true",
         help="run AccaSim and vosim at the same time, one core each (default: AccaSim, then "
@@ -355,11 +369,11 @@ def main(argv: list[str] | None = None) -> int:
         peer = None if args.skip_accasim else pool.submit(run_accasim_gaia, args.jobs, work)
         if not args.together and peer is not None:
             peer.result()
-        v = run_vosim(args.jobs, args.seed, Path(tmp))
+        v = run_vosim(args.jobs, args.seed, Path(tmp), allocator=args.allocator)
         rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
         a = None if peer is None else peer.result()
         if args.control:
-            c = run_vosim(args.jobs, args.seed, Path(tmp), args.control)
+            c = run_vosim(args.jobs, args.seed, Path(tmp), args.control, args.allocator)
             control = json.loads((Path(tmp) / "cycle_times.json").read_text())
     rate = v["jobs"] / v["total_s"]
     print(
