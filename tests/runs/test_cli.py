@@ -5,6 +5,7 @@ import sys
 import pandas as pd
 import pytest
 
+from vosim.core.code_path import code_path
 from vosim.runs.cli import main
 
 NASA = "NASA-iPSC-1993-3.1-cln"
@@ -27,7 +28,7 @@ def test_run_writes_every_output(tmp_path, capsys):
     states = ("completed", "rejected", "withdrawn", "unfinished")
     assert sum(summary[k] for k in states) == 120
     assert summary["unfinished"] == 0  # no --horizon: the run drains
-    assert summary["code_path"] == "fast"  # VOSIM_REFERENCE=1 would say "reference"
+    assert summary["code_path"] == code_path()  # "fast", or "reference" (VOSIM_REFERENCE=1)
     assert summary["completed"] == int((jobs["state"] == "completed").sum())
     cycles = pd.read_parquet(out / "cycles.parquet")
     assert {
