@@ -35,7 +35,7 @@ _EPS = 1e-9
 #: Looser budget of the plain pass's necessary conditions.
 _LOOSE = 1e-6
 
-_jit = numba.njit(cache=True)
+_jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 
 
 @_jit
