@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from vosim.errors import ParameterError
+
 __all__ = ["REFERENCE_ENV", "code_path", "reference"]
 
 #: The environment variable that selects the plain paths (``"1"``).
@@ -26,12 +28,12 @@ def reference() -> bool:
 
     Raises
     ------
-    ValueError
+    ParameterError
         ``VOSIM_REFERENCE`` is set to anything but ``""``, ``"0"`` or ``"1"``.
     """
     value = os.environ.get(REFERENCE_ENV, "")
     if value not in ("", "0", "1"):
-        raise ValueError(f"{REFERENCE_ENV}={value!r}: expected 0 or 1")
+        raise ParameterError(f"environment variable {REFERENCE_ENV}={value!r}: expected 0 or 1")
     return value == "1"
 
 

@@ -37,11 +37,6 @@ from vosim.policies.base import CycleState, Decisions, QueuedJob, Replanned
 
 __all__ = ["compress"]
 
-#: Relative tolerance of budgets and task lengths (:data:`vosim.policies.windows._EPS`).
-_EPS = 1e-9
-#: Looser budget of the plain pass's necessary conditions (``replan``'s ``1 + 1e-6``).
-_LOOSE = 1e-6
-
 
 def compress(
     state: CycleState,
@@ -66,6 +61,12 @@ def compress(
     Replanned
         As ``replan`` returns: the moves, the free slots after them (``None`` if nothing
         moved), the reservations after them and the nodes their old windows freed.
+
+    Raises
+    ------
+    SlotError
+        A window found lies in no free slot of its node (the state's slots and reservations
+        disagree: a reserved span is not busy in ``state.slots``).
 
     Notes
     -----

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Relative tolerance of budgets and task lengths (:data:`vosim.policies.windows._EPS`).
-_EPS = 1e-9
+from vosim.policies.windows import _EPS  # relative tolerance of budgets and task lengths
+
 #: Looser budget of the plain pass's necessary conditions.
 _LOOSE = 1e-6
 

@@ -770,6 +770,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    try:
+        code_path()  # a bad VOSIM_REFERENCE is refused before any work, not in mid-run
+    except VosimError as exc:
+        print(f"vosim: error: {exc}", file=sys.stderr)
+        return 2
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         return _dispatch(args)
