@@ -13,6 +13,8 @@ be identical: a refactor that changes a result is not a speed-up.
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous 807ebb8
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~3 \\
         --jobs 5000 --policy easy --allocator min_cost --repeat 3
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD \\
+        --jobs 1000 --allocator '' --availability --repeat 1
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         choices=("nodes", "processors"),
         help="what the slots are on (default: the model's default)",
     )
+    parser.add_argument(
+        "--availability",
+        action="store_true",
+        help="windows that can fail, realised (the model's availability=True)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
     parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
     args = parser.parse_args(argv)
@@ -105,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.resources:
         options["resources"] = args.resources
+    if args.availability:
+        options["availability"] = True
     if args.policy in ("css", "availability") and args.allocator:
         options["criterion_allocators"] = dict.fromkeys(
             ("finish", "runtime", "cost"), args.allocator

@@ -92,3 +92,33 @@ def test_prefers_the_more_available_start():
 
     result = max_availability_window(slots, ResourceRequest(n=2, volume=100.0), p_avail)
     assert result.window.start == 0.0 and result.stats["probability"] == 1.0
+
+
+def plain_eligibility(slots, duration, candidates, size, usable):
+    """Oracle of the compiled kernel: node by node, start by start, which slot covers the task."""
+    eligible = np.zeros((candidates.size, size), dtype=bool)
+    for s in slots:
+        if not usable[s.node]:
+            continue
+        for k, t in enumerate(candidates.tolist()):
+            if s.start <= t and t <= s.end - duration[s.node]:
+                eligible[k, s.node] = True
+    return eligible, eligible.sum(axis=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(instances(), st.integers(2, 10), st.floats(0.5, 2.0))
+def test_compiled_eligibility_equals_the_plain_scan(case, min_perf, stretch):
+    from vosim.allocators.availability_window import _eligibility
+
+    slots = case[0]
+    size = int(slots.node.max()) + 1
+    perf = np.ones(size)
+    perf[slots.node] = slots.performance
+    duration = case[4] * stretch / perf
+    candidates = np.unique(slots.start)
+    usable = perf >= min_perf
+    got, count = _eligibility(slots, duration, candidates, size, usable)
+    want, want_count = plain_eligibility(slots, duration, candidates, size, usable)
+    assert np.array_equal(got, want)
+    assert np.array_equal(count, want_count)

@@ -486,6 +486,19 @@ def test_group_model_is_exact_on_whole_groups_and_never_optimistic(sched, t, dur
     assert window_probability(prob, some) <= sched.window_availability(some, t, duration) + 1e-15
 
 
+@given(schedules(max_m=6), st.integers(-50, 500).map(float), durations, st.data())
+@SETTINGS
+def test_window_availability_is_the_plain_product_bit_for_bit(sched, t, duration, data):
+    """Oracle: every chain's q, then the product over the selection's chains (scan of pairs)."""
+    sel = data.draw(st.lists(st.integers(0, sched.m - 1), unique=True, max_size=sched.m))
+    for r in range(sched.m):  # the per-resource index is the scan of every pair
+        assert np.array_equal(sched.chains_on(r), sched.chain_of[sched.resource_of == r])
+    q = sched._chain_q(t, duration)  # every chain
+    chains = np.unique(sched.chain_of[np.isin(sched.resource_of, sel)])
+    plain = float(np.prod(1.0 - sched.global_p[sel]) * np.prod(q[chains]))
+    assert sched.window_availability(sel, t, duration) == plain
+
+
 # --------------------------------------------------------------------------------------------
 # The ICCS 2021 §4.1 environment generator
 

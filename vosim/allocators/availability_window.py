@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -17,29 +18,36 @@ __all__ = ["max_availability_window", "COST_RESOLUTION"]
 COST_RESOLUTION = 1000
 
 
-def _eligibility(slots: SlotList, duration: np.ndarray, candidates: np.ndarray, size: int):
-    """Boolean (K, size): node i has a slot covering ``[t_k, t_k + T_i]``; per-node price.
+def _eligibility(
+    slots: SlotList, duration: np.ndarray, candidates: np.ndarray, size: int, usable: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean (K, size): node i has a slot covering ``[t_k, t_k + T_i]``; usable nodes per start.
 
-    A node's slots are disjoint and each holds its own start among the candidates, so their
-    ranges of candidate starts are disjoint and non-empty: down a node's column, eligibility
-    toggles at each range's first index and at its stop (a stop meeting the next range's first
-    cancels out), an exclusive-or scan of the marks. Time runs down the rows, the layout the
-    time scan reads (a row per start), so no transposed copy of the matrices is made.
+    Nodes with ``usable[i]`` false are never eligible. A node's slots are disjoint and each
+    holds its own start among the candidates, so their ranges of candidate starts are disjoint
+    and non-empty; the compiled kernel turns them into rows (time runs down the rows, the
+    layout the time scan reads: a row per start).
     """
     latest = slots.end - duration[slots.node]
-    ok = latest >= slots.start
+    ok = (latest >= slots.start) & usable[slots.node]
     first = np.searchsorted(candidates, slots.start[ok], side="left")
     stop = np.searchsorted(candidates, latest[ok], side="right")
-    node = slots.node[ok]
-    marks = np.zeros((candidates.size + 1) * size, dtype=np.int8)
-    marks[first * size + node] += 1  # first indices are distinct per node, as are stops
-    marks[stop * size + node] -= 1
-    eligible = marks.reshape(candidates.size + 1, size)[:-1] != 0  # the toggles
-    for k in range(1, candidates.size):  # row by row: accumulate(axis=0) is 7x slower here
-        np.logical_xor(eligible[k - 1], eligible[k], out=eligible[k])
+    return _kernels().eligibility(first, stop, slots.node[ok], candidates.size, size)
+
+
+def _price(slots: SlotList, size: int) -> np.ndarray:
+    """Each node's price per time unit, shape (size,): its dearest slot's (a conservative cost)."""
     price = np.zeros(size)
-    np.maximum.at(price, slots.node, slots.price)  # the dearest slot: a conservative cost
-    return eligible, price
+    np.maximum.at(price, slots.node, slots.price)
+    return price
+
+
+@functools.cache
+def _kernels():
+    """The compiled kernel, imported at the first search (numba loads then)."""
+    from vosim.allocators import availability_kernels
+
+    return availability_kernels
 
 
 def max_availability_window(
@@ -96,13 +104,12 @@ def max_availability_window(
     perf[slots.node] = slots.performance
     duration = request.durations(perf)
     candidates = np.unique(slots.start)
-    eligible, price = _eligibility(slots, duration, candidates, size)  # (K, size)
-    slow = perf < request.min_performance
-    if slow.any():
-        eligible[:, slow] = False
-    if not eligible.any():
+    fast_enough = perf >= request.min_performance
+    eligible, count = _eligibility(slots, duration, candidates, size, fast_enough)  # (K, size)
+    price = _price(slots, size)
+    if not count.any():
         return Allocation(None, "no slot long enough", "max_availability", {})
-    keep = np.flatnonzero(np.count_nonzero(eligible, axis=1) >= request.n)
+    keep = np.flatnonzero(count >= request.n)
     if keep.size == 0:
         reason = f"no {request.n} concurrent slots long enough in the interval"
         return Allocation(None, reason, "max_availability", {})

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -1054,7 +1055,28 @@ class UtilizationSchedule:
         """The chains of one resource (shared ones included), in chain order."""
         if not 0 <= resource < self.m:
             raise ParameterError(f"resource {resource} is outside [0, {self.m})")
-        return [self.chain(int(c)) for c in np.sort(self.chain_of[self.resource_of == resource])]
+        return [self.chain(int(c)) for c in np.sort(self.chains_on(resource))]
+
+    @cached_property
+    def _pairs_by_resource(self) -> tuple[np.ndarray, np.ndarray]:
+        """The membership pairs grouped by resource: ``(order, offsets)``.
+
+        ``order[offsets[r]:offsets[r + 1]]`` are the positions of resource ``r``'s pairs in
+        ``chain_of`` / ``resource_of``, in their order there (a stable sort), shapes (P,) and
+        (m + 1,). Built once per schedule, on first use (``O(P log P)``).
+        """
+        order = np.argsort(self.resource_of, kind="stable")
+        offsets = np.searchsorted(self.resource_of[order], np.arange(self.m + 1), side="left")
+        return order, offsets
+
+    def chains_on(self, resource: int) -> np.ndarray:
+        """Chain indices of resource ``resource``'s pairs, in membership order, shape (c,).
+
+        The same array as ``chain_of[resource_of == resource]``, read from an index built once
+        per schedule instead of a scan of every pair. ``resource`` must lie in ``[0, m)``.
+        """
+        order, offsets = self._pairs_by_resource
+        return self.chain_of[order[offsets[resource] : offsets[resource + 1]]]
 
     def p_avail(
         self, duration: float, starts: npt.ArrayLike, resources: npt.ArrayLike | None = None
@@ -1113,15 +1135,19 @@ class UtilizationSchedule:
         row_of = position[self.resource_of[keep]]
         return _p_avail(self._table, self.chain_of[keep], row_of, base[rows], t, T)
 
-    def _chain_q(self, start: float, duration: float) -> np.ndarray:
-        """``1 - max P_o`` of every chain over ``[start, start + T)``, shape (C,)."""
+    def _chain_q(
+        self, start: float, duration: float, chains: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``1 - max P_o`` of chains over ``[start, start + T)``: every chain (C,) or ``chains``.
+
+        Elementwise, so the value of a chain does not depend on which others are asked.
+        """
         T = _check_duration(duration)
         if np.ndim(start) != 0:
             raise ParameterError(f"start must be a scalar time, got shape {np.shape(start)}")
         t = float(_starts_array(start)[0])
-        C = self.n_chains
-        c = np.arange(C, dtype=np.int64)
-        return _q_values(self._table, c, np.full(C, t), np.full(C, t + T))
+        c = np.arange(self.n_chains, dtype=np.int64) if chains is None else chains
+        return _q_values(self._table, c, np.full(c.size, t), np.full(c.size, t + T))
 
     def _resource_index(self, resources: npt.ArrayLike | None) -> np.ndarray:
         if resources is None:
@@ -1268,10 +1294,13 @@ class UtilizationSchedule:
         >>> round(sched.window_availability([0, 1], 100, 50), 4)   # 0.5 * 0.9 * 0.9
         0.405
         """
-        q = self._chain_q(start, duration)
+        _check_duration(duration)
         sel = self._resource_index(selected)
-        chains = np.unique(self.chain_of[np.isin(self.resource_of, sel)])
-        return float(np.prod(1.0 - self.global_p[sel]) * np.prod(q[chains]))
+        order, offsets = self._pairs_by_resource
+        _, pairs = _ranges(offsets[sel], offsets[sel + 1])
+        chains = np.unique(self.chain_of[order[pairs]])
+        q = self._chain_q(start, duration, chains)
+        return float(np.prod(1.0 - self.global_p[sel]) * np.prod(q))
 
 
 # --------------------------------------------------------------------------------------------

@@ -313,7 +313,7 @@ def sample_interruption(
     >>> sample_interruption(s, 0, 900.0, 950.0, np.random.default_rng(0))
     inf
     """
-    c = schedule.chain_of[schedule.resource_of == node]
+    c = schedule.chains_on(node)
     first = math.inf
     if c.size:
         lo = schedule.start[c].copy()
