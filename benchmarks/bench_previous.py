@@ -5,7 +5,8 @@ no slower than before the one-cycle refactor (ratio >= 0.95 against the previous
 script extracts the revision's vosim/ into a temporary folder (``git archive``, no git state
 touched: ``_common.extract_vosim``), then runs the same model in a fresh interpreter per side,
 alternating sides ``--repeat`` times (the machine's speed drifts;
-pairs measured back to back share it), and prints per pair the seconds of each (model build,
+pairs measured back to back share it; an untimed short run per side first lets numba compile
+and cache vosim's kernels in each tree), and prints per pair the seconds of each (model build,
 ``run()`` and ``job_frame()``), completed jobs per second, and the ratio
 previous / working tree (> 1: the working tree is faster). The two sides' per-job tables must
 be identical: a refactor that changes a result is not a speed-up.
@@ -101,6 +102,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="windows that can fail, realised (the model's availability=True)",
     )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=300,
+        help=(
+            "jobs of an untimed first run per side (default 300; 0: none): numba compiles "
+            "vosim's kernels at their first call in a tree and caches them there, so without "
+            "it the freshly extracted previous tree's time would include compiling"
+        ),
+    )
     parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
     parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
     args = parser.parse_args(argv)
@@ -125,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             extract_vosim(args.previous, old)
         except ValueError as exc:
             parser.error(f"--previous {args.previous}: {exc}")
+        if args.warmup > 0:
+            warm = {**options, "jobs": min(args.warmup, options["jobs"] or args.warmup)}
+            for tree in (old, ROOT):
+                run_side(tree, warm, work / "warmup.parquet")
         ratios = []
         for k in range(args.repeat):
             pair = {}

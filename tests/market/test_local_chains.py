@@ -19,7 +19,7 @@ from vosim.market.uncertainty import (
     LocalJobChains,
     local_chains_schedule,
     local_jobs_schedule,
-    sample_interruption,
+    sample_interruptions,
 )
 
 FIELDS = ("alloc_time", "alloc_sd", "start", "end", "release_time", "release_sd")
@@ -91,9 +91,12 @@ def test_same_interruption_draws():
     slow = local_jobs_schedule(4, node, start, end, gp)
     for k in range(4):
         a, b = (
-            sample_interruption(s, k, 400.0, 700.0, np.random.default_rng(k)) for s in (fast, slow)
+            sample_interruptions(
+                s, np.array([k]), 400.0, np.array([700.0]), np.random.default_rng(k)
+            )
+            for s in (fast, slow)
         )
-        assert a == b
+        assert np.array_equal(a, b)
     np.testing.assert_array_equal(
         fast.p_avail(50.0, [0, 300, 900]), slow.p_avail(50.0, [0, 300, 900])
     )

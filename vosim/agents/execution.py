@@ -17,7 +17,7 @@ from vosim.core.windows import Spans
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.uncertainty import (
     local_chains_schedule,
-    sample_interruption,
+    sample_interruptions,
     window_availability,
 )
 from vosim.market.workload import Job
@@ -151,15 +151,13 @@ class Execution:
         model = self.model
         predicted = window_availability(window, uncertain)
         job.predicted_availability = predicted
-        fail = math.inf
         spans = window.spans
-        for node, stop, end in zip(
-            spans.node.tolist(), spans.end.tolist(), job.task_ends, strict=True
-        ):
-            fail = min(
-                fail,
-                sample_interruption(uncertain, node, window.start, min(stop, end), model.rng),
+        ends = np.minimum(spans.end, np.asarray(job.task_ends, dtype=float))
+        fail = float(
+            sample_interruptions(uncertain, spans.node, window.start, ends, model.rng).min(
+                initial=math.inf
             )
+        )
         self._attempt_row[job.index] = len(model.attempts)
         model.attempts.append(
             (job.job_id, float(model.time), window.start, predicted, math.isinf(fail), fail, False)
