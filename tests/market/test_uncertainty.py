@@ -8,8 +8,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vosim.core.slots import Slot
+from vosim.core.windows import Window
 from vosim.market.availability import UtilizationSchedule, lognormal_shapes
-from vosim.market.uncertainty import local_jobs_schedule, sample_interruptions
+from vosim.market.uncertainty import (
+    local_jobs_schedule,
+    sample_interruptions,
+    window_availability,
+)
 
 
 def plain_interruption(schedule: UtilizationSchedule, node, start, end, rng) -> float:
@@ -72,3 +78,19 @@ def test_window_draws_equal_task_by_task_draws(case, seed):
     assert got.tolist() == want
     assert rng.random() == plain_rng.random()
     assert np.all((got >= start) & ((got < ends) | np.isinf(got)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(windows())
+def test_predicted_window_availability_is_the_product_by_task_length(case):
+    """Oracle: one factor per distinct task length, nodes listed slot by slot (eq. (3))."""
+    schedule, nodes, start, ends = case
+    ends = start + np.ceil((ends - start) / 100) * 100  # tasks of equal length share a factor
+    slots = tuple(
+        Slot(k, start, e, 1.0, 1.0) for k, e in zip(nodes.tolist(), ends.tolist(), strict=True)
+    )
+    window = Window(slots=slots, start=start, runtime=float(ends.max() - start), cost=0.0)
+    want = 1.0
+    for d in sorted({s.length for s in slots}):
+        want *= schedule.window_availability([s.node for s in slots if s.length == d], start, d)
+    assert window_availability(window, schedule) == want

@@ -363,8 +363,9 @@ def window_availability(window: Window, schedule: UtilizationSchedule) -> float:
     ``schedule`` gives each node's availability; the window's tasks of one length are one
     factor.
     """
+    spans = window.spans
+    length = spans.end - spans.start
     predicted = 1.0
-    for d in sorted({s.length for s in window.slots}):
-        nodes = [s.node for s in window.slots if s.length == d]
-        predicted *= schedule.window_availability(nodes, window.start, d)
+    for d in np.unique(length).tolist():  # ascending
+        predicted *= schedule.window_availability(spans.node[length == d], window.start, d)
     return predicted
