@@ -106,9 +106,9 @@ def plain_eligibility(slots, duration, candidates, size, usable):
     return eligible, eligible.sum(axis=1)
 
 
-@settings(max_examples=200, deadline=None)
-@given(instances(), st.integers(2, 10), st.floats(0.5, 2.0))
-def test_compiled_eligibility_equals_the_plain_scan(case, min_perf, stretch):
+@settings(max_examples=300, deadline=None)
+@given(instances(), st.integers(2, 10), st.floats(0.5, 2.0), st.integers(1, 4))
+def test_compiled_eligibility_equals_the_plain_scan(case, min_perf, stretch, n):
     from vosim.allocators.availability_window import _eligibility
 
     slots = case[0]
@@ -118,7 +118,8 @@ def test_compiled_eligibility_equals_the_plain_scan(case, min_perf, stretch):
     duration = case[4] * stretch / perf
     candidates = np.unique(slots.start)
     usable = perf >= min_perf
-    got, count = _eligibility(slots, duration, candidates, size, usable)
+    count, keep, got = _eligibility(slots, duration, candidates, size, usable, n)
     want, want_count = plain_eligibility(slots, duration, candidates, size, usable)
-    assert np.array_equal(got, want)
     assert np.array_equal(count, want_count)
+    assert np.array_equal(keep, np.flatnonzero(want_count >= n))
+    assert np.array_equal(got, want[keep])

@@ -14,14 +14,15 @@ __all__ = ["eligibility"]
 
 @numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 def eligibility(
-    first: np.ndarray, stop: np.ndarray, node: np.ndarray, rows: int, size: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Which node is usable at which candidate start, and how many are at each.
+    first: np.ndarray, stop: np.ndarray, node: np.ndarray, rows: int, size: int, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which node is usable at which candidate start, at the starts where ``n`` of them are.
 
     Slot ``j`` makes node ``node[j]`` usable at the candidate starts ``first[j] <= k <
-    stop[j]``; the ranges of one node are disjoint (a node's slots are). Down each column
-    usability toggles at each range's first index and at its stop, so the matrix is the
-    running exclusive-or of those marks, row after row.
+    stop[j]``; the ranges of one node are disjoint (a node's slots are), so the usable nodes
+    at each start are counted from a difference array, and the matrix is filled only at the
+    starts ``keep`` where at least ``n`` are usable (the only ones a window of ``n`` tasks
+    can take).
 
     Parameters
     ----------
@@ -31,32 +32,42 @@ def eligibility(
         Each slot's node, in ``[0, size)``.
     rows, size : int
         Candidate starts K and nodes.
+    n : int
+        Tasks of the window (>= 1).
 
     Returns
     -------
-    eligible : numpy.ndarray of bool, shape (rows, size)
-        ``eligible[k, i]``: node ``i`` has a slot covering candidate ``k``'s task.
     count : numpy.ndarray of int64, shape (rows,)
-        Usable nodes at each candidate start (the row sums).
+        Usable nodes at each candidate start.
+    keep : numpy.ndarray of int64, shape (k,)
+        The candidates with ``count >= n``, ascending.
+    eligible : numpy.ndarray of bool, shape (k, size)
+        ``eligible[r, i]``: node ``i`` has a slot covering candidate ``keep[r]``'s task.
 
     References
     ----------
     ICCS 2021 §3.2 (the time scan over candidate starts); AEP §2.1 (the candidate starts).
     """
-    marks = np.zeros((rows + 1, size), dtype=np.bool_)
+    diff = np.zeros(rows + 1, dtype=np.int64)
     for j in range(first.size):
-        marks[first[j], node[j]] ^= True
-        marks[stop[j], node[j]] ^= True
-    eligible = marks[:rows]
-    count = np.zeros(rows, dtype=np.int64)
-    for k in range(rows):
-        row = eligible[k]
-        if k > 0:
-            above = eligible[k - 1]
-            for i in range(size):
-                row[i] ^= above[i]
-        c = 0
-        for i in range(size):
-            c += row[i]
-        count[k] = c
-    return eligible, count
+        diff[first[j]] += 1
+        diff[stop[j]] -= 1
+    count = np.cumsum(diff[:rows])
+    row_of = np.full(rows + 1, -1, dtype=np.int64)  # candidate -> row of the matrix, or -1
+    k = 0
+    for c in range(rows):
+        if count[c] >= n:
+            row_of[c] = k
+            k += 1
+    keep = np.empty(k, dtype=np.int64)
+    for c in range(rows):
+        if row_of[c] >= 0:
+            keep[row_of[c]] = c
+    eligible = np.zeros((k, size), dtype=np.bool_)
+    for j in range(first.size):
+        i = node[j]
+        for c in range(first[j], stop[j]):
+            r = row_of[c]
+            if r >= 0:
+                eligible[r, i] = True
+    return count, keep, eligible

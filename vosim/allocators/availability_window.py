@@ -19,20 +19,26 @@ COST_RESOLUTION = 1000
 
 
 def _eligibility(
-    slots: SlotList, duration: np.ndarray, candidates: np.ndarray, size: int, usable: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Boolean (K, size): node i has a slot covering ``[t_k, t_k + T_i]``; usable nodes per start.
+    slots: SlotList,
+    duration: np.ndarray,
+    candidates: np.ndarray,
+    size: int,
+    usable: np.ndarray,
+    n: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Usable nodes per start (K,); the starts with ``n`` of them (k,); which are, (k, size).
 
-    Nodes with ``usable[i]`` false are never eligible. A node's slots are disjoint and each
-    holds its own start among the candidates, so their ranges of candidate starts are disjoint
-    and non-empty; the compiled kernel turns them into rows (time runs down the rows, the
+    Node i is usable at start ``t_k`` when ``usable[i]`` and one of its slots covers
+    ``[t_k, t_k + T_i]``. A node's slots are disjoint and each holds its own start among the
+    candidates, so their ranges of candidate starts are disjoint and non-empty; the compiled
+    kernel counts them and fills the rows of the kept starts (time runs down the rows, the
     layout the time scan reads: a row per start).
     """
     latest = slots.end - duration[slots.node]
     ok = (latest >= slots.start) & usable[slots.node]
     first = np.searchsorted(candidates, slots.start[ok], side="left")
     stop = np.searchsorted(candidates, latest[ok], side="right")
-    return _kernels().eligibility(first, stop, slots.node[ok], candidates.size, size)
+    return _kernels().eligibility(first, stop, slots.node[ok], candidates.size, size, n)
 
 
 def _price(slots: SlotList, size: int) -> np.ndarray:
@@ -105,16 +111,17 @@ def max_availability_window(
     duration = request.durations(perf)
     candidates = np.unique(slots.start)
     fast_enough = perf >= request.min_performance
-    eligible, count = _eligibility(slots, duration, candidates, size, fast_enough)  # (K, size)
+    count, keep, eligible = _eligibility(
+        slots, duration, candidates, size, fast_enough, request.n
+    )  # eligible: (k, size), a row per kept start
     price = _price(slots, size)
     if not count.any():
         return Allocation(None, "no slot long enough", "max_availability", {})
-    keep = np.flatnonzero(count >= request.n)
     if keep.size == 0:
         reason = f"no {request.n} concurrent slots long enough in the interval"
         return Allocation(None, reason, "max_availability", {})
-    candidates, eligible = candidates[keep], eligible[keep]
-    prob = np.zeros(eligible.shape)  # (K, size): a row per start
+    candidates = candidates[keep]
+    prob = np.zeros(eligible.shape)  # (k, size): a row per kept start
     usable = eligible.any(axis=0)  # nodes with a slot at some kept start
     for d in np.unique(duration[usable]):
         rows = np.flatnonzero(usable & (duration == d))
