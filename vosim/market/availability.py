@@ -1073,7 +1073,12 @@ class UtilizationSchedule:
         """Chain indices of resource ``resource``'s pairs, in membership order, shape (c,).
 
         The same array as ``chain_of[resource_of == resource]``, read from an index built once
-        per schedule instead of a scan of every pair. ``resource`` must lie in ``[0, m)``.
+        per schedule instead of a scan of every pair. ``resource`` must lie in ``[0, m)``
+        (not checked: an index out of range raises ``IndexError``).
+
+        References
+        ----------
+        ICCS 2023 §2.2 (a chain shared by several resources is one group dependency).
         """
         order, offsets = self._pairs_by_resource
         return self.chain_of[order[offsets[resource] : offsets[resource + 1]]]
