@@ -78,17 +78,30 @@ def _prepare(
 
     Its usable slots (task time at most ``longest``, model time units; default any) in
     start order, and the candidate starts where at least ``n`` of them cover. ``of``: the
-    scan of all usable slots, whose distinct task times and node count a scan limited by
-    ``longest`` takes rather than counting them again (the node count only sizes blocks).
+    scan of all usable slots, whose slots (their starts, latest starts, task times and
+    costs), distinct task times and node count a scan limited by ``longest`` takes rather
+    than computing them again (the node count only sizes blocks).
     """
-    duration = request.durations(slots.performance)
-    latest = slots.end - duration
-    ok = (slots.performance >= request.min_performance) & (latest >= slots.start)
-    if longest < np.inf:
-        ok &= duration <= longest
-    index = np.flatnonzero(ok)
-    start = slots.start[index]
-    late = latest[index]
+    if of is None:
+        duration = request.durations(slots.performance)
+        latest = slots.end - duration
+        ok = (slots.performance >= request.min_performance) & (latest >= slots.start)
+        if longest < np.inf:
+            ok &= duration <= longest
+        index = np.flatnonzero(ok)
+        start = slots.start[index]
+        late = latest[index]
+        d = duration[index]
+        cost = slots.price[index] * d
+    else:  # a subset of ``of``'s usable slots: the same values, taken rather than recomputed
+        short = of.duration <= longest
+        index, start, late, d, cost = (
+            of.index[short],
+            of.start[short],
+            of.latest[short],
+            of.duration[short],
+            of.cost[short],
+        )
     # Only starts covered by at least n slots can hold a window. A node's slots are disjoint,
     # so the slots covering t (start <= t <= latest) are on distinct nodes; counted by two
     # binary searches per start, this drops the starts where concurrency alone fails.
@@ -110,7 +123,6 @@ def _prepare(
             )
         return _no_window(request)
     # The n cheapest usable slots (distinct nodes or not) bound every window's cost from below.
-    cost = slots.price[index] * duration[index]
     floor = float(np.sort(np.partition(cost, request.n - 1)[: request.n]).sum())
     # Capped below inf so that the inf sums of rows with fewer than n slots never fit.
     limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
@@ -118,7 +130,6 @@ def _prepare(
         return (
             f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
         )
-    d = duration[index]
     if of is not None:
         durations = of.durations[of.durations <= longest]
         return _Scan(index, start, late, cost, d, candidates, durations, of.nodes, limit)
