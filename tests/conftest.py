@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+#: ``VOSIM_HYPOTHESIS_PROFILE=ci`` (set by ``.ci/run``) draws the same examples on every run,
+#: so CI's verdict on a commit is reproducible; elsewhere each run explores new examples.
+settings.register_profile("ci", derandomize=True)
+settings.load_profile(os.environ.get("VOSIM_HYPOTHESIS_PROFILE", "default"))
 
 
 def last_submission_plus_l(**kwargs) -> float:
