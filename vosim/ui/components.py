@@ -10,7 +10,7 @@ every step. Every component's root carries a CSS class (``vosim-gantt``, ``vosim
 from __future__ import annotations
 
 import math
-import time
+import threading
 
 import altair as alt
 import numpy as np
@@ -46,8 +46,9 @@ MAX_POINTS = 400
 #: Most intervals the Gantt chart draws (the earliest starts are kept).
 MAX_INTERVALS = 4000
 _WIDTH = 420
-#: Seconds "Run to end" waits after each slice so that the page can redraw.
-_RENDER_PAUSE = 0.25
+#: Most seconds "Run to end" waits after each slice for the page to redraw it (a page that
+#: does not redraw, e.g. closed, only slows the run by this much per slice).
+_RENDER_WAIT = 2.0
 
 
 def thin(frame: pd.DataFrame, limit: int = MAX_POINTS) -> pd.DataFrame:
@@ -498,18 +499,22 @@ def SummaryView(model: LiveModel):
     run = solara.use_reactive(False)
     shown = solara.use_ref(model)
     shown.current = model
+    rendered = solara.use_ref(threading.Event())
+    # after every render of the page: the run may go on (see run_to_end)
+    solara.use_effect(rendered.current.set, dependencies=None)
 
     def run_to_end() -> None:
         # Slices of the horizon, each followed by a redraw, so the page follows the run;
-        # stops on "Stop", at the end, or when Reset replaced the model.
+        # stops on "Stop", at the end, or when Reset replaced the model. The next slice waits
+        # for the redraw: the renders need the model's lock, and a lock released and re-taken
+        # at once by this thread would starve them until the run ends.
         if not run.value:
             return
         while run.value and model.running and shown.current is model:
+            rendered.current.clear()
             model.advance(model.chunk_end())
             force_update()
-            # Let the redraw take the model's lock: a lock released and re-taken at once by
-            # this thread would starve the renders until the run ends.
-            time.sleep(_RENDER_PAUSE)
+            rendered.current.wait(_RENDER_WAIT)
         run.value = False
 
     solara.lab.use_task(run_to_end, dependencies=[run.value, id(model)], prefer_threaded=True)
