@@ -307,7 +307,13 @@ def sample_interruptions(
     This is the *realised* counterpart of the predicted ``P_a`` (ICCS 2023 §2.1), which takes
     each event's maximum occupation probability over the interval; the two need not agree, and
     the run records both so their calibration can be studied. The draws are taken task by
-    task; the arithmetic is done once for all the window's chains.
+    task; the arithmetic is done once for all the window's chains. Nothing is checked: a node
+    outside ``[0, m)`` raises ``IndexError``.
+
+    References
+    ----------
+    ICCS 2023 §2.1 (allocation, execution and release events of a local job; global events);
+    ICCS 2021 §4.1 (the environment whose events are realised).
 
     Examples
     --------
