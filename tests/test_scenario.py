@@ -44,6 +44,7 @@ BAD = {
     "owners": (0, ParameterError),
     "cycle_period": (-5.0, ParameterError),
     "scheduling_interval": (0.0, ParameterError),
+    "look_ahead": (0.0, ParameterError),
     "reference_performance": (11.0, ParameterError),
     "budget_range": ((1.6, 0.7), ParameterError),
     "local_load": ((0.5, 1.0), ParameterError),

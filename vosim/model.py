@@ -281,6 +281,14 @@ class VOModel(mesa.Model):
     scheduling_interval : float
         Length ``L`` of the interval the slot list covers, model time units. Default 7 days:
         longer than 99.8 % of UniLu-Gaia's requested times; longer jobs are rejected.
+    look_ahead : float
+        How far ahead the cyclic scheme may place a job's window, in the job's own requested
+        times: job ``j`` (requested time ``T_j``) is searched in ``[t, t + min(L, look_ahead *
+        T_j))``. Default 6, VO Preferences §4's interval over its shortest reservation time
+        (600 / 100): every job of the papers' experiments keeps the whole interval, while on
+        a real trace a short job's user cannot choose a window days ahead (with one ``L`` for
+        all, the scheme's mean wait grows with ``L``, which no paper gives for real traces).
+        ``inf``: one interval ``L`` for every job. Read by ``css`` and ``availability``.
     reference_performance : float
         Node performance at which trace run times hold (default 6, the middle of [2, 10]).
     budget_range : (float, float)
@@ -468,6 +476,7 @@ class VOModel(mesa.Model):
         owners: int | str = 10,
         cycle_period: float = 300.0,
         scheduling_interval: float = 7 * 86400.0,
+        look_ahead: float = 6.0,
         reference_performance: float = 6.0,
         budget_range: tuple[float, float] = (0.7, 1.6),
         local_load: tuple[float, float] | None = (0.05, 0.10),
@@ -596,6 +605,7 @@ class VOModel(mesa.Model):
 
         self.cycle_period = float(cycle_period)
         self.scheduling_interval = float(scheduling_interval)
+        self.look_ahead = float(look_ahead)
         self.reference_performance = float(reference_performance)
         self.pricing = ExponentialPricing()
         self.pricing_policy = pricing_policy
@@ -878,6 +888,8 @@ class VOModel(mesa.Model):
                 "static": static and not self.availability,
                 "availability_method": self.availability_method,
                 "fallback_after": self.fallback_after,
+                "look_ahead": self.look_ahead,
+                "reference_performance": self.reference_performance,
             }
         return {}
 

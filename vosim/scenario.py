@@ -675,6 +675,16 @@ class Scenario:
         unit="s",
         check=Real(low=0, low_open=True, finite=True),
     )
+    look_ahead: float = _p(
+        6.0,
+        "how far ahead css and availability may place a job's window, in the job's own "
+        "requested times (its interval is min(L, look_ahead * requested time)); 6 is VO "
+        "Preferences' interval over its shortest job (600/100), so the papers' experiments are "
+        "unchanged; inf: one interval L for every job",
+        group="policy",
+        check=Real(low=0, low_open=True),
+        metavar="K",
+    )
     reference_performance: float = _p(
         6.0,
         "node performance at which the trace's run times hold (nodes are in [2, 10])",

@@ -813,3 +813,20 @@ def test_node_schedule_buffers_equal_applying_each_call_at_once(ops):
     assert got == [tuple(r) for r in rows]
     assert s.rows == len(rows)
     assert touched <= s.dirty
+
+
+@SETTINGS
+@given(busy_cases(), st.integers(0, 200))
+def test_until_gives_the_free_slots_of_the_shorter_interval(case, cut_q):
+    # a job's own interval [start, end') is the owners' free time over it, from the busy
+    # intervals themselves: the oracle of SlotList.until on the longer interval's list
+    nodes, price, perf, busy, start, end = case
+    shorter = start + cut_q / Q
+    got = call_free_slots(*case).until(shorter)
+    if shorter <= start:
+        assert len(got) == 0
+        return
+    expected = reference_free_slots(nodes, price, perf, busy, start, min(shorter, end))
+    assert sorted(as_tuples(got)) == expected
+    keys = [(s.start, s.node) for s in got]
+    assert keys == sorted(keys)

@@ -16,10 +16,14 @@ runs drain by default; the oracle's runs ended at the last submission plus ``L``
 cases pass as ``horizon``. Issue 18 then made processors the default resources and 5-10 % the
 default local load; the oracle's runs had whole nodes and 10-50 %, which the cases pass. The
 online local-load model became the default after that; the oracle's load was drawn per
-interval ahead (``local_model="interval"``), which the cases pass.
+interval ahead (``local_model="interval"``), which the cases pass. Each job now searches
+its own interval (``look_ahead``, 6 requested times by default); the oracle's runs searched
+one ``L`` for all, which the cases pass (``look_ahead=inf``).
 """
 
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 import pytest
@@ -35,6 +39,7 @@ def test_css_records_unchanged(name, until_last_submission):
         "resources": "nodes",
         "local_load": (0.10, 0.50),
         "local_model": "interval",  # drawn per interval ahead, as the oracle's runs did
+        "look_ahead": math.inf,  # one interval L for every job, as the papers search
     }
     before["horizon"] = until_last_submission(**CASES[name])
     got = records({**CASES[name], **before})

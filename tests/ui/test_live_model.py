@@ -20,6 +20,8 @@ import altair as alt
 
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.schedule import LOCAL
+from vosim.market.slots import SlotList
+from vosim.policies.base import CycleState
 from vosim.ui import components as ui
 from vosim.ui.scenarios import (
     AEP_SCENARIO,
@@ -310,8 +312,11 @@ def test_amp_allocator_applies_to_every_user():
     assert scheduled
     for user in model.users:
         assert ms.scheduler.criterion_allocators[user.criterion] == "amp"
-    for job in scheduled:  # criterion set at submission, so every scheduled job searched AMP
-        assert ms.scheduler._search(job.index, None) == "amp"
+    # criterion set at submission, so every scheduled job searched AMP (a pass whose interval
+    # ends at once: no job's own interval is shorter, so the search is the criterion's name)
+    state = CycleState(model.time, model.time, SlotList(), ())
+    for job in scheduled:
+        assert ms.scheduler._search(job.index, None, state) == "amp"
 
 
 def test_by_user_criterion_keeps_default_mapping():

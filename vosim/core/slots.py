@@ -226,6 +226,41 @@ class SlotList:
     def __repr__(self) -> str:
         return f"SlotList({len(self)} slots on {np.unique(self.node).size} nodes)"
 
+    def until(self, end: float) -> SlotList:
+        """The slot list of the shorter interval ending at ``end``: every slot clipped to it.
+
+        Slots starting at or after ``end`` are dropped and the others end at
+        ``min(slot end, end)``: the same list the owners' schedules give for the interval
+        ``[t, end)``. ``O(log m)`` to find the cut (slots are ordered by start), ``O(k)`` to
+        copy the ``k`` slots kept; ``self`` itself when no slot reaches past ``end``.
+
+        Parameters
+        ----------
+        end : float
+            The interval's end, model time units.
+
+        References
+        ----------
+        AEP §2.1: the slot list of the scheduling interval; a job's own interval is
+        :class:`~vosim.policies.css.CyclicScheme`'s ``look_ahead``.
+
+        Examples
+        --------
+        >>> sl = SlotList([Slot(0, 0.0, 100.0, 1.0, 2.0), Slot(1, 60.0, 90.0, 1.0, 2.0)])
+        >>> [(s.start, s.end) for s in sl.until(50.0)]
+        [(0.0, 50.0)]
+        """
+        k = int(np.searchsorted(self.start, end, side="left"))
+        if k == len(self) and (k == 0 or self.end.max() <= end):
+            return self
+        return SlotList.trusted(
+            self.node[:k],
+            self.start[:k],
+            np.minimum(self.end[:k], end),
+            self.price[:k],
+            self.performance[:k],
+        )
+
     def cut(self, window: _HasSlots | Iterable[Slot]) -> SlotList:
         """Return a new slot list with the reserved spans of ``window`` removed.
 

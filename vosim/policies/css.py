@@ -7,6 +7,7 @@ Registered as ``css`` (each user's criterion picks the window search) and ``avai
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -19,6 +20,7 @@ from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog
 from vosim.allocators.screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
+from vosim.errors import ParameterError
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
@@ -84,6 +86,14 @@ class CyclicScheme:
     classes : bool
         Use request classes where ``static`` and first fit allow (default); ``False``: the plain
         per-job cycle.
+    look_ahead : float
+        How far ahead a job's windows may lie, in its own requested times: job ``j``'s
+        windows are searched in ``[t, t + L_j)`` with ``L_j = min(L, look_ahead * T_j)``,
+        ``T_j = V_j / reference_performance`` (> 0). ``inf`` (default): every job searches
+        the whole interval ``L``, as in the papers.
+    reference_performance : float, optional
+        Performance at which a job's requested time holds (``V = T * p``); needed with a
+        finite ``look_ahead``.
 
     Attributes
     ----------
@@ -95,10 +105,23 @@ class CyclicScheme:
     ParameterError
         A malformed ``fallback_after``.
 
+    Notes
+    -----
+    The papers search one interval ``L`` for every job of a batch, and their jobs are all of
+    one scale (VO Preferences §4: ``L = 600``, ``T`` in [100, 500] on the slowest node). On a
+    real trace, whose requested times span minutes to days, one ``L`` long enough for the
+    longest job lets a short job's user choose a window days ahead: the wait users choose then
+    grows with ``L``, a value no paper gives for real traces. ``look_ahead`` bounds each job's
+    interval by its own length instead. At 6 (the §4 interval over its shortest ``T``:
+    600 / 100; the papers' ``T`` is on the slowest node, their reference performance) every
+    job of the papers' experiments keeps the whole interval, so they are unchanged.
+
     References
     ----------
     VO Preferences §2 (CSS: step 1 first fit in queue order with slot reservation, step 2 the
-    combination) and §3 (user evaluations, ``U_a``, the VO evaluation ``A``); AEP §1.
+    combination), §3 (user evaluations, ``U_a``, the VO evaluation ``A``) and §4 (the interval
+    and the jobs' reservation times); AEP §1, §2 (a deadline as an additional restriction of a
+    window).
     """
 
     name = "css"
@@ -115,7 +138,16 @@ class CyclicScheme:
         availability_method: str = "knapsack_p",
         fallback_after: FallbackBudget | str | float | int | None = None,
         classes: bool = True,
+        look_ahead: float = math.inf,
+        reference_performance: float | None = None,
     ) -> None:
+        if not look_ahead > 0:
+            raise ParameterError(f"look_ahead must be > 0, got {look_ahead!r}")
+        if math.isfinite(look_ahead) and not (reference_performance or 0) > 0:
+            raise ParameterError(
+                "a finite look_ahead needs reference_performance > 0, got "
+                f"{reference_performance!r}"
+            )
         self.criterion_allocators = dict(criterion_allocators or DEFAULT_CRITERION_ALLOCATORS)
         self.vo_policy = vo_policy or VOPolicy(max_alternatives=1)
         self.availability_method = availability_method
@@ -128,6 +160,9 @@ class CyclicScheme:
         self._n = np.zeros(jobs, dtype=np.int64)
         self._volume = np.zeros(jobs)
         self._budget = np.zeros(jobs)
+        #: Each job's own interval ``L_j`` (model time units; see ``look_ahead``).
+        self._reach = np.full(jobs, math.inf)
+        self._reach_per_volume = look_ahead / (reference_performance or math.inf)
         self._user = np.full(jobs, -1, dtype=np.int64)
         self._criterion = [""] * jobs
         self._request: list[ResourceRequest | None] = [None] * jobs
@@ -174,6 +209,7 @@ class CyclicScheme:
             j = job.index
             if self._request[j] is None:  # first arrival: its request and class
                 self._n[j], self._volume[j], self._budget[j] = job.n, job.volume, job.budget
+                self._reach[j] = self._reach_per_volume * job.volume
                 self._user[j], self._criterion[j] = job.user, job.criterion
                 self._request[j] = ResourceRequest(n=job.n, volume=job.volume, budget=job.budget)
                 self.classes.assign(j, job.n, job.volume, job.budget, job.criterion, job.user)
@@ -209,7 +245,7 @@ class CyclicScheme:
         fits = np.flatnonzero(code == FITS_MAYBE)
         uncertain = state.availability
         # Step 1: alternatives in queue order, each cut out of the slot list.
-        fits, jobs, found = self._step1(slots, index, fits, budget, uncertain)
+        fits, jobs, found = self._step1(slots, index, fits, budget, uncertain, state)
         decisions.stats["alternatives"] = sum(len(w) for w in found.windows)
         # Step 2: one alternative per job under the VO policy.
         choice, evals = self._choose(jobs, found.windows, uncertain, decisions.stats)
@@ -274,7 +310,7 @@ class CyclicScheme:
         taken, found = [], 0
         while heap:
             j, k, c, b = heapq.heappop(heap)
-            search, request = self._search(j, None), self._requests([j], [b])[0]
+            search, request = self._search(j, None, state), self._requests([j], [b])[0]
             if callable(search):
                 result = search(slots, request)
             else:
@@ -354,6 +390,7 @@ class CyclicScheme:
         fits: np.ndarray,
         budget: np.ndarray,
         uncertain: UtilizationSchedule | None,
+        state: CycleState,
     ) -> tuple[np.ndarray, list[int], BatchAlternatives]:
         """Step 1 of the CSS for the queued jobs at positions ``fits`` of ``index``.
 
@@ -374,7 +411,7 @@ class CyclicScheme:
             found = batch_alternatives(
                 slots,
                 self._requests(part_jobs, budget[part].tolist()),
-                [self._search(j, uncertain) for j in part_jobs],
+                [self._search(j, uncertain, state) for j in part_jobs],
                 self.vo_policy.max_alternatives,
             )
             slots = found.slots
@@ -400,16 +437,25 @@ class CyclicScheme:
         ]
 
     def _search(
-        self, job: int, uncertain: UtilizationSchedule | None
+        self, job: int, uncertain: UtilizationSchedule | None, state: CycleState
     ) -> str | Callable[[SlotList, ResourceRequest], Allocation]:
-        """The window search for job ``job``: a criterion name, a chain or a P_a^w search."""
+        """The window search for job ``job``: a criterion name, a chain or a P_a^w search.
+
+        Searches the slots of the job's own interval ``[t, t + L_j)`` when it ends before
+        the pass's (``look_ahead``).
+        """
         criterion = self.criterion_allocators[self._criterion[job]]
         if criterion == "max_availability":
             p_avail = (uncertain or self._certain).p_avail
-            return partial(_max_availability, p_avail=p_avail, method=self.availability_method)
-        if ">" in criterion:
-            return partial(self._chain, criterion)
-        return criterion
+            search = partial(_max_availability, p_avail=p_avail, method=self.availability_method)
+        elif ">" in criterion:
+            search = partial(self._chain, criterion)
+        else:
+            search = criterion
+        end = state.time + self._reach[job]
+        if end < state.until:
+            return partial(_within, search=search, end=end)
+        return search
 
     def _chain(self, chain: str, slots: SlotList, request: ResourceRequest) -> Allocation:
         """A window search by a fallback chain such as ``"min_cost>amp"``.
@@ -462,6 +508,19 @@ class CyclicScheme:
         if self.vo_policy.evaluation == "relative":
             return 100.0
         return float(max(alternatives - 1, 1))
+
+
+def _within(
+    slots: SlotList,
+    request: ResourceRequest,
+    search: str | Callable[[SlotList, ResourceRequest], Allocation],
+    end: float,
+) -> Allocation:
+    """``search`` over the slots of the shorter interval ending at ``end`` (a job's own)."""
+    slots = slots.until(end)
+    if callable(search):
+        return search(slots, request)
+    return allocate_window(slots, request, search)
 
 
 def _max_availability(

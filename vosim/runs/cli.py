@@ -511,6 +511,7 @@ def _run(args: argparse.Namespace) -> int:
             "owners": len(model.owners),
             "cycle_period": model.cycle_period,
             "scheduling_interval": model.scheduling_interval,
+            "look_ahead": model.look_ahead,
             "cycles": len(cycles),
             "horizon": model.horizon,
             "interrupted": interrupted,

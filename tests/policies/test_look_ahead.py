@@ -1,0 +1,100 @@
+"""A job's own interval: the cyclic scheme places no window beyond ``look_ahead`` task times."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vosim.agents.execution import Execution
+from vosim.allocators.base import ResourceRequest, allocate_window
+from vosim.core.slots import Slot, SlotList
+from vosim.errors import ParameterError
+from vosim.model import VOModel
+from vosim.policies.base import CycleState, QueuedJob
+from vosim.policies.css import CyclicScheme
+
+
+def _scheme(look_ahead: float, performance=(2.0, 4.0)) -> CyclicScheme:
+    perf = np.asarray(performance)
+    return CyclicScheme(
+        jobs=1,
+        price=np.ones(perf.size),
+        performance=perf,
+        scheduling_interval=10_000.0,
+        criterion_allocators={"cost": "min_cost"},
+        look_ahead=look_ahead,
+        reference_performance=2.0,
+    )
+
+
+def test_a_cost_minded_job_takes_the_cheap_far_window_only_within_its_interval():
+    # node 0 (slow, cheap) is free only from 500; node 1 (fast, dear) now. V = 200 at the
+    # reference performance 2: T_j = 100, so L_j = look_ahead * 100.
+    slots = SlotList([Slot(0, 500.0, 10_000.0, 1.0, 2.0), Slot(1, 0.0, 10_000.0, 5.0, 4.0)])
+    job = QueuedJob(index=0, n=1, volume=200.0, budget=1e9, criterion="cost")
+
+    def decide(look_ahead):
+        state = CycleState(0.0, 10_000.0, slots, (), (), arrived=(job,))
+        ((_, window),) = _scheme(look_ahead).decide(state).reserve
+        return window
+
+    assert decide(math.inf).start == 500.0  # the papers' one interval: the cheapest anywhere
+    assert decide(6.0).start == 500.0  # [0, 600) holds [500, 600) on node 0
+    near = decide(5.0)  # [0, 500): node 0's slot is out of reach
+    assert near.start == 0.0 and near.spans.node.tolist() == [1]
+    # the same window as the search over the owners' free time of [0, 500) itself
+    short = SlotList([Slot(1, 0.0, 500.0, 5.0, 4.0)])
+    oracle = allocate_window(short, ResourceRequest(n=1, volume=200.0, budget=1e9), "min_cost")
+    assert (near.start, near.cost) == (oracle.window.start, oracle.window.cost)
+
+
+def test_look_ahead_must_be_positive_and_know_the_reference_performance():
+    with pytest.raises(ParameterError, match="look_ahead"):
+        _scheme(0.0)
+    with pytest.raises(ParameterError, match="reference_performance"):
+        CyclicScheme(1, np.ones(1), np.ones(1), 600.0, look_ahead=6.0)
+
+
+def test_every_window_of_a_run_lies_in_its_jobs_interval(monkeypatch):
+    # a real trace: each window reserved at time t (a new job's or a move's) ends by
+    # t + min(L, look_ahead * V / p_ref)
+    seen = []
+    reserve = Execution.reserve
+
+    def spy(self, job, window, uncertain=None):
+        seen.append((self.model.time, job.volume, window.start, float(window.spans.end.max())))
+        return reserve(self, job, window, uncertain)
+
+    monkeypatch.setattr(Execution, "reserve", spy)
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=300, rng=3, look_ahead=2.0)
+    model.run()
+    p_ref = model.reference_performance
+    t, volume, start, end = (np.array(c) for c in zip(*seen, strict=True))
+    reach = np.minimum(model.scheduling_interval, 2.0 * volume / p_ref)
+    assert (start >= t).all()
+    assert (end <= t + reach * (1 + 1e-12)).all()
+    # the bound binds: without it some windows reach further than their jobs' intervals
+    seen.clear()
+    VOModel(trace="UniLu-Gaia-2014-2", jobs=300, rng=3, look_ahead=math.inf).run()
+    t, volume, start, end = (np.array(c) for c in zip(*seen, strict=True))
+    reach = np.minimum(model.scheduling_interval, 2.0 * volume / p_ref)
+    assert (end > t + reach).any()
+
+
+@pytest.mark.parametrize("preset", ["aep", "vo-preferences"])
+def test_the_papers_experiments_are_unchanged_at_the_default(preset):
+    # every job of AEP §3.1 and VO Preferences §4 is at least 1/6 of the interval long on the
+    # slowest node, so its own interval is the whole one
+    from vosim.scenario import Scenario
+
+    def run(look_ahead):
+        values = Scenario.preset(preset, jobs=150, look_ahead=look_ahead).kwargs()
+        model = VOModel(**values, rng=5)
+        assert model.reference_performance == 2.0  # the papers' T is on the slowest node
+        model.run()
+        return model.job_frame()
+
+    pd.testing.assert_frame_equal(run(6.0), run(math.inf))
