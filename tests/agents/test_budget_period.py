@@ -74,6 +74,7 @@ def test_no_period_is_bit_identical(trace):
         resources="nodes",
         local_load=(0.1, 0.5),
         local_model="interval",  # the snapshot's local load, drawn per interval
+        look_ahead=math.inf,  # the snapshot's scheme: one interval L for every job
     )
     fixed["horizon"] = _until_last_submission(trace, jobs)
     default = _run(**fixed)

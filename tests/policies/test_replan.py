@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 
 import numpy as np
@@ -90,7 +91,8 @@ def test_replan_goes_in_priority_order_and_the_policy_decides_on_what_is_left():
 # -- a model run ---------------------------------------------------------------------------------
 def _early_end_model(replan_mode):
     """Job A (4 of 4 processors, estimate 1000) ends at 500; B (submitted at 1) is reserved
-    at A's estimated end, 1000, by the cycle at 300; the cycle at 600 sees A ended."""
+    at A's estimated end, 1000, by the cycle at 300 (one interval ``L`` for every job: B's
+    own, 6 x 100, would not reach it); the cycle at 600 sees A ended."""
     trace = swf_frame([0, 1], [4, 4], [1000, 100], [500, 50], 4)
     model = VOModel(
         trace=trace,
@@ -99,6 +101,7 @@ def _early_end_model(replan_mode):
         policy="css",
         cycle_period=300.0,
         replan=replan_mode,
+        look_ahead=math.inf,
         rng=1,
     )
     model.run()
