@@ -91,6 +91,7 @@ def rows_job_table(jobs, owner_of_node, *, workload_name=""):
                 job.predicted_availability,
                 job.alternatives,
                 job.user_evaluation,
+                max(start - job.earliest_start, 0.0) if w is not None else np.nan,
                 job.budget,
                 job.state,
                 "" if completed else job.reason,

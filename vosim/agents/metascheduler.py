@@ -219,6 +219,7 @@ class MetaschedulerAgent(mesa.Agent):
                 choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
                 job.alternatives = len(evals)
                 job.user_evaluation = float(evals[choice])
+                job.earliest_start = decisions.earliest.get(k, window.start)
             self.execution.reserve(job, window, state.availability)
             if not moved:
                 model.user_agent[job.user].evaluate(

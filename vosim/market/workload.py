@@ -66,6 +66,11 @@ class Job:
         Alternatives found for the job in the cycle that scheduled it (VO Preferences §2).
     user_evaluation : float
         User evaluation ``U`` of the alternative chosen for it (rank or %; NaN until chosen).
+    earliest_start : float
+        When its current window was reserved: the earliest start of any window its user
+        could afford on the same free slots (model time units; NaN until reserved). The
+        window's start less this is the delay the user chose (a later, cheaper or faster
+        window); the rest of the wait is queueing.
     paid : float
         What the user paid for the attempt that completed: each task's price times the time
         it ran (cost units; 0 until completed).
@@ -117,6 +122,7 @@ class Job:
     predicted_availability: float = math.nan
     alternatives: int = 0
     user_evaluation: float = math.nan
+    earliest_start: float = math.nan
 
 
 def jobs_from_trace(

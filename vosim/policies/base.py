@@ -256,6 +256,11 @@ class Decisions:
         the chosen alternative's position, the user evaluations ``U`` of all of them (shape
         (alternatives,)) and the scale that maps ``U`` to [0, 1] (VO Preferences §3). A job
         not listed had one alternative with ``U = 0``.
+    earliest : dict of int to float
+        For a job reserved after a choice by its user's criterion (the cyclic scheme): the
+        earliest start of any window it could afford on the slots its search saw (AMP's,
+        AEP §2.2), model time units. A job not listed took the earliest start its policy
+        gave it (no chosen delay).
     """
 
     reserve: list[tuple[int, Window]] = field(default_factory=list)
@@ -265,6 +270,7 @@ class Decisions:
     stats: dict[str, Any] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
     evaluations: dict[int, tuple[int, np.ndarray, float]] = field(default_factory=dict)
+    earliest: dict[int, float] = field(default_factory=dict)
 
     def settle(self, blocked_message: str = "") -> Decisions:
         """Set ``status`` from what was decided (and ``message`` if blocked); returns self."""

@@ -245,7 +245,8 @@ class CyclicScheme:
         fits = np.flatnonzero(code == FITS_MAYBE)
         uncertain = state.availability
         # Step 1: alternatives in queue order, each cut out of the slot list.
-        fits, jobs, found = self._step1(slots, index, fits, budget, uncertain, state)
+        earliest: dict[int, float] = {}
+        fits, jobs, found = self._step1(slots, index, fits, budget, uncertain, state, earliest)
         decisions.stats["alternatives"] = sum(len(w) for w in found.windows)
         # Step 2: one alternative per job under the VO policy.
         choice, evals = self._choose(jobs, found.windows, uncertain, decisions.stats)
@@ -262,6 +263,7 @@ class CyclicScheme:
                 continue
             decisions.reserve.append((j, alts[choice[k]]))
             decisions.evaluations[j] = (int(choice[k]), evals[k], self._scale(len(alts)))
+            decisions.earliest[j] = earliest[j]
             taken[fits[k]] = True
         if taken.any():
             self._dequeue(index, taken)
@@ -321,6 +323,7 @@ class CyclicScheme:
                 failed.append(np.array([c]))
                 continue
             found += 1
+            start = self._earliest(j, slots, request, state, result.window)
             slots = slots.cut(result.window)
             if k + 1 < len(classes.members[c]):
                 heapq.heappush(heap, (classes.members[c][k + 1], k + 1, c, b))
@@ -328,6 +331,7 @@ class CyclicScheme:
                 self._changed = True  # retried next cycle with what is left of the balance
                 continue
             decisions.reserve.append((j, result.window))
+            decisions.earliest[j] = start
             taken.append(j)
         decisions.stats["alternatives"] = found
         if taken:
@@ -391,6 +395,7 @@ class CyclicScheme:
         budget: np.ndarray,
         uncertain: UtilizationSchedule | None,
         state: CycleState,
+        earliest: dict[int, float],
     ) -> tuple[np.ndarray, list[int], BatchAlternatives]:
         """Step 1 of the CSS for the queued jobs at positions ``fits`` of ``index``.
 
@@ -400,6 +405,8 @@ class CyclicScheme:
         that reserved something the rest are screened again as arrays: a long queue of jobs
         that all passed the screen (e.g. thousands waiting for the same long slot) then costs
         numpy work, not a Python object per job. The windows are those of one call.
+        ``earliest`` receives, per job that found a window, :meth:`_earliest` on the slots
+        its first search saw.
         """
         single = self.vo_policy.max_alternatives == 1
         chunk = _CHUNK if single else max(fits.size, 1)
@@ -411,7 +418,10 @@ class CyclicScheme:
             found = batch_alternatives(
                 slots,
                 self._requests(part_jobs, budget[part].tolist()),
-                [self._search(j, uncertain, state) for j in part_jobs],
+                [
+                    partial(self._noting, j, self._search(j, uncertain, state), state, earliest)
+                    for j in part_jobs
+                ],
                 self.vo_policy.max_alternatives,
             )
             slots = found.slots
@@ -426,6 +436,47 @@ class CyclicScheme:
                 pending = pending[code == FITS_MAYBE]
         searched = np.concatenate(searched) if searched else fits
         return searched, jobs, BatchAlternatives(windows, slots, reasons)
+
+    def _noting(
+        self,
+        job: int,
+        search: str | Callable[[SlotList, ResourceRequest], Allocation],
+        state: CycleState,
+        earliest: dict[int, float],
+        slots: SlotList,
+        request: ResourceRequest,
+    ) -> Allocation:
+        """``search`` for job ``job``, noting :meth:`_earliest` at its first window found."""
+        if callable(search):
+            result = search(slots, request)
+        else:
+            result = allocate_window(slots, request, search)
+        if result.window is not None and job not in earliest:
+            earliest[job] = self._earliest(job, slots, request, state, result.window)
+        return result
+
+    def _earliest(
+        self,
+        job: int,
+        slots: SlotList,
+        request: ResourceRequest,
+        state: CycleState,
+        found: Window,
+    ) -> float:
+        """The earliest start of any window job ``job`` can afford in its own interval.
+
+        AMP (AEP §2.2: the first window within budget ``C`` in start order) on the job's
+        slots; ``found``, a window its criterion found there, is within budget, so AMP's
+        starts no later (and is ``found``'s own start when that is the pass time). Model
+        time units (NaN if none).
+        """
+        if found.start <= state.time:
+            return found.start
+        end = state.time + self._reach[job]
+        if end < state.until:
+            slots = slots.until(end)
+        window = allocate_window(slots, request, "amp").window
+        return math.nan if window is None else window.start
 
     def _requests(self, jobs: list[int], budget: list[float]) -> list[ResourceRequest]:
         """The jobs' resource requests, with budget ``min(C, balance)`` under accounts."""

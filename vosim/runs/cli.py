@@ -386,6 +386,9 @@ def _summary_lines(summary: dict) -> list[str]:
         f"over the {summary['jobs_entered']} jobs that entered the queue: mean wait "
         f"{bound}{num(summary['mean_wait'], ',.0f')} s, mean bounded slowdown (tau=10 s) "
         f"{bound}{num(summary['mean_bounded_slowdown'], ',.2f')}",
+        f"of the mean wait, chosen by users (a later, cheaper or faster window) "
+        f"{num(summary['mean_chosen_delay'], ',.0f')} s, queueing (no affordable window "
+        f"earlier) {bound}{num(summary['mean_queue_wait'], ',.0f')} s",
         f"completed jobs only: mean wait {num(summary['mean_wait_completed'], ',.0f')} s, "
         f"mean bounded slowdown {num(summary['mean_bounded_slowdown_completed'], ',.2f')}",
         f"utilization: VO {num(summary['utilization'], '.1%')}, local "

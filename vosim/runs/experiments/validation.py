@@ -138,6 +138,7 @@ COLUMNS = (
     "mean_wait",
     "mean_wait_lower_bound",
     "mean_wait_completed",
+    "mean_chosen_delay",
     "mean_bounded_slowdown",
     "utilization",
     "utilization_total",
@@ -207,7 +208,7 @@ def _recorded_or_unknown(trace: pd.DataFrame) -> dict:
         return recorded_summary(trace)
     except TraceFormatError:  # e.g. NASA-iPSC: field 3 is -1 throughout
         nan = math.nan
-        figures = ("mean_wait", "mean_wait_completed", "mean_bounded_slowdown")
+        figures = ("mean_wait", "mean_wait_completed", "mean_chosen_delay", "mean_bounded_slowdown")
         return {
             **dict.fromkeys(figures, nan),
             "utilization": nan,
@@ -323,6 +324,7 @@ def _row(step: str, order: int, adds: str, rep: int, seed: int, s: dict, began: 
         "mean_wait": s["mean_wait"],
         "mean_wait_lower_bound": bool(s["mean_wait_lower_bound"]),
         "mean_wait_completed": s["mean_wait_completed"],
+        "mean_chosen_delay": s["mean_chosen_delay"],
         "mean_bounded_slowdown": s["mean_bounded_slowdown"],
         "utilization": s["utilization"],
         "utilization_total": s["utilization_total"],
