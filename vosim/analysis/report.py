@@ -47,6 +47,8 @@ __all__ = ["write_report", "METRICS"]
 METRICS: dict[str, str] = {
     "completed": "jobs completed",
     "mean_wait": "mean wait (s)",
+    "mean_queue_wait": "mean queueing wait (s)",
+    "mean_chosen_delay": "mean delay users chose (s)",
     "mean_bounded_slowdown": "mean bounded slowdown",
     "utilization": "utilization",
     "owners_revenue": "owners' revenue",
@@ -62,6 +64,7 @@ METRICS: dict[str, str] = {
 CLAIMED = (
     "completed",
     "mean_wait",
+    "mean_queue_wait",
     "mean_bounded_slowdown",
     "utilization",
     "owners_revenue",
