@@ -2,11 +2,11 @@
 
 Windows hold a job's requested time, and jobs mostly end long before it (on UniLu-Gaia the
 median run time is 0.0034 of the request). A reservation ahead of its pass (the cyclic scheme
-reserves anywhere in ``[t, t + L)``) then waits for time that is freed long before it starts.
-Each pass, :class:`Replanner` first searches the unstarted reservations again, in priority
-order, and moves each to the earliest window that is no worse for its user; the policy then
-decides for the waiting jobs on the slots left. Conservative backfilling does the same itself
-(``replans = True``) and is left alone.
+reserves anywhere in a job's own interval, up to ``[t, t + L)``) then waits for time that is
+freed long before it starts. Each pass, :class:`Replanner` first searches the unstarted
+reservations again, in priority order, and moves each to the earliest window that is no worse
+for its user; the policy then decides for the waiting jobs on the slots left. Conservative
+backfilling does the same itself (``replans = True``) and is left alone.
 
 A move never delays a job: its own window is always still free (it is put back before the
 search), and it moves only to a window that starts strictly earlier. It is also no worse on
