@@ -313,10 +313,7 @@ class CyclicScheme:
         while heap:
             j, k, c, b = heapq.heappop(heap)
             search, request = self._search(j, None, state), self._requests([j], [b])[0]
-            if callable(search):
-                result = search(slots, request)
-            else:
-                result = allocate_window(slots, request, search)
+            result = _searched(slots, request, search)
             if result.window is None:  # and none for the class's later jobs either
                 classes.set_code(np.array([c]), ALLOCATOR_FAILED, self._cycles, result.reason)
                 decisions.reasons[j] = result.reason
@@ -447,10 +444,7 @@ class CyclicScheme:
         request: ResourceRequest,
     ) -> Allocation:
         """``search`` for job ``job``, noting :meth:`_earliest` at its first window found."""
-        if callable(search):
-            result = search(slots, request)
-        else:
-            result = allocate_window(slots, request, search)
+        result = _searched(slots, request, search)
         if result.window is not None and job not in earliest:
             earliest[job] = self._earliest(job, slots, request, state, result.window)
         return result
@@ -472,8 +466,8 @@ class CyclicScheme:
         """
         if found.start <= state.time:
             return found.start
-        end = state.time + self._reach[job]
-        if end < state.until:
+        end = self._own_end(job, state)
+        if end is not None:
             slots = slots.until(end)
         window = allocate_window(slots, request, "amp").window
         return math.nan if window is None else window.start
@@ -503,10 +497,13 @@ class CyclicScheme:
             search = partial(self._chain, criterion)
         else:
             search = criterion
+        end = self._own_end(job, state)
+        return search if end is None else partial(_within, search=search, end=end)
+
+    def _own_end(self, job: int, state: CycleState) -> float | None:
+        """Where job ``job``'s own interval ends if before the pass's interval; else None."""
         end = state.time + self._reach[job]
-        if end < state.until:
-            return partial(_within, search=search, end=end)
-        return search
+        return end if end < state.until else None
 
     def _chain(self, chain: str, slots: SlotList, request: ResourceRequest) -> Allocation:
         """A window search by a fallback chain such as ``"min_cost>amp"``.
@@ -568,7 +565,15 @@ def _within(
     end: float,
 ) -> Allocation:
     """``search`` over the slots of the shorter interval ending at ``end`` (a job's own)."""
-    slots = slots.until(end)
+    return _searched(slots.until(end), request, search)
+
+
+def _searched(
+    slots: SlotList,
+    request: ResourceRequest,
+    search: str | Callable[[SlotList, ResourceRequest], Allocation],
+) -> Allocation:
+    """Run ``search``: a ``(slots, request)`` callable, or a criterion name or chain."""
     if callable(search):
         return search(slots, request)
     return allocate_window(slots, request, search)
