@@ -15,12 +15,12 @@ from batch_oracle import random_trace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from vosim.allocators.aep_kernels import pairwise_sum
 from vosim.core.code_path import REFERENCE_ENV, code_path, reference
 from vosim.errors import ParameterError
 from vosim.model import VOModel
 from vosim.policies import compression
 from vosim.policies import replan as replan_module
-from vosim.policies.compression_kernels import pairwise_sum
 from vosim.runs.cli import main
 
 SPAN_FIELDS = ("node", "start", "end", "price", "performance")

@@ -19,20 +19,29 @@ The scan is vectorised over blocks of candidate starts: a block of ``b`` starts 
 ``b x (N + b)`` matrix of the slots alive in it, so a scan costs ``O(K * N)`` cells for ``K``
 candidate starts (``K <= m``, the number of slots): linear in ``m`` for a fixed node count,
 quadratic in ``N`` when ``m`` grows with ``N``, as AEP §3.2 reports for its own scan.
+
+Those blocks are the plain path. The exact criteria without limits run compiled sweeps
+instead (:mod:`vosim.allocators.aep_kernels`: the slots alive at each start in a Fenwick tree
+over cost ranks, ``O((m + K) log G)`` for ``G`` distinct costs), which return the blocks'
+start and runtime, the window then built by the same code; ``VOSIM_REFERENCE=1`` runs the
+blocks (the sweeps' test oracle).
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
 from vosim.allocators.base import register_criterion
+from vosim.core.code_path import reference
 from vosim.core.slots import Slot, SlotList
-from vosim.core.windows import Allocation, ResourceRequest, Window
+from vosim.core.windows import Allocation, ResourceRequest, Spans, Window, distinct, filled
 
 __all__ = [
     "BUDGET_RTOL",
@@ -54,6 +63,9 @@ _FLOAT_MAX = float(np.finfo(float).max)
 _MIN_BLOCK = 64
 #: Cells (starts x slots) a block of more than ``_MIN_BLOCK`` starts may hold: ~8 MB of float64.
 _BLOCK_CELLS = 1_000_000
+#: Cells (task times x distinct costs) the compiled minFinish sweep may hold (~100 MB); a
+#: larger scan runs the numpy blocks.
+_SWEEP_CELLS = 4_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +145,9 @@ def _prepare(
     if of is not None:
         durations = of.durations[of.durations <= longest]
         return _Scan(index, start, late, cost, d, candidates, durations, of.nodes, limit)
-    nodes = int(np.unique(slots.node[index]).size)
-    return _Scan(index, start, late, cost, d, candidates, np.unique(d), nodes, limit)
+    # counted by marks: numpy 2.5's np.unique of integers is ~10x a sort on these sizes
+    nodes = int(np.count_nonzero(np.bincount(slots.node[index])))
+    return _Scan(index, start, late, cost, d, candidates, distinct(d), nodes, limit)
 
 
 def _no_window(request: ResourceRequest) -> str:
@@ -252,21 +265,16 @@ def _window_at(
 
 
 def _make_window(slots: SlotList, scan: _Scan, pick: np.ndarray, t: float) -> Window:
-    chosen = []
-    for j in pick:
-        i = int(scan.index[j])
-        chosen.append(
-            Slot(
-                int(slots.node[i]),
-                float(t),
-                float(t + scan.duration[j]),
-                float(slots.price[i]),
-                float(slots.performance[i]),
-            )
-        )
-    chosen.sort(key=lambda s: s.node)
+    """The window of the scan's slots ``pick`` (positions, shape (n,)) at ``t``, by node id."""
+    at = scan.index[pick]
+    order = np.argsort(slots.node[at], kind="stable")  # distinct nodes: one order
+    at, d = at[order], scan.duration[pick][order]
+    n = at.size
+    spans = Spans(
+        slots.node[at], filled(n, float(t)), t + d, slots.price[at], slots.performance[at]
+    )
     return Window(
-        slots=tuple(chosen),
+        slots=spans,
         start=float(t),
         runtime=float(scan.duration[pick].max()),
         cost=float(scan.cost[pick].sum()),
@@ -337,6 +345,9 @@ def _first_feasible(scan: _Scan, n: int) -> tuple[float, int] | None:
     Returns ``(t, examined)``: the start and how many candidate starts the scan visited up to
     and including it; ``None`` when no start of the interval holds a window within budget.
     """
+    if not reference():  # the compiled sweep: the same start and count
+        t, examined = _kernels().first_feasible(scan.start, scan.latest, scan.cost, n, scan.limit)
+        return None if np.isnan(t) else (float(t), int(examined))
     for block in _blocks(scan):
         hit = np.flatnonzero(_cheapest_sums(block.cost, n) <= scan.limit)
         if hit.size:
@@ -650,6 +661,9 @@ def _min_cost_scan(
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_cost", {"slots": len(slots)})
+    if not limited and not reference():  # the compiled sweep: the same start
+        t, best = _kernels().cheapest_start(scan.start, scan.latest, scan.cost, request.n)
+        return _result("min_cost", slots, scan, request, float(t) if best <= scan.limit else np.inf)
     best, best_t, examined = np.inf, np.inf, 0
     for block in _blocks(scan, first=_MIN_BLOCK):
         if examined and deadline is not None and time.perf_counter() >= deadline:
@@ -742,6 +756,8 @@ def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
         return Allocation(None, scan, "min_runtime", {"slots": len(slots)})
     # The least runtime theta is the least task time at which AMP, on the slots no longer
     # than theta, finds a window; its first start is the earliest of that runtime.
+    if not reference():  # compiled AMP sweeps over theta in turn: the same window
+        return _min_runtime_sweeps(slots, scan, request)
     for theta in scan.durations.tolist():
         short = scan if theta == scan.durations[-1] else _prepare(slots, request, theta, scan)
         if isinstance(short, str):
@@ -750,6 +766,17 @@ def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
         if first is not None:
             return _result("min_runtime", slots, scan, request, first[0], theta)
     return _result("min_runtime", slots, scan, request, np.inf)
+
+
+def _min_runtime_sweeps(slots: SlotList, scan: _Scan, request: ResourceRequest) -> Allocation:
+    """:func:`_min_runtime_scan`'s window by compiled AMP sweeps over the slots up to theta."""
+    level = np.searchsorted(scan.durations, scan.duration)
+    t, k = _kernels().least_runtime(
+        scan.start, scan.latest, scan.cost, level, scan.durations.size, request.n, scan.limit
+    )
+    if k < 0:
+        return _result("min_runtime", slots, scan, request, np.inf)
+    return _result("min_runtime", slots, scan, request, float(t), float(scan.durations[k]))
 
 
 @register_criterion("min_finish")
@@ -802,6 +829,15 @@ def _min_finish_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     scan = _prepare(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_finish", {"slots": len(slots)})
+    cells = scan.durations.size * (scan.start.size + 1)
+    if cells <= _SWEEP_CELLS and not reference():  # the compiled sweep: the same start
+        level = np.searchsorted(scan.durations, scan.duration)
+        t, runtime = _kernels().earliest_finish(
+            scan.start, scan.latest, scan.cost, level, scan.durations, request.n, scan.limit
+        )
+        if np.isnan(t):
+            return _result("min_finish", slots, scan, request, np.inf)
+        return _result("min_finish", slots, scan, request, float(t), float(runtime))
     best, best_t, best_runtime = np.inf, np.inf, np.inf
     shortest = float(scan.durations[0])
     for block in _blocks(scan):
@@ -1070,3 +1106,11 @@ def min_finish_substitution(slots: SlotList, request: ResourceRequest) -> Alloca
     AEP §2.2: "the minimum finish time ... is (tStart + minRuntime)".
     """
     return _substitution_search(slots, request, "min_finish_substitution", finish=True)
+
+
+@functools.cache
+def _kernels() -> ModuleType:
+    """The compiled sweeps, imported at the first search (numba loads then)."""
+    from vosim.allocators import aep_kernels
+
+    return aep_kernels

@@ -30,74 +30,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.allocators.aep_kernels import fenwick_add, fenwick_smallest, pairwise_sum
 from vosim.policies.windows import _EPS  # relative tolerance of budgets and task lengths
 
 #: Looser budget of the plain pass's necessary conditions.
 _LOOSE = 1e-6
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
-
-
-@_jit
-def _block_sum(a, lo, n):  # pragma: no cover - compiled
-    """The pairwise sum numpy takes of ``a[lo:lo + n]`` for ``n <= 128``: eight running sums."""
-    if n < 8:
-        res = -0.0
-        for k in range(n):
-            res += a[lo + k]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    k = 8
-    while k < n - (n % 8):
-        r0 += a[lo + k]
-        r1 += a[lo + k + 1]
-        r2 += a[lo + k + 2]
-        r3 += a[lo + k + 3]
-        r4 += a[lo + k + 4]
-        r5 += a[lo + k + 5]
-        r6 += a[lo + k + 6]
-        r7 += a[lo + k + 7]
-        k += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while k < n:
-        res += a[lo + k]
-        k += 1
-    return res
-
-
-@_jit
-def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
-    """The sum numpy takes of ``a[lo:lo + n]``, bit for bit (its pairwise summation).
-
-    Blocks of up to 128 values are summed by :func:`_block_sum`; a longer run is split in two
-    at ``n // 2`` rounded down to a multiple of 8 and the halves' sums added, as numpy does.
-    Its recursion is walked with explicit stacks (numba does not cache recursive functions).
-    """
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    task_lo = np.empty(128, dtype=np.int64)
-    task_n = np.empty(128, dtype=np.int64)  # -1: add the two sums on top of ``sums``
-    sums = np.empty(128)
-    t, s = 1, 0
-    task_lo[0], task_n[0] = lo, n
-    while t:
-        t -= 1
-        low, k = task_lo[t], task_n[t]
-        if k < 0:
-            s -= 1
-            sums[s - 1] = sums[s - 1] + sums[s]
-        elif k <= 128:
-            sums[s] = _block_sum(a, low, k)
-            s += 1
-        else:
-            half = k // 2
-            half -= half % 8
-            task_lo[t], task_n[t] = 0, -1
-            task_lo[t + 1], task_n[t + 1] = low + half, k - half
-            task_lo[t + 2], task_n[t + 2] = low, half
-            t += 3
-    return sums[0]
 
 
 @_jit
@@ -149,37 +88,6 @@ def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
     scal[1] = runtime
     scal[2] = total
     return True
-
-
-@_jit
-def _fenwick_add(counts, sums, at, value, count):  # pragma: no cover - compiled
-    """Add ``count`` rows of total ``value`` at rank ``at`` (1-based)."""
-    size = counts.size - 1
-    while at <= size:
-        counts[at] += count
-        sums[at] += value
-        at += at & -at
-
-
-@_jit
-def _fenwick_smallest(counts, sums, cost_of_rank, step, k):  # pragma: no cover - compiled
-    """The sum of the ``k`` cheapest rows present (at least ``k`` are), by a descent.
-
-    ``cost_of_rank[r]``: one row's cost at rank ``r``; ``step``: the largest power of two not
-    above the tree's size.
-    """
-    size = counts.size - 1
-    pos = 0
-    left = k
-    total = 0.0
-    while step:
-        nxt = pos + step
-        if nxt <= size and counts[nxt] < left:
-            pos = nxt
-            left -= counts[nxt]
-            total += sums[nxt]
-        step //= 2
-    return total + left * cost_of_rank[pos + 1]
 
 
 @_jit
@@ -263,17 +171,17 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
         while q < f and lo[by_lo[q]] <= t:
             r = by_lo[q]
             present[r] = True
-            _fenwick_add(counts, sums, rank[r], cost[r] * count[r], count[r])
+            fenwick_add(counts, sums, rank[r], cost[r] * count[r], count[r])
             total += count[r]
             q += 1
         while e < f and wide[by_hi[e]] < t:  # by_hi orders wide too, up to rounding
             r = by_hi[e]
             if present[r]:
                 present[r] = False
-                _fenwick_add(counts, sums, rank[r], -cost[r] * count[r], -count[r])
+                fenwick_add(counts, sums, rank[r], -cost[r] * count[r], -count[r])
                 total -= count[r]
             e += 1
-        keep[c] = total >= k and _fenwick_smallest(counts, sums, cost_of_rank, step, k) <= limit
+        keep[c] = total >= k and fenwick_smallest(counts, sums, cost_of_rank, step, k) <= limit
     return cands[keep]
 
 

@@ -1,0 +1,113 @@
+"""The compiled AEP sweeps find the numpy block scan's window, criterion by criterion.
+
+``vosim.allocators.aep_kernels`` is the fast form of the block scans of
+``vosim.allocators.aep`` (``VOSIM_REFERENCE=1`` runs the blocks): both must return the same
+allocation (window spans in order, start, runtime, cost, reason and stats) on random slot
+lists. The lists are drawn with many ties (prices, performances and starts from small sets),
+windows of up to 300 slots (numpy's pairwise summation beyond 8 and 128 terms) and budgets
+near the cheapest window (the rounding of the sums decides).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from vosim.allocators import ResourceRequest, allocate_window
+from vosim.allocators import aep_kernels as kernels
+from vosim.core.code_path import REFERENCE_ENV
+from vosim.core.slots import SlotList
+
+CRITERIA = ("amp", "min_cost", "min_runtime", "min_finish")
+
+
+def slot_list(seed: int, nodes: int, ties: bool) -> SlotList:
+    """Up to four free slots per node in [0, 1000), prices and performances drawn."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for node in range(nodes):
+        price = rng.choice([1.0, 1.5, 2.0]) if ties else rng.uniform(0.5, 3.0)
+        perf = float(rng.choice([2, 4, 5, 8])) if ties else rng.uniform(2.0, 10.0)
+        t = 0.0
+        for _ in range(rng.integers(1, 5)):
+            a = t + (rng.choice([0.0, 10.0, 50.0]) if ties else rng.uniform(0.0, 80.0))
+            b = a + (rng.choice([100.0, 200.0, 400.0]) if ties else rng.uniform(20.0, 400.0))
+            if a >= 1000.0:
+                break
+            rows.append((node, a, min(b, 1000.0), price, perf))
+            t = b
+    node, start, end, price, perf = (np.array(c) for c in zip(*rows, strict=True))
+    return SlotList.from_arrays(node.astype(np.int64), start, end, price, perf)
+
+
+def both(slots: SlotList, request: ResourceRequest, criterion: str, monkeypatch):
+    monkeypatch.setenv(REFERENCE_ENV, "1")
+    plain = allocate_window(slots, request, criterion)
+    monkeypatch.setenv(REFERENCE_ENV, "0")
+    fast = allocate_window(slots, request, criterion)
+    return plain, fast
+
+
+def assert_same(plain, fast) -> None:
+    assert (fast.reason, fast.criterion, fast.stats, fast.status) == (
+        plain.reason,
+        plain.criterion,
+        plain.stats,
+        plain.status,
+    )
+    if plain.window is None:
+        assert fast.window is None
+        return
+    w, v = plain.window, fast.window
+    assert (v.start, v.runtime, v.cost) == (w.start, w.runtime, w.cost)
+    assert v.slots == w.slots
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**20),
+    nodes=st.integers(2, 400),
+    ties=st.booleans(),
+    share=st.floats(0.0, 1.0),
+    volume=st.sampled_from([200.0, 400.0, 800.0, 1500.0]),
+    slack=st.sampled_from([0.999, 1.0, 1.0 + 1e-12, 1.05, 2.0, np.inf]),
+    criterion=st.sampled_from(CRITERIA),
+)
+@example(seed=1, nodes=300, ties=True, share=0.9, volume=400.0, slack=1.0, criterion="min_cost")
+@example(seed=2, nodes=300, ties=True, share=0.5, volume=800.0, slack=1.0, criterion="min_finish")
+def test_compiled_sweeps_find_the_block_scans_window(
+    seed, nodes, ties, share, volume, slack, criterion
+):
+    slots = slot_list(seed, nodes, ties)
+    n = max(2, int(share * nodes))
+    # a budget at (or near) the cheapest n tasks anywhere: the exact sums decide
+    cost = np.sort(slots.price * volume / slots.performance)
+    budget = float(cost[:n].sum()) * slack if cost.size >= n else np.inf
+    request = ResourceRequest(n=n, volume=volume, budget=budget)
+    with pytest.MonkeyPatch.context() as patch:
+        plain, fast = both(slots, request, criterion, patch)
+    assert_same(plain, fast)
+
+
+def test_the_sweeps_decide_something():
+    """The drawn instances find windows with n well above 128 (pairwise sums of many terms)."""
+    slots = slot_list(7, 400, True)
+    request = ResourceRequest(n=200, volume=400.0, budget=np.inf)
+    with pytest.MonkeyPatch.context() as patch:
+        for criterion in CRITERIA:
+            plain, fast = both(slots, request, criterion, patch)
+            assert plain.window is not None
+            assert_same(plain, fast)
+
+
+def test_drift_bound_rules_out_only_what_the_exact_sum_would():
+    """A tree that held huge costs keeps small ones exact enough: the bound covers the drift."""
+    start = np.array([0.0, 0.0, 1.0, 2.0])
+    latest = np.array([0.5, 10.0, 10.0, 10.0])
+    cost = np.array([1e300, 0.1, 0.2, 0.3])
+    t, examined = kernels.first_feasible(start, latest, cost, 2, 0.1 + 0.2)
+    assert (t, examined) == (1.0, 2)
+    t, best = kernels.cheapest_start(start, latest, cost, 2)
+    assert (t, best) == (1.0, 0.1 + 0.2)

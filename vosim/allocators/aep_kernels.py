@@ -1,0 +1,402 @@
+"""Compiled sweeps of the AEP window search (numba): where a window of each criterion starts.
+
+:mod:`vosim.allocators.aep` scans candidate starts in numpy blocks, a ``starts x slots`` matrix
+per block (``O(K N)`` cells for ``K`` starts and ``N`` nodes). The sweeps here visit the
+same starts in order with the slots alive at each start (``start_i <= t <= latest_i``) held in
+a Fenwick tree over cost ranks, so the sum of the ``n`` cheapest alive costs is ``O(log G)``
+for ``G`` distinct costs: ``O((m + K) log G)`` a scan. The tree's running sums drift by float
+rounding, so they only rule starts out (with a proven bound on the drift); a start they do not
+rule out is decided on the exact sum the numpy scan takes, the ``n`` cheapest costs in
+increasing order summed pairwise as numpy sums (:func:`pairwise_sum`, bit for bit). So every
+comparison that decides something compares the very floats of the numpy scan, and the sweeps
+return its start (and runtime); :mod:`vosim.allocators.aep` builds the window with its own
+``_window_at``.
+
+A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): the first
+search of a process loads it. ``VOSIM_REFERENCE=1`` runs the numpy blocks instead (the plain
+path, the oracle of the tests).
+
+References
+----------
+AEP §2.1-2.2 (the scan over slot starts and its criteria); Fenwick (1994), "A new data
+structure for cumulative frequency tables", Software: Practice and Experience 24(3).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = [
+    "cheapest_start",
+    "earliest_finish",
+    "first_feasible",
+    "least_runtime",
+    "fenwick_add",
+    "fenwick_smallest",
+    "pairwise_sum",
+]
+
+_jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
+
+#: Unit roundoff of float64 (half the machine epsilon), with room to spare.
+_U = 1.2e-16
+
+
+@_jit
+def _block_sum(a, lo, n):  # pragma: no cover - compiled
+    """The pairwise sum numpy takes of ``a[lo:lo + n]`` for ``n <= 128``: eight running sums."""
+    if n < 8:
+        res = -0.0
+        for k in range(n):
+            res += a[lo + k]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    k = 8
+    while k < n - (n % 8):
+        r0 += a[lo + k]
+        r1 += a[lo + k + 1]
+        r2 += a[lo + k + 2]
+        r3 += a[lo + k + 3]
+        r4 += a[lo + k + 4]
+        r5 += a[lo + k + 5]
+        r6 += a[lo + k + 6]
+        r7 += a[lo + k + 7]
+        k += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while k < n:
+        res += a[lo + k]
+        k += 1
+    return res
+
+
+@_jit
+def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
+    """The sum numpy takes of ``a[lo:lo + n]``, bit for bit (its pairwise summation).
+
+    ``a``: float64, shape (>= lo + n,). Blocks of up to 128 values are summed by
+    :func:`_block_sum`; a longer run is split in two at ``n // 2`` rounded down to a multiple
+    of 8 and the halves' sums added, as numpy does. Its recursion is walked with explicit
+    stacks (numba does not cache recursive functions).
+    """
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    task_lo = np.empty(128, dtype=np.int64)
+    task_n = np.empty(128, dtype=np.int64)  # -1: add the two sums on top of ``sums``
+    sums = np.empty(128)
+    t, s = 1, 0
+    task_lo[0], task_n[0] = lo, n
+    while t:
+        t -= 1
+        low, k = task_lo[t], task_n[t]
+        if k < 0:
+            s -= 1
+            sums[s - 1] = sums[s - 1] + sums[s]
+        elif k <= 128:
+            sums[s] = _block_sum(a, low, k)
+            s += 1
+        else:
+            half = k // 2
+            half -= half % 8
+            task_lo[t], task_n[t] = 0, -1
+            task_lo[t + 1], task_n[t + 1] = low + half, k - half
+            task_lo[t + 2], task_n[t + 2] = low, half
+            t += 3
+    return sums[0]
+
+
+@_jit
+def fenwick_add(counts, sums, at, value, count):  # pragma: no cover - compiled
+    """Add ``count`` rows of total ``value`` at rank ``at`` (1-based) of a Fenwick tree.
+
+    ``counts`` (int64) and ``sums`` (float64), shape (G + 1,): the tree over ``G`` ranks.
+    """
+    size = counts.size - 1
+    while at <= size:
+        counts[at] += count
+        sums[at] += value
+        at += at & -at
+
+
+@_jit
+def fenwick_smallest(counts, sums, cost_of_rank, step, k):  # pragma: no cover - compiled
+    """The sum of the ``k`` cheapest rows present (at least ``k`` are), by a descent.
+
+    ``cost_of_rank[r]``: one row's cost at rank ``r``; ``step``: the largest power of two not
+    above the tree's size. The sum carries the tree's rounding drift (see the module).
+    """
+    _, left, total, rank = _descend(counts, sums, step, k)
+    return total + left * cost_of_rank[rank]
+
+
+@_jit
+def _descend(counts, sums, step, k):  # pragma: no cover - compiled
+    """The Fenwick descent to the ``k``-th row (``1 <= k <=`` rows present).
+
+    Returns ``(before, left, total, rank)``: ranks below ``rank`` hold ``before`` rows of
+    total ``total`` (cost units), and ``left = k - before`` of the ``k`` are at ``rank``.
+    """
+    size = counts.size - 1
+    pos = 0
+    left = k
+    total = 0.0
+    while step:
+        nxt = pos + step
+        if nxt <= size and counts[nxt] < left:
+            pos = nxt
+            left -= counts[nxt]
+            total += sums[nxt]
+        step //= 2
+    return k - left, left, total, pos + 1
+
+
+@_jit
+def _exact(counts, sums, here, cost_of_rank, step, n, buf):  # pragma: no cover - compiled
+    """The ``n`` cheapest costs present in increasing order, summed as numpy sums them.
+
+    ``here[r]``: rows present at rank ``r``. The value of ``aep._cheapest_sums`` for the
+    alive slots, bit for bit. ``O(d log G)`` for the ``d`` distinct costs among them.
+    """
+    j = 0
+    while j < n:
+        r = _descend(counts, sums, step, j + 1)[3]
+        take = min(here[r], n - j)
+        for q in range(take):
+            buf[j + q] = cost_of_rank[r]
+        j += take
+    return pairwise_sum(buf, 0, n)
+
+
+@_jit
+def _ranks(cost):  # pragma: no cover - compiled
+    """Rank of each cost among the distinct costs (1-based) and the cost of each rank."""
+    m = cost.size
+    order = np.argsort(cost, kind="mergesort")
+    rank = np.empty(m, dtype=np.int64)
+    cost_of_rank = np.empty(m + 1)
+    cost_of_rank[0] = 0.0
+    g = 0
+    for q in range(m):
+        c = cost[order[q]]
+        if g == 0 or c != cost_of_rank[g]:
+            g += 1
+            cost_of_rank[g] = c
+        rank[order[q]] = g
+    return rank, cost_of_rank[: g + 1]
+
+
+@_jit
+def _top_step(g):  # pragma: no cover - compiled
+    step = 1
+    while step * 2 <= g:
+        step *= 2
+    return step if g > 0 else 0
+
+
+@_jit
+def _drift(mag, updates, g):  # pragma: no cover - compiled
+    """A bound on the rounding drift of a descent's sum over the tree (cost units).
+
+    Each tree entry is a running sum of at most ``updates`` terms whose magnitudes add up to
+    at most ``mag``: its error is at most ``updates * u * mag``; a descent adds at most
+    ``log2 G + 1`` entries and one product, each addition erring by at most ``u * mag``.
+    """
+    depth = np.log2(g + 1.0) + 2.0
+    return (updates + 2.0) * depth * 2.0 * _U * mag
+
+
+@_jit
+def _move(counts, sums, here, r, c, sign):  # pragma: no cover - compiled
+    """One row of cost ``c`` at rank ``r`` into the tree (``sign = 1``) or out (``-1``)."""
+    fenwick_add(counts, sums, r, sign * c, sign)
+    here[r] += sign
+
+
+@_jit
+def _sweep(  # pragma: no cover - compiled
+    start, latest, cost, rank, cost_of_rank, by_late, level, cap, n, limit, cheapest
+):
+    """The sweep over candidate starts of the slots of level ``<= cap``.
+
+    ``cheapest`` false: AMP, the first start whose ``n`` cheapest alive costs fit ``limit``;
+    returns ``(t, sum, examined)`` (``nan``: none). ``cheapest`` true: minCost, the first
+    start of least sum over every start; returns ``(t, sum, examined)`` (``nan, inf``: no
+    start has ``n`` slots). ``rank``/``cost_of_rank`` from :func:`_ranks`; ``by_late``: the
+    slots in order of ``latest``.
+    """
+    m = start.size
+    g = cost_of_rank.size - 1
+    step = _top_step(g)
+    counts = np.zeros(g + 1, dtype=np.int64)
+    sums = np.zeros(g + 1)
+    here = np.zeros(g + 1, dtype=np.int64)
+    buf = np.empty(max(n, 1))
+    i = q = alive = examined = updates = 0
+    mag = 0.0
+    best, best_t = np.inf, np.nan
+    while i < m:
+        t = start[i]
+        while i < m and start[i] == t:
+            if level[i] <= cap:
+                _move(counts, sums, here, rank[i], cost[i], 1)
+                alive += 1
+                mag += abs(cost[i])
+                updates += 1
+            i += 1
+        while q < m and latest[by_late[q]] < t:
+            j = by_late[q]
+            if level[j] <= cap:
+                _move(counts, sums, here, rank[j], cost[j], -1)
+                alive -= 1
+                mag += abs(cost[j])
+                updates += 1
+            q += 1
+        if alive < n:
+            continue
+        examined += 1
+        low = fenwick_smallest(counts, sums, cost_of_rank, step, n) - _drift(mag, updates, g)
+        if cheapest:
+            if low >= best:  # cannot beat the best (nan: look)
+                continue
+            exact = _exact(counts, sums, here, cost_of_rank, step, n, buf)
+            if exact < best:
+                best, best_t = exact, t
+        elif not low > limit:  # (nan: look)
+            exact = _exact(counts, sums, here, cost_of_rank, step, n, buf)
+            if exact <= limit:
+                return t, exact, examined
+    return best_t, best, examined
+
+
+@_jit
+def first_feasible(start, latest, cost, n, limit):  # pragma: no cover - compiled
+    """AMP's start: the first candidate start where the ``n`` cheapest alive costs fit ``limit``.
+
+    Parameters (shape (m,) each, a scan's usable slots in start order): ``start``, ``latest``
+    (the latest start the slot still covers), ``cost`` (``price * T``); ``n``: slots of a
+    window; ``limit``: the budget with its tolerance.
+
+    Returns ``(t, examined)``: the start (``nan`` if none) and the candidate starts visited up
+    to and including it (all of them if none), as ``aep._first_feasible`` counts them.
+    """
+    rank, cost_of_rank = _ranks(cost)
+    by_late = np.argsort(latest, kind="mergesort")
+    level = np.zeros(start.size, dtype=np.int64)
+    t, _, examined = _sweep(
+        start, latest, cost, rank, cost_of_rank, by_late, level, 0, n, limit, False
+    )
+    return t, examined
+
+
+@_jit
+def least_runtime(start, latest, cost, level, levels, n, limit):  # pragma: no cover - compiled
+    """MinRuntime's start and runtime level: AMP on the slots of level ``<= k``, ``k`` rising.
+
+    Arguments as :func:`first_feasible`, with ``level[i]`` the index of slot ``i``'s task time
+    among the ``levels`` distinct ones (increasing). The least ``k`` at which AMP finds a
+    window and AMP's start there, as ``aep._min_runtime_scan`` tries each task time in turn.
+    Returns ``(t, k)``; ``(nan, -1)`` if no level has a window.
+    """
+    rank, cost_of_rank = _ranks(cost)
+    by_late = np.argsort(latest, kind="mergesort")
+    for k in range(levels):
+        t, _, _ = _sweep(
+            start, latest, cost, rank, cost_of_rank, by_late, level, k, n, limit, False
+        )
+        if not np.isnan(t):
+            return t, k
+    return np.nan, -1
+
+
+@_jit
+def cheapest_start(start, latest, cost, n):  # pragma: no cover - compiled
+    """The start of minCost: the first start of least ``n``-cheapest sum of all starts.
+
+    Arguments as :func:`first_feasible` (every slot takes part). Returns ``(t, sum)``: the
+    start and its exact sum (``nan, inf`` when no start has ``n`` slots); ties go to the
+    earliest start, as ``aep._min_cost_scan`` keeps the first minimum.
+    """
+    rank, cost_of_rank = _ranks(cost)
+    by_late = np.argsort(latest, kind="mergesort")
+    level = np.zeros(start.size, dtype=np.int64)
+    t, best, _ = _sweep(start, latest, cost, rank, cost_of_rank, by_late, level, 0, n, np.inf, True)
+    return t, best
+
+
+@_jit
+def _fits(counts, sums, here, cost_of_rank, step, n, limit, slack, buf):  # pragma: no cover
+    """Whether the ``n`` cheapest costs of one tree (at least ``n`` present) fit ``limit``."""
+    if fenwick_smallest(counts, sums, cost_of_rank, step, n) - slack > limit:
+        return False
+    return _exact(counts, sums, here, cost_of_rank, step, n, buf) <= limit
+
+
+@_jit
+def earliest_finish(start, latest, cost, level, durations, n, limit):  # pragma: no cover
+    """The start and runtime of minFinish: the least ``t + runtime`` within ``limit``, first start.
+
+    Arguments as :func:`least_runtime`, with ``level[i]`` the index of slot ``i``'s task time
+    in ``durations`` (the distinct task times, increasing, shape (D,)). At each candidate
+    start the least runtime is the least ``durations[k]`` at which the ``n`` cheapest alive
+    slots of task time at most it fit ``limit`` (a binary search: feasibility only grows with
+    ``k``), one tree per ``k``. Returns ``(t, runtime)``, ``(nan, nan)`` if no start has a
+    window; ties go to the earliest start, as ``aep._min_finish_scan`` keeps the first
+    minimum. Memory ``O(D G)``.
+    """
+    m = start.size
+    big = durations.size
+    rank, cost_of_rank = _ranks(cost)
+    g = cost_of_rank.size - 1
+    step = _top_step(g)
+    counts = np.zeros((big, g + 1), dtype=np.int64)
+    sums = np.zeros((big, g + 1))
+    here = np.zeros((big, g + 1), dtype=np.int64)
+    alive = np.zeros(big, dtype=np.int64)  # alive slots of level <= k
+    by_late = np.argsort(latest, kind="mergesort")
+    buf = np.empty(max(n, 1))
+    i = q = updates = 0
+    mag = 0.0
+    best, best_t, best_runtime = np.inf, np.nan, np.nan
+    shortest = durations[0]
+    top = big - 1
+    while i < m:
+        t = start[i]
+        if t + shortest > best:  # no later start can finish earlier
+            break
+        while i < m and start[i] == t:
+            r, c = rank[i], cost[i]
+            for k in range(level[i], big):
+                _move(counts[k], sums[k], here[k], r, c, 1)
+                alive[k] += 1
+            mag += abs(c)
+            updates += 1
+            i += 1
+        while q < m and latest[by_late[q]] < t:
+            j = by_late[q]
+            r, c = rank[j], cost[j]
+            for k in range(level[j], big):
+                _move(counts[k], sums[k], here[k], r, c, -1)
+                alive[k] -= 1
+            mag += abs(c)
+            updates += 1
+            q += 1
+        if alive[top] < n:
+            continue
+        slack = _drift(mag, updates, g)
+        if not _fits(counts[top], sums[top], here[top], cost_of_rank, step, n, limit, slack, buf):
+            continue
+        lo = 0
+        while alive[lo] < n:  # no window shorter than the n-th shortest alive task
+            lo += 1
+        hi = top
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _fits(counts[mid], sums[mid], here[mid], cost_of_rank, step, n, limit, slack, buf):
+                hi = mid
+            else:
+                lo = mid + 1
+        finish = t + durations[lo]
+        if finish < best:
+            best, best_t, best_runtime = finish, t, durations[lo]
+    return best_t, best_runtime
