@@ -368,9 +368,8 @@ class Execution:
         if ids is None or (ids == ids[0]).all():  # one owner: no grouping
             total = math.fsum(costs.tolist()) if costs is not None else 0.0
             return [(model.owners[0 if ids is None else int(ids[0])], slice(None), total)]
-        _, at = np.unique(ids, return_index=True)
         groups = []
-        for o in ids[np.sort(at)].tolist():
+        for o in dict.fromkeys(ids.tolist()):  # owners in the order of their first slot
             where = np.flatnonzero(ids == o)
             total = math.fsum(costs[where].tolist()) if costs is not None else 0.0
             groups.append((model.owners[o], where, total))

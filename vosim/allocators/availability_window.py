@@ -10,7 +10,7 @@ import numpy as np
 
 from vosim.allocators.timescan import time_scan
 from vosim.core.slots import Slot, SlotList
-from vosim.core.windows import Allocation, ResourceRequest, Window
+from vosim.core.windows import Allocation, ResourceRequest, Window, distinct
 
 __all__ = ["max_availability_window", "COST_RESOLUTION"]
 
@@ -109,7 +109,7 @@ def max_availability_window(
     perf = np.ones(size)
     perf[slots.node] = slots.performance
     duration = request.durations(perf)
-    candidates = np.unique(slots.start)
+    candidates = distinct(slots.start)
     fast_enough = perf >= request.min_performance
     count, keep, eligible = _eligibility(
         slots, duration, candidates, size, fast_enough, request.n
@@ -123,7 +123,7 @@ def max_availability_window(
     candidates = candidates[keep]
     prob = np.zeros(eligible.shape)  # (k, size): a row per kept start
     usable = eligible.any(axis=0)  # nodes with a slot at some kept start
-    for d in np.unique(duration[usable]):
+    for d in distinct(duration[usable]):
         rows = np.flatnonzero(usable & (duration == d))
         prob[:, rows] = np.asarray(p_avail(float(d), candidates, rows)).T
     np.clip(prob, 0.0, 1.0, out=prob)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vosim.core.windows import distinct
 from vosim.errors import ParameterError
 
 __all__ = ["LOCAL_PRIORITIES", "Placement", "place_local_job"]
@@ -163,7 +164,7 @@ def place_local_job(
     else:
         hard = tag < 0
     blocked = np.zeros(m, dtype=bool)
-    for start in np.unique(np.concatenate(([now], b[hard]))).tolist():
+    for start in distinct(np.concatenate(([now], b[hard]))).tolist():
         end = start + length
         blocked[:] = False
         blocked[pos[hard & (a < end) & (b > start)]] = True
@@ -184,6 +185,6 @@ def place_local_job(
     return Placement(
         start=float(start),
         resources=np.sort(resources[chosen]),
-        displaced=np.unique(tag[hit & ~running]),
-        killed=np.unique(tag[hit & running]),
+        displaced=distinct(tag[hit & ~running]),
+        killed=distinct(tag[hit & running]),
     )

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from vosim.core.windows import Window
+from vosim.core.windows import Window, distinct
 from vosim.errors import ParameterError
 from vosim.market.availability import (
     ChainColumns,
@@ -372,6 +372,6 @@ def window_availability(window: Window, schedule: UtilizationSchedule) -> float:
     spans = window.spans
     length = spans.end - spans.start
     predicted = 1.0
-    for d in np.unique(length).tolist():  # ascending
+    for d in distinct(length).tolist():  # ascending
         predicted *= schedule.window_availability(spans.node[length == d], window.start, d)
     return predicted

@@ -29,7 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core.windows import Spans
+from vosim.core.windows import Spans, distinct
 from vosim.errors import SlotError
 from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
@@ -123,7 +123,7 @@ def compress(
     decisions.stats["moved"] = len(decisions.reserve)
     if not moved:
         return Replanned(decisions.settle(), None, reserved, np.empty(0, dtype=np.int64))
-    freed_nodes = np.unique(np.concatenate(moved).astype(np.int64, copy=False))
+    freed_nodes = distinct(np.concatenate(moved).astype(np.int64, copy=False))
     return Replanned(decisions.settle(), rows.slot_list(), reserved, freed_nodes)
 
 
@@ -238,7 +238,7 @@ class _Rows:
         self.gtop = np.array([groups], dtype=np.int64)
         self.joined = np.zeros(nodes, dtype=np.bool_)
         self.jlist = np.empty(nodes, dtype=np.int64)
-        gained = np.unique(gained)
+        gained = distinct(gained)
         self.joined[gained] = True
         self.jlist[: gained.size] = gained
         self.jcount = np.array([gained.size], dtype=np.int64)

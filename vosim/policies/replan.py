@@ -32,6 +32,7 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.core.code_path import reference
+from vosim.core.windows import distinct
 from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import (
@@ -419,7 +420,7 @@ def replan(
     decisions.stats["moved"] = len(decisions.reserve)
     if not moved:
         return Replanned(decisions.settle(), None, out, _NONE)
-    return Replanned(decisions.settle(), slots, out, np.unique(np.asarray(moved, dtype=np.int64)))
+    return Replanned(decisions.settle(), slots, out, distinct(np.asarray(moved, dtype=np.int64)))
 
 
 def _given(state: CycleState, name: str) -> Any:

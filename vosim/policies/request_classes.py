@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from vosim.core.windows import distinct
 from vosim.market.slots import SlotList
 
 __all__ = ["RequestClasses"]
@@ -244,7 +245,7 @@ class RequestClasses:
         cell = (row + 1) * width + self._group_of[tail]
         groups = np.bincount(cell, minlength=(tail_start.size + 1) * width)
         groups = np.cumsum(groups.reshape(tail_start.size + 1, width), axis=0)
-        at = np.unique(np.concatenate([[now], first, tail_start]))
+        at = distinct(np.concatenate([[now], first, tail_start]))
         fixed = first.searchsorted(at, side="right") - last.searchsorted(at, side="left")
         have = np.cumsum(groups[tail_start.searchsorted(at, side="right")], axis=1)
         # t_g: the earliest t at which the fixed slots and the g fastest groups' slots

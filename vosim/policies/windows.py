@@ -32,7 +32,7 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.core.slots import lexsort_order, merge_rows
-from vosim.core.windows import Spans, filled
+from vosim.core.windows import Spans, distinct, filled
 from vosim.market.slots import Slot, SlotList
 from vosim.policies.base import CycleState, QueuedJob
 
@@ -216,7 +216,7 @@ def candidate_starts(slots: SlotList, job: QueuedJob, not_before: float) -> np.n
     if np.count_nonzero(ok) < job.n:
         return np.empty(0)
     lo, hi = np.sort(lo[ok]), np.sort(hi[ok])
-    candidates = np.unique(lo)
+    candidates = distinct(lo)
     # slots that can hold the task from each candidate start: lo <= t minus hi < t
     count = np.searchsorted(lo, candidates, "right") - np.searchsorted(hi, candidates, "left")
     return candidates[count >= job.n]
