@@ -109,12 +109,17 @@ def test_compiled_pass_moves_as_the_plain_pass_on_random_workloads(seed, n, proc
     assert checker.passes > 0
 
 
-def test_reference_path_gives_the_same_tables(monkeypatch):
-    """``VOSIM_REFERENCE=1`` runs the plain pass; every table is the same as the fast one's."""
+@pytest.mark.parametrize(("trace", "jobs"), [(GAIA, 250), (NASA, 250)])
+def test_reference_path_gives_the_same_tables(monkeypatch, trace, jobs):
+    """``VOSIM_REFERENCE=1`` runs every plain path; every table is the same as the fast one's.
+
+    The paths: re-planning, the AEP criteria's scans and the sleeping classes' concurrency
+    bound (NASA's queue puts many classes to sleep).
+    """
     frames = []
     for value in ("1", "0"):
         monkeypatch.setenv(REFERENCE_ENV, value)
-        model = VOModel(trace=GAIA, jobs=250, rng=6)
+        model = VOModel(trace=trace, jobs=jobs, rng=6)
         model.run()
         frames.append((model.job_frame(), model.task_frame(), model.metascheduler.replanner))
     (jobs_ref, tasks_ref, ref), (jobs_fast, tasks_fast, fast) = frames

@@ -16,10 +16,13 @@ So a cycle costs the number of classes, not the number of waiting jobs.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
+from types import ModuleType
 
 import numpy as np
 
+from vosim.core.code_path import reference
 from vosim.core.windows import distinct
 from vosim.market.slots import SlotList
 
@@ -233,6 +236,12 @@ class RequestClasses:
         """
         horizon = now + self.interval
         volume, n = self.volume[c], self.n[c]
+        if not reference():  # the compiled form: the same bound, bit for bit
+            return _sleep_kernels().concurrent_end(
+                slots.start, slots.end, slots.node, slots.performance, pays, f,
+                self._group_of, self._group_speed, float(volume), int(n), float(now),
+                float(horizon), _RTOL,
+            )  # fmt: skip
         need = volume / slots.performance * (1 - _RTOL)
         usable = (slots.end < horizon) & (slots.end - slots.start >= need) & pays[slots.node]
         first = np.sort(slots.start[usable])
@@ -303,3 +312,11 @@ def tail_starts(slots: SlotList, horizon: float, nodes: int) -> np.ndarray:
     tail = slots.end == horizon
     start[slots.node[tail]] = slots.start[tail]
     return start
+
+
+@functools.cache
+def _sleep_kernels() -> ModuleType:
+    """The compiled bound, imported at the first class put to sleep (numba loads then)."""
+    from vosim.policies import sleep_kernels
+
+    return sleep_kernels
