@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from vosim.allocators import ResourceRequest, allocate_window
+from vosim.allocators import ResourceRequest, aep, allocate_window
 from vosim.allocators import aep_kernels as kernels
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.core.slots import SlotList
@@ -111,3 +111,33 @@ def test_drift_bound_rules_out_only_what_the_exact_sum_would():
     assert (t, examined) == (1.0, 2)
     t, best = kernels.cheapest_start(start, latest, cost, 2)
     assert (t, best) == (1.0, 0.1 + 0.2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**20),
+    nodes=st.integers(1, 120),
+    ties=st.booleans(),
+    n=st.integers(1, 60),
+    amount=st.sampled_from([("volume", 400.0), ("volume", 2500.0), ("time", 90.0)]),
+    min_performance=st.sampled_from([0.0, 4.0, 9.0]),
+    budget=st.sampled_from([np.inf, 50.0, 2000.0]),
+)
+def test_compiled_preparation_is_the_numpy_scan(
+    seed, nodes, ties, n, amount, min_performance, budget
+):
+    """The usable slots, candidate starts, task times and refusals of both preparations."""
+    slots = slot_list(seed, nodes, ties)
+    request = ResourceRequest(n=n, budget=budget, min_performance=min_performance, **dict([amount]))
+    scans = []
+    with pytest.MonkeyPatch.context() as patch:
+        for value in ("1", "0"):
+            patch.setenv(REFERENCE_ENV, value)
+            scans.append(aep._prepare(slots, request))
+    plain, fast = scans
+    if isinstance(plain, str):
+        assert fast == plain
+        return
+    for field in ("index", "start", "latest", "cost", "duration", "candidates", "durations"):
+        np.testing.assert_array_equal(getattr(fast, field), getattr(plain, field), err_msg=field)
+    assert (fast.nodes, fast.limit) == (plain.nodes, plain.limit)

@@ -92,8 +92,20 @@ def _prepare(
     start order, and the candidate starts where at least ``n`` of them cover. ``of``: the
     scan of all usable slots, whose slots (their starts, latest starts, task times and
     costs), distinct task times and node count a scan limited by ``longest`` takes rather
-    than computing them again (the node count only sizes blocks).
+    than computing them again (the node count only sizes blocks). The scan of every usable
+    slot is one compiled pass (``aep_kernels.prepare``, the same arrays) unless
+    ``VOSIM_REFERENCE=1``.
     """
+    limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
+    if of is None and longest == np.inf and not reference():
+        *columns, floor = _kernels().prepare(
+            slots.node, slots.start, slots.end, slots.price, slots.performance,
+            np.nan if request.volume is None else float(request.volume),
+            np.nan if request.time is None else float(request.time),
+            float(request.min_performance), request.n,
+        )  # fmt: skip
+        scan = _Scan(*columns, limit)
+        return _refused(slots, scan, request, floor) or scan
     if of is None:
         duration = request.durations(slots.performance)
         latest = slots.end - duration
@@ -124,30 +136,39 @@ def _prepare(
         np.sort(late), starts, side="left"
     )
     candidates = starts[covering >= request.n]
-    if candidates.size == 0:
-        seen = np.zeros(int(slots.node.max()) + 1 if len(slots) else 0, dtype=bool)
-        seen[slots.node[index]] = True
-        usable = int(np.count_nonzero(seen))
+    if of is not None:
+        durations = of.durations[of.durations <= longest]
+        scan = _Scan(index, start, late, cost, d, candidates, durations, of.nodes, limit)
+    else:
+        # counted by marks: numpy 2.5's np.unique of integers is ~10x a sort on these sizes
+        nodes = int(np.count_nonzero(np.bincount(slots.node[index])))
+        scan = _Scan(index, start, late, cost, d, candidates, distinct(d), nodes, limit)
+    floor = np.inf
+    if candidates.size:  # the n cheapest usable slots, distinct nodes or not
+        floor = float(np.sort(np.partition(cost, request.n - 1)[: request.n]).sum())
+    return _refused(slots, scan, request, floor) or scan
+
+
+def _refused(slots: SlotList, scan: _Scan, request: ResourceRequest, floor: float) -> str:
+    """Why no window can exist in ``scan`` of ``slots`` ("" when one may).
+
+    No candidate start (the reason counts the nodes with a usable slot), or a budget below
+    ``floor``, the cost of the ``n`` cheapest usable slots, which bounds every window's cost
+    from below.
+    """
+    if scan.candidates.size == 0:
+        usable = int(np.count_nonzero(np.bincount(slots.node[scan.index])))
         if usable < request.n:
             return (
                 f"only {usable} node(s) have a slot long enough for the request "
                 f"(n={request.n} needed)"
             )
         return _no_window(request)
-    # The n cheapest usable slots (distinct nodes or not) bound every window's cost from below.
-    floor = float(np.sort(np.partition(cost, request.n - 1)[: request.n]).sum())
-    # Capped below inf so that the inf sums of rows with fewer than n slots never fit.
-    limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
-    if floor > limit:
+    if floor > scan.limit:
         return (
             f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
         )
-    if of is not None:
-        durations = of.durations[of.durations <= longest]
-        return _Scan(index, start, late, cost, d, candidates, durations, of.nodes, limit)
-    # counted by marks: numpy 2.5's np.unique of integers is ~10x a sort on these sizes
-    nodes = int(np.count_nonzero(np.bincount(slots.node[index])))
-    return _Scan(index, start, late, cost, d, candidates, distinct(d), nodes, limit)
+    return ""
 
 
 def _no_window(request: ResourceRequest) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "fenwick_add",
     "fenwick_smallest",
     "pairwise_sum",
+    "prepare",
 ]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
@@ -400,3 +401,93 @@ def earliest_finish(start, latest, cost, level, durations, n, limit):  # pragma:
         if finish < best:
             best, best_t, best_runtime = finish, t, durations[lo]
     return best_t, best_runtime
+
+
+@_jit
+def prepare(node, start, end, price, performance, volume, time, min_performance, n):
+    """``aep._prepare``'s scan of every usable slot, in one pass (the same arrays, bit for bit).
+
+    Parameters: the slot list's columns (shape (m,), in start order); the request's
+    ``volume`` (``nan`` when it gives a ``time`` instead), ``time``, ``min_performance`` and
+    ``n``. A slot is usable when its node is fast enough and its task ``T_i = V / p_i`` (or
+    ``T``) fits in it.
+
+    Returns ``(index, start, latest, cost, duration, candidates, durations, nodes, floor)``:
+    the usable slots' positions and columns (``latest = end - T_i``, ``cost = price * T_i``),
+    the distinct starts covered by at least ``n`` of them (increasing), the distinct task
+    times (increasing), the nodes with a usable slot, and the sum of the ``n`` cheapest costs
+    as numpy sums them (``inf`` with fewer than ``n``).
+    """
+    m = start.size
+    keep = np.empty(m, dtype=np.int64)
+    k = 0
+    for i in range(m):
+        d = volume / performance[i] if not np.isnan(volume) else time
+        if performance[i] >= min_performance and end[i] - d >= start[i]:
+            keep[k] = i
+            k += 1
+    index = keep[:k].copy()
+    d = np.empty(k)
+    for j in range(k):
+        i = index[j]
+        d[j] = volume / performance[i] if not np.isnan(volume) else time
+    s = start[index]
+    late = end[index] - d
+    cost = price[index] * d
+    # candidate starts: distinct starts with at least n slots covering them
+    ordered_late = np.sort(late)
+    candidates = np.empty(k)
+    c = b = 0
+    a = 0
+    for j in range(k):
+        if j > 0 and s[j] == s[j - 1]:
+            continue
+        t = s[j]
+        while a < k and s[a] <= t:
+            a += 1
+        while b < k and ordered_late[b] < t:
+            b += 1
+        if a - b >= n:
+            candidates[c] = t
+            c += 1
+    durations = _distinct(d)
+    top = 0
+    for j in range(k):
+        top = max(top, node[index[j]] + 1)
+    seen = np.zeros(top, dtype=np.bool_)
+    nodes = 0
+    for j in range(k):
+        if not seen[node[index[j]]]:
+            seen[node[index[j]]] = True
+            nodes += 1
+    floor = np.inf
+    if k >= n:
+        cheapest = np.sort(np.partition(cost, n - 1)[:n])
+        floor = pairwise_sum(cheapest, 0, n)
+    return index, s, late, cost, d, candidates[:c].copy(), durations, nodes, floor
+
+
+@_jit
+def _distinct(values):  # pragma: no cover - compiled
+    """The distinct values of a float array, increasing.
+
+    Few (the task times of a few speeds) are kept in a short sorted list, ``O(m D)``; past 32
+    of them, a sort.
+    """
+    few = np.empty(32)
+    u = 0
+    for v in values:
+        j = u
+        while j > 0 and few[j - 1] > v:
+            j -= 1
+        if j > 0 and few[j - 1] == v:
+            continue
+        if u == 32:
+            ordered = np.sort(values)
+            keep = np.ones(ordered.size, dtype=np.bool_)
+            keep[1:] = ordered[1:] != ordered[:-1]
+            return ordered[keep]
+        few[j + 1 : u + 1] = few[j:u].copy()
+        few[j] = v
+        u += 1
+    return few[:u].copy()
