@@ -96,6 +96,7 @@ def _prepare(
     slot is one compiled pass (``aep_kernels.prepare``, the same arrays) unless
     ``VOSIM_REFERENCE=1``.
     """
+    # capped below inf so that the inf sums of rows with fewer than n slots never fit
     limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
     if of is None and longest == np.inf and not reference():
         *columns, floor = _kernels().prepare(
