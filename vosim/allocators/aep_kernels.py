@@ -462,7 +462,7 @@ def prepare(node, start, end, price, performance, volume, time, min_performance,
             nodes += 1
     floor = np.inf
     if k >= n:
-        cheapest = np.sort(np.partition(cost, n - 1)[:n])
+        cheapest = np.sort(cost)[:n].copy()
         floor = pairwise_sum(cheapest, 0, n)
     return index, s, late, cost, d, candidates[:c].copy(), durations, nodes, floor
 
