@@ -80,6 +80,9 @@ def pairwise_sum(a, lo, n):  # pragma: no cover - compiled
     :func:`_block_sum`; a longer run is split in two at ``n // 2`` rounded down to a multiple
     of 8 and the halves' sums added, as numpy does. Its recursion is walked with explicit
     stacks (numba does not cache recursive functions).
+
+    Raises nothing (compiled; the caller keeps the indices in range). Source: numpy's
+    pairwise summation (no paper).
     """
     if n <= 128:
         return _block_sum(a, lo, n)
@@ -112,6 +115,8 @@ def fenwick_add(counts, sums, at, value, count):  # pragma: no cover - compiled
     """Add ``count`` rows of total ``value`` at rank ``at`` (1-based) of a Fenwick tree.
 
     ``counts`` (int64) and ``sums`` (float64), shape (G + 1,): the tree over ``G`` ranks.
+
+    Raises nothing (compiled; the caller keeps the indices in range). Source: Fenwick (1994).
     """
     size = counts.size - 1
     while at <= size:
@@ -126,6 +131,8 @@ def fenwick_smallest(counts, sums, cost_of_rank, step, k):  # pragma: no cover -
 
     ``cost_of_rank[r]``: one row's cost at rank ``r``; ``step``: the largest power of two not
     above the tree's size. The sum carries the tree's rounding drift (see the module).
+
+    Raises nothing (compiled; the caller keeps the indices in range). Source: Fenwick (1994).
     """
     _, left, total, rank = _descend(counts, sums, step, k)
     return total + left * cost_of_rank[rank]
@@ -275,11 +282,14 @@ def first_feasible(start, latest, cost, n, limit):  # pragma: no cover - compile
     """AMP's start: the first candidate start where the ``n`` cheapest alive costs fit ``limit``.
 
     Parameters (shape (m,) each, a scan's usable slots in start order): ``start``, ``latest``
-    (the latest start the slot still covers), ``cost`` (``price * T``); ``n``: slots of a
-    window; ``limit``: the budget with its tolerance.
+    (the latest start the slot still covers; model time units), ``cost`` (``price * T``, cost
+    units); ``n``: slots of a window; ``limit``: the budget with its tolerance (cost units).
 
     Returns ``(t, examined)``: the start (``nan`` if none) and the candidate starts visited up
     to and including it (all of them if none), as ``aep._first_feasible`` counts them.
+
+    Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
+    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
     rank, cost_of_rank = _ranks(cost)
     by_late = np.argsort(latest, kind="mergesort")
@@ -298,6 +308,9 @@ def least_runtime(start, latest, cost, level, levels, n, limit):  # pragma: no c
     among the ``levels`` distinct ones (increasing). The least ``k`` at which AMP finds a
     window and AMP's start there, as ``aep._min_runtime_scan`` tries each task time in turn.
     Returns ``(t, k)``; ``(nan, -1)`` if no level has a window.
+
+    Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
+    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
     rank, cost_of_rank = _ranks(cost)
     by_late = np.argsort(latest, kind="mergesort")
@@ -317,6 +330,9 @@ def cheapest_start(start, latest, cost, n):  # pragma: no cover - compiled
     Arguments as :func:`first_feasible` (every slot takes part). Returns ``(t, sum)``: the
     start and its exact sum (``nan, inf`` when no start has ``n`` slots); ties go to the
     earliest start, as ``aep._min_cost_scan`` keeps the first minimum.
+
+    Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
+    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
     rank, cost_of_rank = _ranks(cost)
     by_late = np.argsort(latest, kind="mergesort")
@@ -344,6 +360,9 @@ def earliest_finish(start, latest, cost, level, durations, n, limit):  # pragma:
     ``k``), one tree per ``k``. Returns ``(t, runtime)``, ``(nan, nan)`` if no start has a
     window; ties go to the earliest start, as ``aep._min_finish_scan`` keeps the first
     minimum. Memory ``O(D G)``.
+
+    Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
+    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
     m = start.size
     big = durations.size
@@ -417,6 +436,9 @@ def prepare(node, start, end, price, performance, volume, time, min_performance,
     the distinct starts covered by at least ``n`` of them (increasing), the distinct task
     times (increasing), the nodes with a usable slot, and the sum of the ``n`` cheapest costs
     as numpy sums them (``inf`` with fewer than ``n``).
+
+    Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
+    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
     m = start.size
     keep = np.empty(m, dtype=np.int64)

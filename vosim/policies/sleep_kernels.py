@@ -56,6 +56,12 @@ def concurrent_end(  # pragma: no cover - compiled
     -------
     float
         The bound (``inf`` when no ``n`` nodes ever hold the tasks together).
+
+    Raises nothing: compiled, it takes the arrays ``RequestClasses`` builds for it.
+
+    References
+    ----------
+    VO Preferences §2 (the cyclic scheme); the bound itself is vosim's.
     """
     m = start.size
     first = np.empty(m)
