@@ -102,6 +102,48 @@ def test_the_sweeps_decide_something():
             assert_same(plain, fast)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**20),
+    nodes=st.integers(1, 200),
+    ties=st.booleans(),
+    amount=st.sampled_from([("volume", 400.0), ("volume", 2500.0), ("time", 90.0)]),
+    min_performance=st.sampled_from([0.0, 4.0, 9.0]),
+    slack=st.sampled_from([0.999, 1.0, 1.0 + 1e-12, 2.0, np.inf]),
+    criterion=st.sampled_from(CRITERIA),
+)
+@example(seed=3, nodes=50, ties=True, amount=("volume", 400.0), min_performance=0.0,
+         slack=1.0, criterion="min_cost")  # fmt: skip
+@example(seed=1, nodes=1, ties=True, amount=("volume", 2500.0), min_performance=9.0,
+         slack=np.inf, criterion="amp")  # fmt: skip
+def test_compiled_single_slot_choice_is_the_numpy_one(
+    seed, nodes, ties, amount, min_performance, slack, criterion
+):
+    """n = 1: the compiled pass's window, reason and stats are the numpy form's, ties included."""
+    slots = slot_list(seed, nodes, ties)
+    kind, value = amount
+    task = value / slots.performance if kind == "volume" else np.full(len(slots), value)
+    budget = float((slots.price * task).min()) * slack  # at the cheapest slot: ties decide
+    request = ResourceRequest(n=1, budget=budget, min_performance=min_performance, **{kind: value})
+    with pytest.MonkeyPatch.context() as patch:
+        plain, fast = both(slots, request, criterion, patch)
+    assert_same(plain, fast)
+
+
+def test_single_slot_refusals_name_the_same_reason():
+    """No usable slot, and a budget below the cheapest slot: both forms give one reason."""
+    slots = slot_list(5, 20, True)
+    for request in (
+        ResourceRequest(n=1, volume=1e9, budget=np.inf),  # no slot long enough
+        ResourceRequest(n=1, volume=400.0, budget=1e-6),  # below the cheapest
+    ):
+        for criterion in CRITERIA:
+            with pytest.MonkeyPatch.context() as patch:
+                plain, fast = both(slots, request, criterion, patch)
+            assert plain.window is None and plain.reason
+            assert_same(plain, fast)
+
+
 def test_drift_bound_rules_out_only_what_the_exact_sum_would():
     """A tree that held huge costs keeps small ones exact enough: the bound covers the drift."""
     start = np.array([0.0, 0.0, 1.0, 2.0])

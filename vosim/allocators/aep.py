@@ -424,6 +424,8 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     by start, so "the least start" is the first position. The tests compare every criterion
     with its block scan on random slot lists (window, reason and stats).
     """
+    if not reference():  # the same choice in two compiled passes
+        return _single_compiled(name, slots, request)
     duration = request.durations(slots.performance)
     latest = slots.end - duration
     usable = (slots.performance >= request.min_performance) & (latest >= slots.start)
@@ -465,6 +467,34 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     candidates = int(np.count_nonzero(np.diff(starts))) + 1
     window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(cost[j]))
     stats = {"slots": len(slots), "candidates": candidates}
+    return Allocation(window, "", name, stats, exact=True)
+
+
+_SINGLE_CRITERIA = {"amp": 0, "min_cost": 1, "min_runtime": 2, "min_finish": 3}
+
+
+def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
+    """:func:`_single` by ``aep_kernels.single``: the same window, reason and stats."""
+    code, j, t, candidates, floor = _kernels().single(
+        slots.start, slots.end, slots.price, slots.performance, slots.node,
+        np.nan if request.volume is None else float(request.volume),
+        np.nan if request.time is None else float(request.time),
+        float(request.min_performance),
+        min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX),
+        _SINGLE_CRITERIA[name],
+    )  # fmt: skip
+    if code == 1:
+        reason = "only 0 node(s) have a slot long enough for the request (n=1 needed)"
+        return Allocation(None, reason, name, {"slots": len(slots)})
+    if code == 2:
+        reason = f"budget C={request.budget:g} is below the cheapest 1 slot(s), cost {floor:g}"
+        return Allocation(None, reason, name, {"slots": len(slots)})
+    performance = float(slots.performance[j])
+    d = request.volume / performance if request.volume is not None else float(request.time)
+    d = float(d)
+    slot = Slot(int(slots.node[j]), float(t), float(t + d), float(slots.price[j]), performance)
+    window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(slots.price[j] * d))
+    stats = {"slots": len(slots), "candidates": int(candidates)}
     return Allocation(window, "", name, stats, exact=True)
 
 

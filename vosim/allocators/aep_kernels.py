@@ -36,6 +36,7 @@ __all__ = [
     "fenwick_smallest",
     "pairwise_sum",
     "prepare",
+    "single",
 ]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
@@ -513,3 +514,79 @@ def _distinct(values):  # pragma: no cover - compiled
         few[j] = v
         u += 1
     return few[:u].copy()
+
+
+@_jit
+def single(start, end, price, performance, node, volume, time, min_performance, limit, criterion):
+    """``aep._single``'s choice for ``n = 1`` in two passes over the slots (the same floats).
+
+    Parameters: the slot list's columns (shape (m,), in start order); the request's
+    ``volume`` (``nan`` when it gives a ``time``), ``time`` and ``min_performance`` (as in
+    :func:`prepare`); ``limit``, the budget with its tolerance (cost units); ``criterion``:
+    0 ``amp`` (the least start of a feasible slot), 1 ``min_cost`` (the cheapest, at its least
+    start), 2 ``min_runtime`` (the shortest task, at its least start), 3 ``min_finish`` (the
+    least ``start + T_i``, at its least start).
+
+    Returns ``(code, j, t, candidates, floor)``: ``code`` 0 found (``j`` the chosen slot's
+    position, ``t`` the window's start, ``candidates`` the distinct usable starts the numpy
+    form counts), 1 no usable slot, 2 none within the budget (``floor`` the cheapest usable
+    cost). The chosen slot is the cheapest slot covering ``t`` no longer than the optimum's
+    task time, ties by shorter task, then lower node id, then position, as the numpy form's
+    ``lexsort``.
+
+    Raises nothing: compiled, it takes the columns of a checked ``SlotList`` and request.
+    Source: AEP §2.1-2.2 (a window of one slot: feasible at the slot's own start).
+    """
+    m = start.size
+    best = -1
+    floor = np.inf
+    usable_any = False
+    key = np.inf
+    for i in range(m):
+        d = volume / performance[i] if not np.isnan(volume) else time
+        if not (performance[i] >= min_performance and end[i] - d >= start[i]):
+            continue
+        usable_any = True
+        cost = price[i] * d
+        if cost < floor:
+            floor = cost
+        if not cost <= limit:
+            continue
+        if criterion == 0:
+            if best < 0:
+                best = i
+            continue
+        if criterion == 1:
+            value = cost
+        elif criterion == 2:
+            value = d
+        else:
+            value = start[i] + d
+        if best < 0 or value < key:  # the first minimum, as argmin
+            best, key = i, value
+    if not usable_any:
+        return 1, -1, np.nan, 0, floor
+    if best < 0:
+        return 2, -1, np.nan, 0, floor
+    t = start[best]
+    d_best = volume / performance[best] if not np.isnan(volume) else time
+    longest = np.inf if criterion <= 1 else d_best
+    j = -1
+    jc = jd = np.inf
+    jn = 0
+    candidates = 0
+    last = np.nan
+    for i in range(m):
+        d = volume / performance[i] if not np.isnan(volume) else time
+        late = end[i] - d
+        if not (performance[i] >= min_performance and late >= start[i]):
+            continue
+        if criterion != 0 or start[i] <= t:  # AMP's scan stops at t
+            if candidates == 0 or start[i] != last:
+                candidates += 1
+                last = start[i]
+        if start[i] <= t and late >= t and d <= longest:
+            cost = price[i] * d
+            if j < 0 or cost < jc or (cost == jc and (d < jd or (d == jd and node[i] < jn))):
+                j, jc, jd, jn = i, cost, d, node[i]
+    return 0, j, t, candidates, floor
