@@ -283,8 +283,17 @@ class SlotList:
         later alternatives and jobs cannot take them.
         """
         spans = window.slots if hasattr(window, "slots") else list(window)
-        if len({span.node for span in spans}) == len(spans):
-            return self._cut_distinct_nodes(spans)
+        columns = getattr(spans, "node", None)  # a window's Spans: its columns, no Slot objects
+        if isinstance(columns, np.ndarray):
+            node = columns
+            ordered = np.sort(node)
+            if (ordered[1:] != ordered[:-1]).all():
+                return self._cut_distinct_nodes(spans, node, spans.start, spans.end)
+        elif len({span.node for span in spans}) == len(spans):
+            node = np.array([x.node for x in spans], dtype=np.int64)
+            a = np.array([x.start for x in spans], dtype=float)
+            b = np.array([x.end for x in spans], dtype=float)
+            return self._cut_distinct_nodes(spans, node, a, b)
         keep = np.ones(len(self), dtype=bool)
         # Remainders of earlier spans, searched too: several spans may share one free slot.
         extra: list[tuple[int, float, float, float, float]] = []
@@ -332,13 +341,15 @@ class SlotList:
             ]
         return SlotList.from_arrays(*cols, validate=False)
 
-    def _cut_distinct_nodes(self, spans: Sequence[Slot]) -> SlotList:
-        """:meth:`cut` for spans on distinct nodes (a window): all spans at once."""
-        if not spans:
+    def _cut_distinct_nodes(
+        self, spans: Sequence[Slot], node: np.ndarray, a: np.ndarray, b: np.ndarray
+    ) -> SlotList:
+        """:meth:`cut` for spans on distinct nodes (a window): all spans at once.
+
+        ``node``, ``a``, ``b``: the spans' nodes and ``[a, b)`` as columns, shape (n,).
+        """
+        if not node.size:
             return self
-        node = np.array([x.node for x in spans], dtype=np.int64)
-        a = np.array([x.start for x in spans], dtype=float)
-        b = np.array([x.end for x in spans], dtype=float)
         inside = (
             (self.node[None, :] == node[:, None])
             & (self.start[None, :] <= a[:, None])
