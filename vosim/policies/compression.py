@@ -242,6 +242,11 @@ class _Rows:
         self.joined[gained] = True
         self.jlist[: gained.size] = gained
         self.jcount = np.array([gained.size], dtype=np.int64)
+        # every performance a row can have (the slots' and the reserved spans' own): the
+        # least price of the live groups of each, kept by the kernels
+        self.pvals = distinct(np.concatenate([slots.performance, jobs.columns[11]]))
+        self.pmin = np.empty(self.pvals.size)
+        _kernels().price_floors(self.columns)
 
     @property
     def columns(self) -> tuple[np.ndarray, ...]:
@@ -266,6 +271,8 @@ class _Rows:
             self.gperf,
             self.gcount,
             self.gtop,
+            self.pvals,
+            self.pmin,
         )
 
     def grow(self) -> None:

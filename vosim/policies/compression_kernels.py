@@ -15,7 +15,9 @@ Three tuples carry the state (numba passes their arrays by reference):
     (time freed on them since the previous search of a known reservation; also the first
     ``jcount[0]`` entries of ``jlist``), and groups of alike rows (equal start, end, price and
     performance): ``gid[row]``, ``gstart, gend, gprice, gperf, gcount`` (live rows of the
-    group), ``gtop[0]`` groups in use. A row whose values change leaves its group.
+    group), ``gtop[0]`` groups in use. A row whose values change leaves its group. Last,
+    ``pvals`` (every performance a row can have, increasing) and ``pmin`` (the least price
+    of a live group of each, :func:`price_floors`).
 ``jobs``
     The reservations in priority order: ``n, volume, budget`` (the job's), the held window's
     ``ostart, oruntime, ocost`` and its spans ``soff[i]:soff[i + 1]`` of ``snode, sstart,
@@ -228,12 +230,16 @@ def _cheapest_task(rows, jobs, i, slow, by_rows):  # pragma: no cover - compiled
     """``replan._cheapest_task``: the least cost of a task of reservation ``i`` fast enough.
 
     Over the slots searched (the joined nodes' rows with ``by_rows``, else every live group)
-    and the old window's spans; ``inf`` if none is fast enough (``task <= slow``).
+    and the old window's spans; ``inf`` if none is fast enough (``task <= slow``). Every live
+    group is read through the least price of each performance (:func:`price_floors`): a
+    task's cost ``price * (V / p)`` rounds monotonically in ``price``, so the least price of
+    a performance gives the least cost of its groups, the same float, in ``O(P)`` for ``P``
+    performances rather than ``O(G)`` for ``G`` groups.
     """
     price, perf, alive, head, nxt, jlist, jcount = (
         rows[3], rows[4], rows[5], rows[6], rows[7], rows[10], rows[11],
     )  # fmt: skip
-    gprice, gperf, gcount, gtop = rows[15], rows[16], rows[17], rows[18]
+    pvals, pmin = rows[19], rows[20]
     v, soff, sprice, sperf = jobs[1], jobs[6], jobs[10], jobs[11]
     low = np.inf
     if by_rows:
@@ -245,12 +251,12 @@ def _cheapest_task(rows, jobs, i, slow, by_rows):  # pragma: no cover - compiled
                     if task <= slow and price[r] * task < low:
                         low = price[r] * task
                 r = nxt[r]
-    else:
-        for g in range(gtop[0]):
-            if gcount[g]:
-                task = v[i] / gperf[g]
-                if task <= slow and gprice[g] * task < low:
-                    low = gprice[g] * task
+    else:  # the live groups by performance: the least price of each (price_floors)
+        for p in range(pvals.size):
+            if pmin[p] < np.inf:
+                task = v[i] / pvals[p]
+                if task <= slow and pmin[p] * task < low:
+                    low = pmin[p] * task
     for s in range(soff[i], soff[i + 1]):
         task = v[i] / sperf[s]
         if task <= slow and sprice[s] * task < low:
@@ -269,7 +275,7 @@ def _search(rows, jobs, i, near, now, out):  # pragma: no cover - compiled
     finds a window on the slots kept wins.
     """
     node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount = rows[:12]
-    gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:]
+    gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:19]
     n, volume, budget, ostart, oruntime, ocost, soff, snode, sstart, send, sprice, sperf = jobs
     k = n[i]
     v = volume[i]
@@ -456,6 +462,21 @@ def next_move(rows, jobs, known, use_known, now, i0, out):  # pragma: no cover -
 
 
 @_jit
+def price_floors(rows):  # pragma: no cover - compiled
+    """Set ``pmin[p]``, the least price of a live group of performance ``pvals[p]`` (``inf``: none).
+
+    ``O(G log P)`` over the ``G`` groups; called when the rows are loaded and after each move.
+    """
+    gprice, gperf, gcount, gtop, pvals, pmin = rows[15:21]
+    pmin[:] = np.inf
+    for g in range(gtop[0]):
+        if gcount[g] > 0:
+            p = np.searchsorted(pvals, gperf[g])
+            if gprice[g] < pmin[p]:
+                pmin[p] = gprice[g]
+
+
+@_jit
 def _add_row(rows, j, a, b, pr, pf):  # pragma: no cover - compiled
     """A live row ``(j, a, b, pr, pf)`` at the end, first in node ``j``'s list, alone in a group."""
     node, start, end, price, perf, alive, head, nxt, top = rows[:9]
@@ -472,7 +493,7 @@ def _add_row(rows, j, a, b, pr, pf):  # pragma: no cover - compiled
 def _regroup(rows, r):  # pragma: no cover - compiled
     """Row ``r`` (live, values set) into a new group of its own."""
     start, end, price, perf = rows[1], rows[2], rows[3], rows[4]
-    gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:]
+    gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:19]
     g = gtop[0]
     gstart[g], gend[g], gprice[g], gperf[g], gcount[g] = start[r], end[r], price[r], perf[r], 1
     gid[r] = g
@@ -541,4 +562,5 @@ def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
             _regroup(rows, hit)
         if tail > e:
             _add_row(rows, j, e, tail, price[hit], perf[hit])
+    price_floors(rows)
     return 0
