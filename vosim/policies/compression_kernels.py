@@ -16,8 +16,8 @@ Three tuples carry the state (numba passes their arrays by reference):
     ``jcount[0]`` entries of ``jlist``), and groups of alike rows (equal start, end, price and
     performance): ``gid[row]``, ``gstart, gend, gprice, gperf, gcount`` (live rows of the
     group), ``gtop[0]`` groups in use. A row whose values change leaves its group. Last,
-    ``pvals`` (every performance a row can have, increasing) and ``pmin`` (the least price
-    of a live group of each, :func:`price_floors`).
+    ``pvals`` (every performance a row can have, increasing) and ``pmin`` (a floor of the
+    least price of a live group of each, :func:`price_floors`).
 ``jobs``
     The reservations in priority order: ``n, volume, budget`` (the job's), the held window's
     ``ostart, oruntime, ocost`` and its spans ``soff[i]:soff[i + 1]`` of ``snode, sstart,
@@ -234,7 +234,11 @@ def _cheapest_task(rows, jobs, i, slow, by_rows):  # pragma: no cover - compiled
     group is read through the least price of each performance (:func:`price_floors`): a
     task's cost ``price * (V / p)`` rounds monotonically in ``price``, so the least price of
     a performance gives the least cost of its groups, the same float, in ``O(P)`` for ``P``
-    performances rather than ``O(G)`` for ``G`` groups.
+    performances rather than ``O(G)`` for ``G`` groups. After a move of the pass the floors
+    may be lower than the live groups' (rows that left are not read out), so the value is
+    then a lower bound of ``replan``'s: its only uses are necessary conditions (the budget
+    left for the other ``n - 1`` tasks), which a lower value loosens, never tightens, so
+    the windows found are the same.
     """
     price, perf, alive, head, nxt, jlist, jcount = (
         rows[3], rows[4], rows[5], rows[6], rows[7], rows[10], rows[11],
@@ -465,7 +469,10 @@ def next_move(rows, jobs, known, use_known, now, i0, out):  # pragma: no cover -
 def price_floors(rows):  # pragma: no cover - compiled
     """Set ``pmin[p]``, the least price of a live group of performance ``pvals[p]`` (``inf``: none).
 
-    ``O(G log P)`` over the ``G`` groups; called when the rows are loaded and after each move.
+    ``O(G log P)`` over the ``G`` groups, when a pass loads its rows. A move then lowers a
+    floor when it adds a cheaper row (:func:`_regroup`) but does not raise one when rows leave
+    (that would take ``O(G)`` a move): within a pass ``pmin`` is a lower bound of the least
+    live price, exact at the start.
     """
     gprice, gperf, gcount, gtop, pvals, pmin = rows[15:21]
     pmin[:] = np.inf
@@ -498,6 +505,10 @@ def _regroup(rows, r):  # pragma: no cover - compiled
     gstart[g], gend[g], gprice[g], gperf[g], gcount[g] = start[r], end[r], price[r], perf[r], 1
     gid[r] = g
     gtop[0] = g + 1
+    pvals, pmin = rows[19], rows[20]
+    p = np.searchsorted(pvals, perf[r])
+    if price[r] < pmin[p]:  # a floor only lowers: rows leaving groups do not raise it
+        pmin[p] = price[r]
 
 
 @_jit
@@ -562,5 +573,4 @@ def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
             _regroup(rows, hit)
         if tail > e:
             _add_row(rows, j, e, tail, price[hit], perf[hit])
-    price_floors(rows)
     return 0
