@@ -49,10 +49,9 @@ class NodeSchedule:
         self._perf = np.ones(size)
         self._price[self.nodes] = np.asarray(price, dtype=float)
         self._perf[self.nodes] = np.asarray(performance, dtype=float)
-        self.node = np.empty(0, dtype=np.int64)
-        self.a = np.empty(0)
-        self.b = np.empty(0)
-        self.tag = np.empty(0, dtype=np.int64)
+        # the rows' columns (node, a, b, tag) with room to grow: the first _n rows are in use
+        self._cols = _empty_columns(0)
+        self._n = 0
         self._pending: list[tuple[int, float, float, int]] = []  # rows of add()
         self._chunks: list[tuple[np.ndarray, ...]] = []  # columns of add_many(), and rows
         #: Shortenings not applied yet, (tag, nodes, new ends) per :meth:`shorten` call.
@@ -61,6 +60,26 @@ class NodeSchedule:
         self._buffered = 0  # rows added since the last flush
         self._dirty: set[int] = set()
         self._dirty_parts: list[np.ndarray] = []  # node ids of add_many/shorten, not in _dirty
+
+    @property
+    def node(self) -> np.ndarray:
+        """Node of each busy interval held, shape (r,) (flushed rows only)."""
+        return self._cols[0][: self._n]
+
+    @property
+    def a(self) -> np.ndarray:
+        """Start of each busy interval, model time units, shape (r,)."""
+        return self._cols[1][: self._n]
+
+    @property
+    def b(self) -> np.ndarray:
+        """End of each busy interval, model time units, shape (r,)."""
+        return self._cols[2][: self._n]
+
+    @property
+    def tag(self) -> np.ndarray:
+        """Tag of each busy interval (:data:`LOCAL` or a VO job's index), shape (r,)."""
+        return self._cols[3][: self._n]
 
     @property
     def dirty(self) -> set[int]:
@@ -104,10 +123,7 @@ class NodeSchedule:
             keep = b > a
             if not keep.all():
                 node, a, b, tag = node[keep], a[keep], b[keep], tag[keep]
-            self.node, self.a, self.b, self.tag = (
-                np.concatenate([getattr(self, f), new])
-                for f, new in (("node", node), ("a", a), ("b", b), ("tag", tag))
-            )
+            self._append(node, a, b, tag)
         self._buffered = 0
         if self._short:
             self._apply_shortenings()
@@ -196,16 +212,30 @@ class NodeSchedule:
         self._short.append((tag, nodes, ends))
         self._short_tags.add(tag)
 
+    def _append(self, *columns: np.ndarray) -> None:
+        """Rows ``(node, a, b, tag)`` (shape (k,) each) after the rows in use.
+
+        Written in place into the room left, which doubles when it runs out: ``O(k)``
+        amortised, where joining new arrays copied every row at each flush (a local job read
+        the rows at each arrival).
+        """
+        k = columns[0].size
+        n, need = self._n, self._n + k
+        if need > self._cols[0].size:
+            grown = _empty_columns(max(2 * self._cols[0].size, need, 64))
+            for old, new in zip(self._cols, grown, strict=True):
+                new[:n] = old[:n]
+            self._cols = grown
+        for col, new in zip(self._cols, columns, strict=True):
+            col[n : n + k] = new
+        self._n = need
+
     def _drop(self, rows: np.ndarray) -> None:
         """Remove ``rows`` (positions in the columns, shape (k,))."""
-        keep = np.ones(self.a.size, dtype=bool)
+        keep = np.ones(self._n, dtype=bool)
         keep[rows] = False
-        self.node, self.a, self.b, self.tag = (
-            self.node[keep],
-            self.a[keep],
-            self.b[keep],
-            self.tag[keep],
-        )
+        self._cols = [col[: self._n][keep] for col in self._cols]
+        self._n = self._cols[0].size
 
     def prune(self, now: float, min_share: float = 0.0) -> None:
         """Forget intervals that ended by ``now``.
@@ -242,6 +272,16 @@ class NodeSchedule:
         return free_slots(
             self.nodes, self._price, self._perf, self.node, self.a, self.b, start, end
         )
+
+
+def _empty_columns(size: int) -> list[np.ndarray]:
+    """Room for ``size`` rows: node (int), a, b (float), tag (int) columns, uninitialised."""
+    return [
+        np.empty(size, dtype=np.int64),
+        np.empty(size),
+        np.empty(size),
+        np.empty(size, dtype=np.int64),
+    ]
 
 
 def _column(values: list, sizes: list[int], dtype) -> np.ndarray:
