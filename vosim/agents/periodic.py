@@ -138,11 +138,12 @@ class PeriodicCycles:
         k, model = self.index, self.model
         if model.metascheduler.can_act():
             return k + 1
-        events = model._event_list
-        if events.is_empty():  # no event is left that is not cancelled
+        try:  # Mesa's peek counts the live events first (O(events)): not counted twice here
+            ahead = model._event_list.peek_ahead(2)
+        except IndexError:  # no event is left that is not cancelled
             return None
         local = model.local_jobs.arrivals if model.local_jobs is not None else None
-        head = [e for e in events.peek_ahead(2) if local is None or e.fn() is not local]
+        head = [e for e in ahead if local is None or e.fn() is not local]
         if not head:  # only local arrivals are left: no cycle acts again unless woken
             return None
         target = first_multiple(head[0].time, self.period, after=k)
