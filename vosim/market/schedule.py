@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vosim.core.slots import SlotList
-from vosim.core.windows import filled
+from vosim.core.windows import distinct, filled
 from vosim.errors import SlotError
 from vosim.market.slots import free_slots
 
@@ -142,8 +142,11 @@ class NodeSchedule:
         )
         node = np.concatenate([nodes for _, nodes, _ in short])
         end = np.concatenate([ends for _, _, ends in short])
-        tags, tag_at = np.unique(tag, return_inverse=True)
-        hit = np.flatnonzero(np.isin(self.tag, tags))
+        tags = distinct(tag)  # sorted: each row's tag is found by a binary search
+        tag_at = np.searchsorted(tags, tag)
+        rows_tag = self.tag
+        at_tag = np.minimum(np.searchsorted(tags, rows_tag), tags.size - 1)
+        hit = np.flatnonzero(tags[at_tag] == rows_tag)
         if hit.size == 0:
             return
         # (tag, node) as one key: the tag's rank among the buffered tags, then the node
@@ -154,7 +157,7 @@ class NodeSchedule:
         first = np.ones(key.size, dtype=bool)
         first[1:] = key[1:] != key[:-1]
         key, end = key[first], end[first]
-        row_key = np.searchsorted(tags, self.tag[hit]) * width + self.node[hit]
+        row_key = at_tag[hit] * width + self.node[hit]
         at = np.minimum(np.searchsorted(key, row_key), key.size - 1)
         match = key[at] == row_key
         hit, at = hit[match], at[match]
