@@ -17,6 +17,19 @@ __all__ = ["NodeSchedule", "LOCAL"]
 LOCAL = -1
 
 
+class _Column:
+    """A column of :class:`NodeSchedule`'s busy rows: the rows in use, as a view, shape (r,)."""
+
+    def __init__(self, index: int, doc: str) -> None:
+        self.index = index
+        self.__doc__ = doc
+
+    def __get__(self, schedule: NodeSchedule | None, owner: type) -> np.ndarray:
+        if schedule is None:  # read on the class (documentation tools)
+            return self  # type: ignore[return-value]
+        return schedule._cols[self.index][: schedule._n]
+
+
 class NodeSchedule:
     """Disjoint busy intervals ``[a, b)`` of some nodes, stored as numpy columns.
 
@@ -61,25 +74,10 @@ class NodeSchedule:
         self._dirty: set[int] = set()
         self._dirty_parts: list[np.ndarray] = []  # node ids of add_many/shorten, not in _dirty
 
-    @property
-    def node(self) -> np.ndarray:
-        """Node of each busy interval held, shape (r,) (flushed rows only)."""
-        return self._cols[0][: self._n]
-
-    @property
-    def a(self) -> np.ndarray:
-        """Start of each busy interval, model time units, shape (r,)."""
-        return self._cols[1][: self._n]
-
-    @property
-    def b(self) -> np.ndarray:
-        """End of each busy interval, model time units, shape (r,)."""
-        return self._cols[2][: self._n]
-
-    @property
-    def tag(self) -> np.ndarray:
-        """Tag of each busy interval (:data:`LOCAL` or a VO job's index), shape (r,)."""
-        return self._cols[3][: self._n]
+    node = _Column(0, "Node of each busy interval held, int, shape (r,) (flushed rows only).")
+    a = _Column(1, "Start of each busy interval, model time units, shape (r,).")
+    b = _Column(2, "End of each busy interval, model time units, shape (r,).")
+    tag = _Column(3, "Tag of each interval (:data:`LOCAL` or a VO job's index), shape (r,).")
 
     @property
     def dirty(self) -> set[int]:

@@ -473,6 +473,11 @@ def price_floors(rows):  # pragma: no cover - compiled
     floor when it adds a cheaper row (:func:`_regroup`) but does not raise one when rows leave
     (that would take ``O(G)`` a move): within a pass ``pmin`` is a lower bound of the least
     live price, exact at the start.
+
+    ``rows``: the kernels' row columns (module docstring); ``pmin`` (shape (P,), cost units per
+    time unit) is written in place. Raises nothing: compiled, fed by the columns ``_Rows``
+    builds (every group's performance is in ``pvals`` by construction). No paper source:
+    vosim's speed-up of the necessary conditions of compression (Mu'alem & Feitelson 2001, §2).
     """
     gprice, gperf, gcount, gtop, pvals, pmin = rows[15:21]
     pmin[:] = np.inf
