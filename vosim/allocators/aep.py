@@ -430,15 +430,12 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     latest = slots.end - duration
     usable = (slots.performance >= request.min_performance) & (latest >= slots.start)
     if not usable.any():
-        reason = "only 0 node(s) have a slot long enough for the request (n=1 needed)"
-        return Allocation(None, reason, name, {"slots": len(slots)})
+        return _single_refused(name, slots, request, None)
     cost = slots.price * duration
     limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
     feasible = np.flatnonzero(usable & (cost <= limit))
     if feasible.size == 0:
-        floor = float(cost[usable].min())
-        reason = f"budget C={request.budget:g} is below the cheapest 1 slot(s), cost {floor:g}"
-        return Allocation(None, reason, name, {"slots": len(slots)})
+        return _single_refused(name, slots, request, float(cost[usable].min()))
     longest = np.inf
     if name == "amp":
         best = feasible[0]
@@ -470,6 +467,20 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     return Allocation(window, "", name, stats, exact=True)
 
 
+def _single_refused(
+    name: str, slots: SlotList, request: ResourceRequest, floor: float | None
+) -> Allocation:
+    """:func:`_single`'s refusal: no usable slot (``floor`` None), or a budget below ``floor``.
+
+    Raises nothing; AEP §2.2 (a window within the budget ``C``).
+    """
+    if floor is None:
+        reason = "only 0 node(s) have a slot long enough for the request (n=1 needed)"
+    else:
+        reason = f"budget C={request.budget:g} is below the cheapest 1 slot(s), cost {floor:g}"
+    return Allocation(None, reason, name, {"slots": len(slots)})
+
+
 _SINGLE_CRITERIA = {"amp": 0, "min_cost": 1, "min_runtime": 2, "min_finish": 3}
 
 
@@ -483,12 +494,8 @@ def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Al
         min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX),
         _SINGLE_CRITERIA[name],
     )  # fmt: skip
-    if code == 1:
-        reason = "only 0 node(s) have a slot long enough for the request (n=1 needed)"
-        return Allocation(None, reason, name, {"slots": len(slots)})
-    if code == 2:
-        reason = f"budget C={request.budget:g} is below the cheapest 1 slot(s), cost {floor:g}"
-        return Allocation(None, reason, name, {"slots": len(slots)})
+    if code:  # 1: no usable slot; 2: none within the budget, the cheapest costing floor
+        return _single_refused(name, slots, request, None if code == 1 else floor)
     performance = float(slots.performance[j])
     d = request.volume / performance if request.volume is not None else float(request.time)
     d = float(d)
