@@ -34,6 +34,8 @@ def _records(fast: bool, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame, VOModel]
 )
 # a returned hold (issue 18's accounting) grows a balance mid-period: found by CI
 @example(trace="UniLu-Gaia-2014-2", jobs=150, seed=0, allocators=None, accounts=True)
+# NASA's whole-machine jobs: classes woken by freed time are held back by the concurrency bound
+@example(trace="NASA-iPSC-1993-3.1-cln", jobs=300, seed=1, allocators=None, accounts=False)
 def test_class_cycle_gives_the_per_job_cycle_records(trace, jobs, seed, allocators, accounts):
     # patience 2 days: a job as wide as NASA's domain starves behind the owners' online local
     # jobs, and the per-job path searches the whole queue every cycle until it leaves
@@ -257,3 +259,61 @@ def test_compiled_concurrency_bound_is_the_numpy_bound(seed, nodes, speeds, n, v
             patch.setenv("VOSIM_REFERENCE", value)
             bounds.append(classes._concurrent_end(cid, pays, slots, f, now))
     assert bounds[0] == bounds[1]
+
+
+def _static_domain(draw_seed: int, nodes: int, horizon: float):
+    """Random busy intervals on ``nodes`` unit-price nodes of speeds 1-3, fixed for ever."""
+    rng = np.random.default_rng(draw_seed)
+    performance = rng.integers(1, 4, nodes).astype(float)
+    busy = []
+    for k in range(nodes):
+        t = 0.0
+        while t < horizon:
+            a = t + float(rng.choice([0.0, rng.uniform(0.0, 150.0)]))
+            b = a + float(rng.uniform(5.0, 200.0))
+            busy.append((k, a, b))
+            t = b + float(rng.uniform(0.0, 120.0))
+    node, a, b = (np.array(c) for c in zip(*busy, strict=True))
+    return performance, node.astype(np.int64), a, b
+
+
+def _slots_at(performance, busy, t: float, length: float) -> SlotList:
+    from vosim.market.slots import free_slots
+
+    ids = np.arange(performance.size)
+    return free_slots(ids, np.ones(ids.size), performance, *busy, t, t + length)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**20),
+    nodes=st.integers(1, 8),
+    n=st.integers(1, 4),
+    volume=st.sampled_from([40.0, 120.0, 300.0]),
+    own=st.sampled_from([100.0, 250.0, 400.0]),
+)
+def test_no_window_appears_before_a_class_wakes(seed, nodes, n, volume, own):
+    """The sleep bound and the concurrency bound on a static market: no cycle they skip
+    (``t`` before the wake time) finds a window in the class's own interval ``[t, t + L_c)``;
+    the own interval may be shorter than the pass's ``L`` (``look_ahead``)."""
+    interval = 400.0
+    performance, *busy = _static_domain(seed, nodes, 3000.0)
+    request = ResourceRequest(n=n, volume=volume, budget=math.inf)
+    rc = RequestClasses(1, performance, np.ones(nodes), interval)
+    c = rc.assign(0, n, volume, math.inf, "amp", -1, own=own)
+    rc.add(np.array([0]))
+    for now in (0.0, 500.0, 1100.0):
+        slots = _slots_at(performance, busy, now, interval)
+        # the concurrency bound holds back a class never searched: no window from now on
+        rc.wake[c] = -math.inf
+        if rc.hold_back(np.array([c]), np.array([math.inf]), slots, now).size == 0:
+            _assert_no_window(performance, busy, request, now, rc.wake[c], interval, own)
+        if amp(slots.until(now + own), request).window is None:  # it sleeps after a search
+            rc.sleep(np.array([c]), np.array([math.inf]), slots, now)
+            _assert_no_window(performance, busy, request, now, rc.wake[c], interval, own)
+
+
+def _assert_no_window(performance, busy, request, now, wake, interval, own):
+    for t in np.linspace(now, min(wake, now + 1500.0), 40, endpoint=False):
+        later = _slots_at(performance, busy, float(t), interval).until(float(t) + own)
+        assert amp(later, request).window is None, (now, t, wake)

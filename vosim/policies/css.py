@@ -212,7 +212,9 @@ class CyclicScheme:
                 self._reach[j] = self._reach_per_volume * job.volume
                 self._user[j], self._criterion[j] = job.user, job.criterion
                 self._request[j] = ResourceRequest(n=job.n, volume=job.volume, budget=job.budget)
-                self.classes.assign(j, job.n, job.volume, job.budget, job.criterion, job.user)
+                self.classes.assign(
+                    j, job.n, job.volume, job.budget, job.criterion, job.user, self._reach[j]
+                )
         new = np.fromiter((job.index for job in arrived), dtype=np.int64, count=len(arrived))
         if self.fast:  # the classes hold the queue
             self.classes.add(new)
@@ -288,15 +290,25 @@ class CyclicScheme:
         (:meth:`RequestClasses.wake_freed`).
         """
         classes, now = self.classes, state.time
+        woken = np.empty(0, dtype=np.int64)
         if state.freed.size:  # only the freed nodes' slots matter here: the full list may wait
             budget = np.full(len(classes), np.inf)
             live = np.flatnonzero(classes.count > 0)
             budget[live] = self._class_budgets(live)
+            asleep = live[classes.wake[live] > now]
             classes.wake_freed(state.freed, budget, state.slots_of(state.freed), now)
+            woken = asleep[classes.wake[asleep] <= now]
         live = classes.awake(now)
         if live.size == 0:
             return
         slots = state.slots
+        if woken.size:  # woken by one freed node: multi-node ones may still lack the rest
+            kept = classes.hold_back(woken, self._class_budgets(woken), slots, now)
+            if kept.size < woken.size:
+                asleep = classes.wake[live] > now  # held back: their wake moved on
+                live = live[~asleep]
+                if live.size == 0:
+                    return
         budget = self._class_budgets(live)
         code = screen_requests(slots, classes.n[live], classes.volume[live], budget)
         out = code != FITS_MAYBE

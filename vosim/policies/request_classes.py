@@ -54,6 +54,9 @@ class RequestClasses:
     n, volume, budget : numpy.ndarray, shape (classes,)
         Node count ``n``, volume ``V`` (performance x time units) and budget ``C`` (cost units)
         of each class's request.
+    own : numpy.ndarray of float, shape (classes,)
+        Each class's own interval ``L_c <= L`` (model time units): its jobs' windows are
+        searched in ``[t, t + L_c)`` (the cyclic scheme's ``look_ahead``).
     user : numpy.ndarray of int64, shape (classes,)
         The user position of the class under per-period accounts, else ``-1``.
     count : numpy.ndarray of int64, shape (classes,)
@@ -96,6 +99,7 @@ class RequestClasses:
         self.n = np.empty(0, dtype=np.int64)
         self.volume = np.empty(0)
         self.budget = np.empty(0)
+        self.own = np.empty(0)
         self.user = np.empty(0, dtype=np.int64)
         self.count = np.empty(0, dtype=np.int64)
         self.wake = np.empty(0)
@@ -109,11 +113,21 @@ class RequestClasses:
     def __len__(self) -> int:
         return self.n.size
 
-    def assign(self, job: int, n: int, volume: float, budget: float, criterion: str, user: int):
+    def assign(
+        self,
+        job: int,
+        n: int,
+        volume: float,
+        budget: float,
+        criterion: str,
+        user: int,
+        own: float = math.inf,
+    ) -> int:
         """Put job index ``job`` into the class of its request; returns the class id.
 
         ``user`` is the user position under per-period accounts (its jobs search with ``min(C,
-        balance)``), ``-1`` otherwise.
+        balance)``), ``-1`` otherwise. ``own``: the job's own interval (model time units;
+        ``min(own, L)`` is kept), a function of its request, so one per class.
         """
         key = (n, volume, budget, criterion, user)
         cid = self._ids.get(key)
@@ -122,6 +136,7 @@ class RequestClasses:
             self.n = np.append(self.n, n)
             self.volume = np.append(self.volume, volume)
             self.budget = np.append(self.budget, budget)
+            self.own = np.append(self.own, min(float(own), self.interval))
             self.user = np.append(self.user, user)
             self.count = np.append(self.count, 0)
             self.wake = np.append(self.wake, -math.inf)
@@ -196,28 +211,60 @@ class RequestClasses:
         ``slots`` is what the cycle left free over ``[now, H)``, ``H = now + L``, and
         ``budget`` (shape (k,)) what each class could spend. On a static market, with no
         reserved time freed (see :meth:`wake_freed`), the free time of a later cycle inside
-        ``[now, H)`` is a subset of ``slots``, which every job of these classes saw or was
-        screened out against; so a window possible later must run a task past ``H`` on some
-        node ``k``: from ``f_k`` (where its free slot ending at ``H`` begins; ``H`` if there is
-        none) for ``T_k = V / p_k``, and that task plus ``n - 1`` tasks at the domain's least
-        cost per unit of work must fit ``C``. No cycle before ``min_k (f_k + T_k) - L`` can
-        then find a window. A class with ``n > 1`` that this would wake within ``L / 64`` also
-        waits until ``n`` nodes could hold its tasks from one start
-        (:meth:`_concurrent_end`); the later of the two bounds is its wake time.
+        ``[now, H)`` is a subset of ``slots``. Class ``c``'s jobs saw the part inside their own
+        interval ``[now, H_c)``, ``H_c = now + L_c`` (:attr:`own`), or were screened out
+        against it; so a window possible at a later ``t`` (inside ``[t, t + L_c)``) runs a task
+        past ``H_c`` on some node ``k``: from ``f_k`` (where its free span containing ``H_c``
+        begins; ``H_c`` if it is busy there) for ``T_k = V / p_k``, and that task plus
+        ``n - 1`` tasks at the domain's least cost per unit of work must fit ``C``. No cycle
+        before ``min_k (f_k + T_k) - L_c`` can then find a window. A class with ``n > 1`` that
+        this would wake within ``L / 64`` also waits until ``n`` nodes could hold its tasks
+        from one start (:meth:`_concurrent_end`); the later of the two bounds is its wake time.
 
         Raises nothing; ``classes`` must have waiting jobs (ids from :meth:`assign`).
         """
         if classes.size == 0:
             return
-        f = tail_starts(slots, now + self.interval, self.performance.size)
         nodes = np.arange(self.performance.size)
-        pays, reach = self._reach(classes, budget, f, nodes)
+        pays, reach = self._reach(classes, budget, slots, now, nodes)
         # multi-node classes the bound above would wake within L / 64: the concurrency bound
         soon = (self.n[classes] > 1) & (reach < now + self.interval / 64)
-        for i in np.flatnonzero(soon).tolist():
-            end = self._concurrent_end(int(classes[i]), pays[i], slots, f, now)
-            reach[i] = max(reach[i], end - self.interval * (1 + _RTOL))
+        if soon.any():
+            f = tail_starts(slots, now + self.interval, self.performance.size)
+            for i in np.flatnonzero(soon).tolist():
+                c = int(classes[i])
+                end = self._concurrent_end(c, pays[i], slots, f, now)
+                reach[i] = max(reach[i], end - self.own[c] * (1 + _RTOL))
         self.wake[classes] = reach
+
+    def hold_back(
+        self, classes: np.ndarray, budget: np.ndarray, slots: SlotList, now: float
+    ) -> np.ndarray:
+        """Of awake ``classes`` (shape (k,)), those worth a search at ``now``; the rest sleep.
+
+        A class of ``n > 1`` nodes cannot find a window, now or in a later cycle of a static
+        market, before its tasks can run together: its wake time becomes the concurrency
+        bound (:meth:`_concurrent_end` over ``slots``, the cycle's whole slot list of
+        ``[now, now + L)``) less its own interval ``L_c``, and it is held back while that lies
+        after ``now``. The bound assumes nothing of earlier searches, so it applies to a class
+        freed time woke (:meth:`wake_freed` wakes on one node that could hold one task) as well
+        as to one never searched. ``budget``: what each class may spend, shape (k,).
+        Returns the ids kept awake, in the given order.
+        """
+        multi = self.n[classes] > 1
+        if not multi.any():
+            return classes
+        nodes = np.arange(self.performance.size)
+        pays = self._pays(classes[multi], budget[multi], nodes)
+        f = tail_starts(slots, now + self.interval, self.performance.size)
+        keep = np.ones(classes.size, dtype=bool)
+        for i, k in enumerate(np.flatnonzero(multi).tolist()):
+            c = int(classes[k])
+            wake = self._concurrent_end(c, pays[i], slots, f, now) - self.own[c] * (1 + _RTOL)
+            if wake > now:
+                self.wake[c] = max(self.wake[c], wake)
+                keep[k] = False
+        return classes[keep]
 
     def _concurrent_end(
         self, c: int, pays: np.ndarray, slots: SlotList, f: np.ndarray, now: float
@@ -273,44 +320,72 @@ class RequestClasses:
         slots are read, so that part is enough); ``budget`` is indexed by class id. A window
         that uses the freed time runs a task of ``T_k = V / p_k`` inside a slot of node ``k``
         that fits the budget as in :meth:`sleep`: classes with ``V <= p_k * longest_k``
-        (``longest_k``: node ``k``'s longest slot now) for such a node wake now; for the others
-        the freed time may later join the slot ending at ``H``, so their wake time becomes at
-        most ``f_k + T_k - L``.
+        (``longest_k``: node ``k``'s longest slot now) for such a node wake now (multi-node
+        ones may then be held back by :meth:`hold_back`); for the others the freed time may
+        later join the span containing ``H_c``, so their wake time becomes at most
+        ``f_k + T_k - L_c``.
         """
         sleeping = np.flatnonzero((self.count > 0) & (self.wake > now))
         if sleeping.size == 0 or freed.size == 0:
             return
         longest = np.zeros(self.performance.size)
         np.maximum.at(longest, slots.node, slots.end - slots.start)
-        f = tail_starts(slots, now + self.interval, self.performance.size)
-        fits, reach = self._reach(sleeping, budget[sleeping], f, freed)
+        fits, reach = self._reach(sleeping, budget[sleeping], slots, now, freed)
         capacity = self.performance[freed] * longest[freed] * (1 + _RTOL)
         now_fits = (fits & (self.volume[sleeping][:, None] <= capacity)).any(axis=1)
         self.wake[sleeping] = np.where(now_fits, now, np.minimum(self.wake[sleeping], reach))
 
+    def _pays(self, classes: np.ndarray, budget: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Whether each class can pay a task on each of ``nodes``, bool, shape (k, r).
+
+        The task ``V / p_k`` on node ``k`` plus ``n - 1`` tasks at the domain's least cost per
+        unit of work within the budget (``budget``, shape (k,)).
+        """
+        volume = self.volume[classes][:, None]
+        least = (self.n[classes][:, None] - 1) * self.per_work.min()
+        return volume * (self.per_work[nodes] + least) <= budget[:, None] * (1 + _RTOL)
+
     def _reach(
-        self, classes: np.ndarray, budget: np.ndarray, f: np.ndarray, nodes: np.ndarray
+        self,
+        classes: np.ndarray,
+        budget: np.ndarray,
+        slots: SlotList,
+        now: float,
+        nodes: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Which ``nodes`` each class can pay a task on (shape (k, r)), and its tail wake (k,).
 
-        The wake is ``min (f_k + V / p_k) - L`` over those nodes, ``f`` indexed by node id.
+        The wake is ``min (f_k + V / p_k) - L_c`` over those nodes, ``f_k`` where node ``k``'s
+        free span containing ``H_c = now + L_c`` begins in ``slots`` (:func:`tail_starts`),
+        one pass over the slots per distinct own interval ``L_c``.
         """
-        volume = self.volume[classes][:, None]
-        n = self.n[classes][:, None]
-        least = (n - 1) * self.per_work.min()
-        fits = volume * (self.per_work[nodes] + least) <= budget[:, None] * (1 + _RTOL)
-        reach = np.where(fits, f[nodes] + volume / self.performance[nodes], np.inf).min(axis=1)
-        return fits, reach - self.interval * (1 + _RTOL)
+        own = self.own[classes]
+        fits = self._pays(classes, budget, nodes)
+        f = np.empty(fits.shape)
+        horizon = now + self.interval
+        size = self.performance.size
+        for length in distinct(own).tolist():
+            rows = own == length
+            f[rows] = tail_starts(slots, horizon, size, at=now + length)[nodes]
+        task = self.volume[classes][:, None] / self.performance[nodes]
+        reach = np.where(fits, f + task, np.inf).min(axis=1)
+        return fits, reach - own * (1 + _RTOL)
 
 
-def tail_starts(slots: SlotList, horizon: float, nodes: int) -> np.ndarray:
-    """Per node id (shape (nodes,)), where its free slot ending at ``horizon`` begins.
+def tail_starts(slots: SlotList, horizon: float, nodes: int, at: float | None = None) -> np.ndarray:
+    """Per node id (shape (nodes,)), where its free span containing ``at`` begins.
 
-    Nodes without such a slot (busy at the end of the interval) get ``horizon``.
+    ``slots`` covers ``[t, horizon)``; ``at`` (default ``horizon``, model time units) lies in
+    ``(t, horizon]``. A slot contains ``at`` when it starts by ``at`` and ends after it, or
+    reaches ``horizon`` (free to the end of what is known). Nodes without such a slot (busy at
+    ``at``) get ``at``.
     """
-    start = np.full(nodes, horizon)
-    tail = slots.end == horizon
-    start[slots.node[tail]] = slots.start[tail]
+    at = horizon if at is None else at
+    start = np.full(nodes, at)
+    k = int(np.searchsorted(slots.start, at, side="right"))  # slots ordered by start
+    end = slots.end[:k]
+    tail = (end > at) | (end >= horizon)
+    start[slots.node[:k][tail]] = slots.start[:k][tail]
     return start
 
 
