@@ -512,6 +512,10 @@ class Replanner:
         search = replan if reference() else compress  # the plain pass, or its compiled form
         if not self.static or state.refreshed:
             result = search(state)  # time or money may have appeared anywhere: search all
+        elif not state.freed.size and all(_same(seen.get(j.index), w) for j, w in state.reserved):
+            # nothing freed and every reservation searched as it is: the search would look
+            # only where time was freed, so nothing moves (no slot list needed)
+            result = Replanned(Decisions().settle(), None, list(state.reserved), _NONE)
         else:
             result = search(state, lambda job, w: _same(seen.get(job.index), w), state.freed)
         self._seen = {job.index: w for job, w in result.reserved}
