@@ -317,3 +317,22 @@ def _assert_no_window(performance, busy, request, now, wake, interval, own):
     for t in np.linspace(now, min(wake, now + 1500.0), 40, endpoint=False):
         later = _slots_at(performance, busy, float(t), interval).until(float(t) + own)
         assert amp(later, request).window is None, (now, t, wake)
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**20), nodes=st.integers(1, 6), times=st.integers(1, 5))
+def test_tail_starts_at_several_times_is_a_scan_of_each_node(seed, nodes, times):
+    """Every (time, node): the start of the node's slot that holds the time, by a plain scan."""
+    performance, *busy = _static_domain(seed, nodes, 600.0)
+    now, horizon = 50.0, 450.0
+    slots = _slots_at(performance, busy, now, horizon - now)
+    rng = np.random.default_rng(seed)
+    at = np.unique(np.append(rng.choice(np.r_[slots.start, slots.end, 300.0], times), horizon))
+    at = at[at > now]
+    got = tail_starts(slots, horizon, nodes, at)
+    for i, a in enumerate(at.tolist()):
+        for k in range(nodes):
+            holding = [s.start for s in slots if s.node == k and s.start <= a < s.end]
+            holding += [s.start for s in slots if s.node == k and s.end == horizon]
+            assert got[i, k] == (holding[0] if holding and holding[0] <= a else a)
+        assert got[i].tolist() == tail_starts(slots, horizon, nodes, a).tolist()

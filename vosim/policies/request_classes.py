@@ -356,37 +356,41 @@ class RequestClasses:
         """Which ``nodes`` each class can pay a task on (shape (k, r)), and its tail wake (k,).
 
         The wake is ``min (f_k + V / p_k) - L_c`` over those nodes, ``f_k`` where node ``k``'s
-        free span containing ``H_c = now + L_c`` begins in ``slots`` (:func:`tail_starts`),
-        one pass over the slots per distinct own interval ``L_c``.
+        free span containing ``H_c = now + L_c`` begins in ``slots`` (:func:`tail_starts`, for
+        every distinct ``L_c`` at once).
         """
         own = self.own[classes]
         fits = self._pays(classes, budget, nodes)
-        f = np.empty(fits.shape)
-        horizon = now + self.interval
-        size = self.performance.size
-        for length in distinct(own).tolist():
-            rows = own == length
-            f[rows] = tail_starts(slots, horizon, size, at=now + length)[nodes]
+        lengths = distinct(own)
+        at = tail_starts(slots, now + self.interval, self.performance.size, now + lengths)
+        f = at[np.searchsorted(lengths, own)][:, nodes]
         task = self.volume[classes][:, None] / self.performance[nodes]
         reach = np.where(fits, f + task, np.inf).min(axis=1)
         return fits, reach - own * (1 + _RTOL)
 
 
-def tail_starts(slots: SlotList, horizon: float, nodes: int, at: float | None = None) -> np.ndarray:
-    """Per node id (shape (nodes,)), where its free span containing ``at`` begins.
+def tail_starts(
+    slots: SlotList, horizon: float, nodes: int, at: float | np.ndarray | None = None
+) -> np.ndarray:
+    """Per node id, where its free span containing each time of ``at`` begins.
 
-    ``slots`` covers ``[t, horizon)``; ``at`` (default ``horizon``, model time units) lies in
-    ``(t, horizon]``. A slot contains ``at`` when it starts by ``at`` and ends after it, or
-    reaches ``horizon`` (free to the end of what is known). Nodes without such a slot (busy at
-    ``at``) get ``at``.
+    ``slots`` covers ``[t, horizon)``, ordered by start. ``at``: one time or increasing
+    distinct times in ``(t, horizon]`` (model time units; default ``horizon``). A slot
+    contains ``a`` when it starts by ``a`` and ends after it, or reaches ``horizon`` (free to
+    the end of what is known). Nodes without such a slot (busy at ``a``) get ``a``. Returns
+    shape (nodes,) for one time, ``(len(at), nodes)`` for an array: one pass over the slots,
+    ``O(m log h + h * nodes)`` for ``h`` times.
     """
-    at = horizon if at is None else at
-    start = np.full(nodes, at)
-    k = int(np.searchsorted(slots.start, at, side="right"))  # slots ordered by start
-    end = slots.end[:k]
-    tail = (end > at) | (end >= horizon)
-    start[slots.node[:k][tail]] = slots.start[:k][tail]
-    return start
+    times = np.atleast_1d(np.asarray(horizon if at is None else at, dtype=float))
+    out = np.repeat(times[:, None], nodes, axis=1)
+    lo = np.searchsorted(times, slots.start, side="left")  # the first time at or after its start
+    hi = np.where(slots.end >= horizon, times.size, np.searchsorted(times, slots.end, side="left"))
+    count = np.maximum(hi - lo, 0)
+    if count.any():  # each slot's run of times lo .. hi - 1, flattened
+        first = np.repeat(lo - np.cumsum(count) + count, count)
+        row = np.arange(int(count.sum())) + first
+        out[row, np.repeat(slots.node, count)] = np.repeat(slots.start, count)
+    return out if np.ndim(at) else out[0]
 
 
 @functools.cache
