@@ -11,13 +11,16 @@ from hypothesis import strategies as st
 from vosim import VOModel
 from vosim.allocators.aep import amp
 from vosim.core import ResourceRequest, Slot, SlotList
+from vosim.core.code_path import REFERENCE_ENV
 from vosim.policies.request_classes import RequestClasses, tail_starts
 
 AMP = dict.fromkeys(("finish", "runtime", "cost"), "amp")
 
 
 def _records(fast: bool, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame, VOModel]:
-    model = VOModel(**kwargs)
+    with pytest.MonkeyPatch.context() as patch:  # the classes exist on the fast path only
+        patch.setenv(REFERENCE_ENV, "0")
+        model = VOModel(**kwargs)
     assert model.metascheduler.scheduler.fast  # a static market with first fit
     model.metascheduler.scheduler.fast = fast  # False: every waiting job searched every cycle
     model.run()
@@ -91,7 +94,10 @@ def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
     assert sum(len(v) for v in failures.values()) > 0
 
 
-def test_fast_path_only_on_a_static_market_with_first_fit():
+def test_fast_path_only_on_a_static_market_with_first_fit(monkeypatch):
+    monkeypatch.setenv(REFERENCE_ENV, "1")  # the plain path: the per-job cycle
+    assert not VOModel(jobs=50, rng=1).metascheduler.scheduler.fast
+    monkeypatch.setenv(REFERENCE_ENV, "0")
     assert VOModel(jobs=50, rng=1).metascheduler.scheduler.fast
     assert not VOModel(jobs=50, rng=1, max_alternatives=3).metascheduler.scheduler.fast
     assert not VOModel(jobs=50, rng=1, pricing_policy="demand").metascheduler.scheduler.fast

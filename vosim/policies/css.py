@@ -20,6 +20,7 @@ from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog
 from vosim.allocators.screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
+from vosim.core.code_path import reference
 from vosim.errors import ParameterError
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList
@@ -84,8 +85,8 @@ class CyclicScheme:
     fallback_after : FallbackBudget, str, float, int or None
         Budget of the exact link of fallback chains (:class:`FallbackBudget`).
     classes : bool
-        Use request classes where ``static`` and first fit allow (default); ``False``: the plain
-        per-job cycle.
+        Use request classes where ``static`` and first fit allow (default); ``False`` (or
+        ``VOSIM_REFERENCE=1`` when the scheme is made): the plain per-job cycle.
     look_ahead : float
         How far ahead a job's windows may lie, in its own requested times: job ``j``'s
         windows are searched in ``[t, t + L_j)`` with ``L_j = min(L, look_ahead * T_j)``,
@@ -154,7 +155,8 @@ class CyclicScheme:
         self.fallback_after = FallbackBudget.coerce(fallback_after)
         self.fallbacks = FallbackLog()
         self.classes = RequestClasses(jobs, performance, price, scheduling_interval)
-        self.fast = classes and static and self.vo_policy.max_alternatives == 1
+        # the classes are a speed-up of the per-job cycle: VOSIM_REFERENCE=1 runs the latter
+        self.fast = classes and static and self.vo_policy.max_alternatives == 1 and not reference()
         # Without uncertainty every node is available (P_a = 1) for the availability criterion.
         self._certain = UtilizationSchedule.from_chains(np.asarray(price).size)
         self._n = np.zeros(jobs, dtype=np.int64)

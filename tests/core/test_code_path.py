@@ -1,0 +1,46 @@
+"""``VOSIM_REFERENCE=1``: every speed-up's plain path gives the run the fast path gives.
+
+The plain paths: re-planning (``replan``), the AEP criteria's scans and one-slot minima, the
+sleeping classes' bound and the classes themselves (the per-job cycle), EASY's and FCFS's
+count form (their node form) and the slot-list cache (the list built from every owner's
+busy intervals).
+"""
+
+import pandas as pd
+import pytest
+
+from vosim import VOModel
+from vosim.core.code_path import REFERENCE_ENV
+
+GAIA, NASA, LCG = "UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1"
+
+CASES = [
+    *[(GAIA, 300, {"policy": p}) for p in ("availability", "conservative", "easy", "fcfs")],
+    *[(GAIA, 300, {"policy": p}) for p in ("knapsack", "knapsack+easy")],
+    *[(GAIA, 1500, {"policy": p, "machine": True}) for p in ("easy", "fcfs", "conservative")],
+    *[(GAIA, 400, {"local_priority": p}) for p in ("queue", "preempt")],
+    (LCG, 600, {}),
+    (NASA, 300, {"patience": 2 * 86400.0}),
+]
+
+
+def _run(monkeypatch, value: str, trace: str, jobs: int, options: dict) -> VOModel:
+    monkeypatch.setenv(REFERENCE_ENV, value)
+    model = VOModel(trace=trace, jobs=jobs, rng=3, **options)
+    model.run()
+    return model
+
+
+@pytest.mark.parametrize(("trace", "jobs", "options"), CASES, ids=lambda c: str(c))
+def test_reference_paths_give_the_fast_paths_tables(monkeypatch, trace, jobs, options):
+    ref = _run(monkeypatch, "1", trace, jobs, options)
+    fast = _run(monkeypatch, "0", trace, jobs, options)
+    assert (ref.job_frame()["state"] == "completed").sum() > jobs // 3
+    # a waiting job's reason names its last search: the per-job cycle searches every cycle,
+    # a sleeping class does not, so the reasons of jobs still waiting may name other cycles
+    drop = ["reason", "metadata"]
+    pd.testing.assert_frame_equal(
+        ref.job_frame().drop(columns=drop), fast.job_frame().drop(columns=drop)
+    )
+    pd.testing.assert_frame_equal(ref.task_frame(), fast.task_frame())
+    pd.testing.assert_frame_equal(ref.cycle_frame(), fast.cycle_frame())
