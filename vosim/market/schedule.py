@@ -42,7 +42,9 @@ class NodeSchedule:
 
     Notes
     -----
-    Adding is ``O(1)`` amortised (rows are buffered); building the slot list is vectorised,
+    :meth:`add_many` writes its rows in place (the room doubles when it runs out: ``O(k)``
+    amortised), :meth:`add` buffers single rows and :meth:`shorten` buffers shortenings until
+    the rows are read; building the slot list is vectorised,
     ``O(r log r)`` for ``r`` intervals, which keeps a scheduling cycle cheap on long traces.
 
     Examples
@@ -65,12 +67,10 @@ class NodeSchedule:
         # the rows' columns (node, a, b, tag) with room to grow: the first _n rows are in use
         self._cols = _empty_columns(0)
         self._n = 0
-        self._pending: list[tuple[int, float, float, int]] = []  # rows of add()
-        self._chunks: list[tuple[np.ndarray, ...]] = []  # columns of add_many(), and rows
+        self._pending: list[tuple[int, float, float, int]] = []  # rows of add(), not written
         #: Shortenings not applied yet, (tag, nodes, new ends) per :meth:`shorten` call.
         self._short: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._short_tags: set[int] = set()
-        self._buffered = 0  # rows added since the last flush
         self._dirty: set[int] = set()
         self._dirty_parts: list[np.ndarray] = []  # node ids of add_many/shorten, not in _dirty
 
@@ -90,41 +90,18 @@ class NodeSchedule:
             self._dirty_parts = []
         return self._dirty
 
-    def _rows_to_chunk(self) -> None:
-        """Move the buffered rows of :meth:`add` into a chunk (keeps the order of additions)."""
-        if self._pending:
-            n, a, b, t = zip(*self._pending, strict=True)
-            self._chunks.append(
-                (
-                    np.asarray(n, dtype=np.int64),
-                    np.asarray(a, dtype=float),
-                    np.asarray(b, dtype=float),
-                    np.asarray(t, dtype=np.int64),
-                )
-            )
-            self._pending.clear()
-
     def _flush(self) -> None:
-        """Apply the buffered additions, then the buffered shortenings (:meth:`shorten`).
-
-        Chunks of :meth:`add_many` hold their start and tag as scalars, expanded here; empty
-        spans (``b <= a``) are dropped here, as :meth:`add` drops them.
-        """
-        self._rows_to_chunk()
-        if self._chunks:
-            chunks, self._chunks = self._chunks, []
-            sizes = [c[0].size for c in chunks]
-            node = np.concatenate([c[0] for c in chunks])
-            a = _column([c[1] for c in chunks], sizes, float)
-            b = np.concatenate([c[2] for c in chunks])
-            tag = _column([c[3] for c in chunks], sizes, np.int64)
-            keep = b > a
-            if not keep.all():
-                node, a, b, tag = node[keep], a[keep], b[keep], tag[keep]
-            self._append(node, a, b, tag)
-        self._buffered = 0
+        """Write the rows :meth:`add` buffered, then apply the buffered shortenings."""
+        self._write_pending()
         if self._short:
             self._apply_shortenings()
+
+    def _write_pending(self) -> None:
+        """Write the rows :meth:`add` buffered (a list of tuples) into the columns."""
+        if self._pending:
+            node, a, b, tag = zip(*self._pending, strict=True)
+            self._pending.clear()
+            self._append(np.array(node, dtype=np.int64), np.array(a), np.array(b), np.array(tag))
 
     def _apply_shortenings(self) -> None:
         """End each buffered ``(tag, node)`` interval at its buffered end; drop empty ones.
@@ -173,7 +150,6 @@ class NodeSchedule:
             if tag in self._short_tags:  # a shortening buffered for this tag acts first
                 self._flush()
             self._pending.append((node, a, b, tag))
-            self._buffered += 1
             self._dirty.add(node)
 
     def add_many(self, nodes, a: float, b, tag: int) -> None:
@@ -181,19 +157,22 @@ class NodeSchedule:
 
         ``nodes`` (int) and ``b`` (model time units) are sequences or arrays of one length,
         shape (k,). One call per window instead of one per task (a job's tasks start
-        together), buffered as columns; empty spans (``b_i <= a``) are skipped as :meth:`add`
-        skips them.
+        together), written in place into the columns; empty spans (``b_i <= a``) are skipped
+        as :meth:`add` skips them.
         """
-        if tag in self._short_tags:  # a shortening buffered for this tag acts first
-            self._flush()
         nodes = np.asarray(nodes, dtype=np.int64)
         b = np.asarray(b, dtype=float)
         if nodes.size == 0:
             return
-        self._rows_to_chunk()
-        self._chunks.append((nodes, float(a), b, int(tag)))  # expanded by _flush
-        self._buffered += nodes.size
+        if tag in self._short_tags:  # a shortening buffered for this tag acts first
+            self._flush()
+        else:
+            self._write_pending()  # rows stay in the order they were added
         self._dirty_parts.append(nodes)
+        keep = b > a
+        if not keep.all():
+            nodes, b = nodes[keep], b[keep]
+        self._append(nodes, float(a), b, int(tag))
 
     def shorten(self, tag: int, nodes, new_ends) -> None:
         """End the intervals of ``tag`` on ``nodes`` at ``new_ends`` (dropped if empty).
@@ -213,21 +192,22 @@ class NodeSchedule:
         self._short.append((tag, nodes, ends))
         self._short_tags.add(tag)
 
-    def _append(self, *columns: np.ndarray) -> None:
-        """Rows ``(node, a, b, tag)`` (shape (k,) each) after the rows in use.
+    def _append(self, node: np.ndarray, *columns: np.ndarray | float | int) -> None:
+        """Rows ``(node, a, b, tag)`` after the rows in use.
 
+        ``node`` has shape (k,); each other column shape (k,) or one value for every row.
         Written in place into the room left, which doubles when it runs out: ``O(k)``
         amortised, where joining new arrays copied every row at each flush (a local job read
         the rows at each arrival).
         """
-        k = columns[0].size
+        k = node.size
         n, need = self._n, self._n + k
         if need > self._cols[0].size:
             grown = _empty_columns(max(2 * self._cols[0].size, need, 64))
             for old, new in zip(self._cols, grown, strict=True):
                 new[:n] = old[:n]
             self._cols = grown
-        for col, new in zip(self._cols, columns, strict=True):
+        for col, new in zip(self._cols, (node, *columns), strict=True):
             col[n : n + k] = new
         self._n = need
 
@@ -254,7 +234,7 @@ class NodeSchedule:
     @property
     def rows(self) -> int:
         """Busy intervals held, buffered ones included (ended ones until :meth:`prune`)."""
-        return self.a.size + self._buffered
+        return self._n + len(self._pending)
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """All busy intervals as arrays ``(node, a, b, tag)``, shape ``(r,)`` each."""
@@ -283,21 +263,3 @@ def _empty_columns(size: int) -> list[np.ndarray]:
         np.empty(size),
         np.empty(size, dtype=np.int64),
     ]
-
-
-def _column(values: list, sizes: list[int], dtype) -> np.ndarray:
-    """One column, shape (sum(sizes),), from per-chunk values.
-
-    Each value is an array of its chunk's size, or a scalar repeated ``sizes[i]`` times
-    (each run of scalars between arrays is expanded by one ``np.repeat``).
-    """
-    arrays = [i for i, v in enumerate(values) if type(v) is np.ndarray]
-    parts: list[np.ndarray] = []
-    lo = 0
-    for hi in [*arrays, len(values)]:
-        if hi > lo:  # scalars values[lo:hi]
-            parts.append(np.repeat(np.array(values[lo:hi], dtype=dtype), sizes[lo:hi]))
-        if hi < len(values):
-            parts.append(values[hi])
-        lo = hi + 1
-    return np.concatenate(parts).astype(dtype, copy=False)
