@@ -289,7 +289,8 @@ class CyclicScheme:
         later job of the class would find none either (same request, a slot list that only
         shrinks); and a class that found no window sleeps (:meth:`RequestClasses.sleep`) until
         a window may exist, or until reserved time is freed where it could run
-        (:meth:`RequestClasses.wake_freed`).
+        (:meth:`RequestClasses.wake_freed`); a multi-node class that freed time woke waits on
+        until its tasks can run together (:meth:`RequestClasses.hold_back`).
         """
         classes, now = self.classes, state.time
         woken = np.empty(0, dtype=np.int64)
