@@ -77,6 +77,7 @@ def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
         return result
 
     monkeypatch.setattr(css, "allocate_window", counted)
+    monkeypatch.setenv(REFERENCE_ENV, "0")  # the classes: the fast path's
     # a long queue: whole nodes and 10-50 % local load (the defaults before issue 18)
     model = VOModel(
         trace="UniLu-Gaia-2014-2",
