@@ -29,6 +29,8 @@ import pandas as pd
 import pytest
 from make_css_oracle import CASES, HERE, records
 
+from vosim.core.code_path import reference
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_css_records_unchanged(name, until_last_submission):
@@ -46,7 +48,10 @@ def test_css_records_unchanged(name, until_last_submission):
     failures = expected.pop("paid_for_failures")
     # the state column's categories gained "withdrawn" (issue 18); the values must not change
     expected["state"] = expected["state"].cat.set_categories(got["state"].cat.categories)
-    pd.testing.assert_frame_equal(got[expected.columns], expected, check_exact=True)
+    columns = list(expected.columns)
+    if reference():  # the per-job cycle: a waiting job's reason names its latest search
+        columns.remove("reason")
+    pd.testing.assert_frame_equal(got[columns], expected[columns], check_exact=True)
     assert (got["paid_for_failures"] <= failures * (1 + 1e-12)).all()
     ran = got["window_cost"].notna()
     # a task run to its slot's end pays the slot: equal but for float rounding of end - start
