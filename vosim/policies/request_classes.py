@@ -248,8 +248,14 @@ class RequestClasses:
         ``[now, now + L)``) less its own interval ``L_c``, and it is held back while that lies
         after ``now``. The bound assumes nothing of earlier searches, so it applies to a class
         freed time woke (:meth:`wake_freed` wakes on one node that could hold one task) as well
-        as to one never searched. ``budget``: what each class may spend, shape (k,).
-        Returns the ids kept awake, in the given order.
+        as to one never searched. ``budget``: what each class may spend, shape (k,), cost
+        units. Returns the ids kept awake, in the given order. Raises nothing; ``classes``
+        must be ids from :meth:`assign`.
+
+        References
+        ----------
+        VO Preferences §2 (a window's ``n`` tasks start together); the bound is vosim's and
+        only skips searches that would fail.
         """
         multi = self.n[classes] > 1
         if not multi.any():
@@ -374,12 +380,18 @@ def tail_starts(
 ) -> np.ndarray:
     """Per node id, where its free span containing each time of ``at`` begins.
 
-    ``slots`` covers ``[t, horizon)``, ordered by start. ``at``: one time or increasing
+    ``slots`` covers ``[t, horizon)``, in any order. ``at``: one time or increasing
     distinct times in ``(t, horizon]`` (model time units; default ``horizon``). A slot
     contains ``a`` when it starts by ``a`` and ends after it, or reaches ``horizon`` (free to
     the end of what is known). Nodes without such a slot (busy at ``a``) get ``a``. Returns
     shape (nodes,) for one time, ``(len(at), nodes)`` for an array: one pass over the slots,
-    ``O(m log h + h * nodes)`` for ``h`` times.
+    ``O(m log h + h * nodes)`` for ``h`` times. Raises nothing; node ids must be below
+    ``nodes``.
+
+    References
+    ----------
+    AEP §2.1 (slots: a node's free span); used by the request classes' wake-up bounds,
+    which are vosim's.
     """
     times = np.atleast_1d(np.asarray(horizon if at is None else at, dtype=float))
     out = np.repeat(times[:, None], nodes, axis=1)
