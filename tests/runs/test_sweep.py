@@ -195,6 +195,45 @@ def test_ray_gives_the_same_table(baseline, sweep_file, tmp_path):
     pd.testing.assert_frame_equal(_comparable(load_results(tmp_path)), _comparable(baseline))
 
 
+def test_a_two_node_ray_cluster_on_loopback_gives_the_one_process_table(
+    baseline, sweep_file, tmp_path, monkeypatch
+):
+    """A Ray cluster of two nodes (one CPU each) on 127.0.0.1, reached by its address.
+
+    With two runs in flight and one CPU a node, each node runs one of them: the sweep is
+    spread over both, and its table is the one-process table. Ray puts a multi-node
+    cluster on the machine's outward address unless told that only this machine takes part
+    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read by the driver and inherited by the
+    nodes' processes): so every process of the test listens on the loopback address.
+    """
+    ray = pytest.importorskip(
+        "ray", reason='the "ray" extra is not installed: pip install "vosim[ray]"'
+    )
+    from ray._private import ray_constants
+    from ray.cluster_utils import Cluster
+
+    monkeypatch.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
+    )
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        assert cluster.address.startswith("127.0.0.1:")
+        result = run_sweep(
+            load_sweep(sweep_file), tmp_path, workers=2, backend="ray", ray_address=cluster.address
+        )
+        assert (result.ran, result.failed) == (12, 0)
+        pd.testing.assert_frame_equal(_comparable(load_results(tmp_path)), _comparable(baseline))
+        ray.init(address=cluster.address, logging_level="warning", log_to_driver=False)
+        nodes = [node for node in ray.nodes() if node["Alive"]]
+        assert [node["NodeManagerAddress"] for node in nodes] == ["127.0.0.1"] * 2
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
 def test_ray_missing_is_a_clear_error(monkeypatch, sweep_file, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     with pytest.raises(ParameterError, match=r'pip install "vosim\[ray\]"'):
