@@ -38,6 +38,7 @@ NASA = "NASA-iPSC-1993-3.1-cln"
 BAD = {
     "trace": (5, ParameterError),
     "jobs": (0, ParameterError),
+    "first_job": (-1, ParameterError),
     "offered_load": (0.0, ParameterError),
     "nodes": (-1, ParameterError),
     "resources": ("cores", ParameterError),

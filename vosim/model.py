@@ -227,7 +227,12 @@ class VOModel(mesa.Model):
         A bundled trace name (see :data:`vosim.data.TRACES`), an SWF path (plain or ``.gz``),
         or a DataFrame from :func:`~vosim.market.swf.read_swf`. Default UniLu-Gaia-2014-2.
     jobs : int or None
-        Use the first ``jobs`` jobs of the trace (>= 1); ``None`` for all.
+        Use the first ``jobs`` jobs of the trace (>= 1) after ``first_job``; ``None`` for all
+        of them.
+    first_job : int
+        Jobs of the trace skipped before the run's (>= 0, default 0): the run is the window
+        of the trace from job ``first_job + 1``. The owners' local job flows start at the
+        window's first submission, as they start at the trace's.
     offered_load : float or None
         Scale those jobs' inter-arrival times so that their offered load on the domain's
         processors (``round(N * MaxProcs / MaxNodes)``; the trace's ``MaxProcs`` with
@@ -470,6 +475,7 @@ class VOModel(mesa.Model):
         self,
         trace: str | Path | pd.DataFrame = DEFAULT_TRACE,
         jobs: int | None = 2000,
+        first_job: int = 0,
         offered_load: float | None = None,
         nodes: int | None = None,
         resources: str = "processors",
@@ -541,9 +547,12 @@ class VOModel(mesa.Model):
         self.vo_criterion = vo_criterion
         self.vo_policy = VOPolicy(vo_objective, vo_limit, user_evaluation, ua, max_alternatives)
 
-        frame = load_trace(trace, jobs, self.rng)
-        if jobs is not None:
-            frame = frame.iloc[:jobs]
+        frame = load_trace(trace, None if jobs is None else first_job + jobs, self.rng)
+        if first_job >= len(frame):
+            raise ParameterError(
+                f"first_job must be below the trace's {len(frame)} jobs, got {first_job!r}"
+            )
+        frame = frame.iloc[first_job : None if jobs is None else first_job + jobs]
         header = frame.attrs.get("header", {})
         self.trace_name = (
             str(trace) if not isinstance(trace, pd.DataFrame) else frame.attrs.get("path", "")
@@ -569,7 +578,7 @@ class VOModel(mesa.Model):
         if owners == "trace" and machine:  # the traced machine has one owner
             owners = 1
         elif owners == "trace":  # one owner per site, each a block of one-processor nodes
-            self.sites = trace_sites(self._whole_trace(trace, frame, jobs))
+            self.sites = trace_sites(self._whole_trace(trace, frame, jobs, first_job))
             nodes = max_procs = self.sites.max_procs
             owners, per_node = len(self.sites), (1, 1)
         if nodes is None:
@@ -794,10 +803,11 @@ class VOModel(mesa.Model):
 
     @staticmethod
     def _whole_trace(
-        trace: str | Path | pd.DataFrame, frame: pd.DataFrame, jobs: int | None
+        trace: str | Path | pd.DataFrame, frame: pd.DataFrame, jobs: int | None, first_job: int
     ) -> pd.DataFrame:
-        """The whole trace a site's capacity is estimated from (the run may use a prefix)."""
-        if jobs is None or isinstance(trace, pd.DataFrame) or str(trace) in SYNTHETIC_TRACES:
+        """The whole trace a site's capacity is estimated from (the run may use a window)."""
+        whole = jobs is None and first_job == 0
+        if whole or isinstance(trace, pd.DataFrame) or str(trace) in SYNTHETIC_TRACES:
             return frame
         return read_swf(trace_path(str(trace)))
 

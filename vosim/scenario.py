@@ -624,6 +624,14 @@ class Scenario:
         none="every job of the trace",
         metavar="N",
     )
+    first_job: int = _p(
+        0,
+        "skip the trace's first K jobs: the run's jobs are the N after them (a window of the "
+        "trace; with a sweep's segments each repetition takes the next window)",
+        group="workload",
+        check=Integer(low=0),
+        metavar="K",
+    )
     offered_load: float | None = _p(
         None,
         "scale the jobs' inter-arrival times to this offered load on the domain's processors: "

@@ -166,6 +166,53 @@ def test_expansion_order_ids_and_seeds_are_stable():
     assert {r.run_id for r in unpaired}.isdisjoint(r.run_id for r in runs)
 
 
+def test_segments_give_each_repetition_the_next_window_of_the_trace():
+    segmented = SWEEP.replace("seed = 5", "seed = 5\nsegments = true")
+    runs = expand(parse_sweep(segmented))
+    plain = expand(parse_sweep(SWEEP))
+    assert [r.kwargs["first_job"] for r in runs[:3]] == [0, 30, 60]
+    assert [r.seed for r in runs] == [r.seed for r in plain]  # paired: segment r, seed r
+    assert len({r.run_id for r in runs}) == 12
+    assert runs[0].run_id != plain[0].run_id  # first_job is among the run's arguments
+    shifted = expand(parse_sweep(segmented.replace("jobs = 30", "jobs = 30\nfirst_job = 100")))
+    assert [r.kwargs["first_job"] for r in shifted[:3]] == [100, 130, 160]
+    assert all("first_job" not in r.kwargs for r in plain)  # no segments: ids as before
+
+
+def test_a_segment_runs_the_model_on_its_window():
+    from vosim.data import trace_path
+    from vosim.market.swf import read_swf
+    from vosim.model import VOModel
+    from vosim.runs.batch import execute
+
+    text = RUN_SWEEP.replace("seed = 5", "seed = 5\nsegments = true")
+    spec = expand(parse_sweep(text))[1]  # cost, U_a none, repetition 1: jobs 31-60
+    row = execute(spec)
+    model = VOModel(**{**spec.kwargs, "first_job": 30}, rng=spec.seed)
+    model.run()
+    summary = model.summary(model.job_frame(), model.cycle_frame(), model.market_graph())
+    assert row["status"] == "ok" and row["jobs_read"] == 30
+    assert row["mean_wait"] == summary["mean_wait"]
+    trace = read_swf(trace_path(spec.kwargs["trace"]))
+    assert model.job_frame()["job_id"].tolist() == trace["job_id"].iloc[30:60].tolist()
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ("segments = true\n[sweep]\njobs = [10, 20]\n", r"one \[scenario\] jobs"),
+        ('segments = true\n[scenario]\njobs = "none"\n', "a number of jobs"),
+        ("segments = true\n[sweep]\nfirst_job = [0, 5]\n", "do not vary it"),
+        ("segments = 1\n", "expected true or false, got 1"),
+    ],
+)
+def test_bad_segments_are_named_with_their_line(change, needle):
+    text = 'name = "x"\n[run]\nrepetitions = 2\n' + change
+    with pytest.raises(ConfigError, match=needle) as info:
+        parse_sweep(text)
+    assert "segments" in str(info.value) and info.value.line == 4
+
+
 # -- same table from every backend -------------------------------------------------------------
 
 
@@ -229,6 +276,12 @@ def test_a_two_node_ray_cluster_on_loopback_gives_the_one_process_table(
         ray.init(address=cluster.address, logging_level="warning", log_to_driver=False)
         nodes = [node for node in ray.nodes() if node["Alive"]]
         assert [node["NodeManagerAddress"] for node in nodes] == ["127.0.0.1"] * 2
+        ray.shutdown()
+        # without an address: a new local instance, not the cluster running beside it
+        alone = tmp_path / "alone"
+        result = run_sweep(load_sweep(sweep_file), alone, workers=2, backend="ray")
+        assert (result.ran, result.failed) == (12, 0)
+        pd.testing.assert_frame_equal(_comparable(load_results(alone)), _comparable(baseline))
     finally:
         ray.shutdown()
         cluster.shutdown()

@@ -396,8 +396,9 @@ def expand(config: SweepConfig) -> list[RunSpec]:
             columns["baseline"] = baseline
         for repetition in range(config.repetitions):
             seed = config.run_seed(point, repetition)
-            rid = run_id(kwargs, repetition, seed, digests)
-            runs.append(RunSpec(rid, point, repetition, seed, kwargs, columns))
+            window = config.window(kwargs, repetition)  # with segments, its own window
+            rid = run_id(window, repetition, seed, digests)
+            runs.append(RunSpec(rid, point, repetition, seed, window, columns))
     return runs
 
 
@@ -633,6 +634,8 @@ def _ray_rows(
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         if address is None and workers is not None:
             options["num_cpus"] = workers
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            address = "local"  # a new instance, not a cluster this machine happens to run
         try:
             ray.init(address=address, logging_level="warning", **options)
         except Exception as exc:
@@ -814,7 +817,9 @@ def run_sweep(
         Processes on this machine, or Ray tasks.
     ray_address : str or None
         Ray cluster to connect to (e.g. ``"auto"``, ``"ray://host:10001"``); ``None`` starts
-        a local Ray instance (unless Ray is already initialised). Only with ``"ray"``.
+        a new local Ray instance, even while a cluster runs on this machine (unless Ray is
+        already initialised in this process, or the ``RAY_ADDRESS`` environment variable
+        names a cluster). Only with ``"ray"``.
     retry_failed : bool
         Run again the runs recorded with status ``"error"`` (by default they count as done).
     progress : callable or None

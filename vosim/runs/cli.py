@@ -505,6 +505,7 @@ def _run(args: argparse.Namespace) -> int:
             "vosim_version": __version__,
             "code_path": code_path(),
             "trace": str(values["trace"]),
+            "first_job": values["first_job"],
             "preset": args.preset,
             "seed": args.seed,
             "policy": model.policy_name,

@@ -20,6 +20,7 @@ instances each combination gets::
     repetitions = 3                      # random instances per combination, >= 1 (default 1)
     seed = 1                             # >= 0 (default 1)
     paired = true                        # default true; see "Seeds" below
+    segments = false                     # default false; see "Segments" below
     factors = ["local_load"]             # swept keys that set the environment, not the policy
 
     [[policy]]                           # optional, repeatable: a policy beside the grid
@@ -77,6 +78,18 @@ noisy than the instances themselves). With ``paired = false`` the key also inclu
 the combination's values, giving every run its own instance. Either way a seed depends on the
 values, not on positions in the expansion, so adding a value to a list leaves the other runs'
 seeds (and their finished results) unchanged, and any worker count gives the same results.
+
+Segments
+--------
+With ``segments = true`` repetition ``r`` also runs another window of the trace: the
+``jobs`` jobs after ``first_job + r * jobs`` (the ``[scenario]`` value of ``first_job``,
+default 0), so the repetitions are consecutive, disjoint segments of one trace rather than
+one segment under several seeds (Feitelson, *Workload Modeling for Computer Systems
+Performance Evaluation*, 2015, §9.3.2: a log's behaviour changes over time, so an evaluation
+should use several parts of it). With ``paired = true`` every combination then runs segment
+``r`` with seed ``r``. ``jobs`` must be a fixed integer and ``first_job`` may not be swept
+or fixed by a ``[[policy]]`` or ``[[baseline]]``; a segment past the trace's end makes its
+run fail with the model's error.
 
 Errors raise :class:`vosim.errors.ConfigError` naming the file, the line of the key (or of a
 syntax error), the key and, where there is a list, the allowed values.
@@ -145,7 +158,7 @@ __all__ = [
 #: Top-level keys of a sweep file.
 TOP_LEVEL_KEYS = ("name", "description", "scenario", "sweep", "run", "policy", "baseline")
 #: Keys of the ``[run]`` table.
-RUN_KEYS = ("repetitions", "seed", "paired", "factors")
+RUN_KEYS = ("repetitions", "seed", "paired", "segments", "factors")
 #: The string that stands for ``None`` (TOML has no null).
 NONE = "none"
 #: Most runs a sweep may have (combinations times repetitions); a bigger one is refused before
@@ -359,6 +372,9 @@ class SweepConfig:
         Root seed (>= 0).
     paired : bool
         Same seed for repetition ``r`` of every combination (common random numbers).
+    segments : bool
+        Repetition ``r`` runs the ``r``-th window of ``jobs`` jobs from ``first_job``
+        (:meth:`window`).
     description : str
         Free text.
     path : str or None
@@ -384,6 +400,7 @@ class SweepConfig:
     repetitions: int = 1
     seed: int = 1
     paired: bool = True
+    segments: bool = False
     description: str = ""
     path: str | None = None
     text: str = ""
@@ -459,6 +476,17 @@ class SweepConfig:
             for b in tables
             for combo in combos
         ]
+
+    def window(self, kwargs: dict[str, Any], repetition: int) -> dict[str, Any]:
+        """The model arguments of repetition ``repetition`` of a run with ``kwargs``.
+
+        With :attr:`segments`, ``first_job`` moves on by ``repetition * jobs`` (the
+        ``repetition``-th consecutive window of the trace); otherwise ``kwargs`` as given.
+        """
+        if not self.segments:
+            return kwargs
+        first = kwargs.get("first_job", 0) + repetition * kwargs["jobs"]
+        return {**kwargs, "first_job": first}
 
     def run_seed(self, point: dict[str, Any], repetition: int) -> int:
         """The seed of repetition ``repetition`` of combination ``point``, in [0, 2**63).
@@ -605,6 +633,9 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     paired = run.get("paired", True)
     if not isinstance(paired, bool):
         fail("run", "paired", f"expected true or false, got {_show(paired)}")
+    segments = run.get("segments", False)
+    if not isinstance(segments, bool):
+        fail("run", "segments", f"expected true or false, got {_show(segments)}")
     factors = run.get("factors", [])
     if not (isinstance(factors, list) and all(isinstance(f, str) for f in factors)):
         fail("run", "factors", f"expected a list of swept keys, got {_show(factors)}")
@@ -705,6 +736,7 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         repetitions=repetitions,
         seed=seed,
         paired=paired,
+        segments=segments,
         description=description,
         path=str(path) if path is not None else None,
         text=text,
@@ -712,12 +744,28 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         baselines=tuple(tables["baseline"]),
         policies=tuple(tables["policy"]),
     )
+    if segments:
+        _check_segments(config, fail)
     too_big = _run_count_error(config)
     if too_big is not None:
         if sweep:
             fail("sweep", None, too_big)
         fail("run", "repetitions", too_big)
     return config
+
+
+def _check_segments(config: SweepConfig, fail: Callable[..., typing.NoReturn]) -> None:
+    """Refuse ``segments = true`` without one fixed ``jobs`` or with a varied ``first_job``.
+
+    ``fail(table, key, message)`` raises the :class:`~vosim.errors.ConfigError`.
+    """
+    tables = (*config.policies, *config.baselines)
+    if "jobs" in config.sweep or any("jobs" in t for t in tables):
+        fail("run", "segments", "segments need one [scenario] jobs, not a varied one")
+    if config.scenario.get("jobs", PARAMETERS["jobs"].default) is None:
+        fail("run", "segments", 'segments need a number of jobs, not jobs = "none"')
+    if "first_job" in config.sweep or any("first_job" in t for t in tables):
+        fail("run", "segments", "segments move first_job themselves: do not vary it")
 
 
 def _run_count_error(config: SweepConfig) -> str | None:
