@@ -1208,6 +1208,7 @@ class VOModel(mesa.Model):
             [o.revenue for o in self.owners],
             local_busy=sum(o.local_busy(first, end) for o in self.owners),
             end=end,
+            criteria=self.user_criteria,
         )
         concentration = {f"market_{k}": v for k, v in market_metrics(market).items()}
         load = {

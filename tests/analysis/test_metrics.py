@@ -74,6 +74,37 @@ def test_run_summary_counts_every_job_that_entered_the_queue():
     assert s["owners_revenue"] == 3.0
 
 
+def test_waits_per_users_criterion_by_hand():
+    """Waits 0, 10 and 1000 (the last a lower bound, left without a start); chosen delays
+    0, 4 and 0. Criteria: cost, finish, cost; no job of 'runtime' entered (NaN)."""
+    jobs = pd.DataFrame(
+        {
+            "state": ["completed", "completed", "withdrawn"],
+            "user": [1, 2, 1],
+            "criterion": ["cost", "finish", "cost"],
+            "submission_time": [0.0, 0.0, 2.0],
+            "starting_time": [0.0, 10.0, np.nan],
+            "execution_time": [100.0, 50.0, np.nan],
+            "finish_time": [100.0, 60.0, np.nan],
+            "run_time": [100.0, 50.0, 20.0],
+            "left_time": [np.nan, np.nan, 1002.0],
+            "node_time": [200.0, 50.0, np.nan],
+            "chosen_delay": [0.0, 4.0, np.nan],
+        }
+    )
+    s = run_summary(jobs, 4, [0.0], criteria=("finish", "runtime", "cost"))
+    assert (s["jobs_entered_cost"], s["jobs_entered_finish"], s["jobs_entered_runtime"]) == (
+        2, 1, 0,
+    )  # fmt: skip
+    assert s["mean_wait_cost"] == 500.0 and s["mean_queue_wait_cost"] == 500.0
+    assert s["mean_chosen_delay_cost"] == 0.0
+    assert (s["mean_wait_finish"], s["mean_chosen_delay_finish"]) == (10.0, 4.0)
+    assert s["mean_queue_wait_finish"] == 6.0
+    assert np.isnan(s["mean_wait_runtime"]) and np.isnan(s["mean_queue_wait_runtime"])
+    assert "jobs_entered_availability" not in s  # not a criterion of this run
+    assert "mean_wait_cost" not in run_summary(jobs, 4, [0.0])  # criteria not given
+
+
 def test_vo_evaluation_summary_skips_cycles_without_a_choice():
     cycles = pd.DataFrame(
         {

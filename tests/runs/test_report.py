@@ -5,6 +5,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -46,6 +47,7 @@ TITLES = (
     "Churn: who is still in the VO",
     "Market concentration per policy",
     "User-owner market of one run",
+    "Mean wait by users' criterion",
 )
 
 
@@ -95,14 +97,33 @@ def test_write_report_has_every_figure_and_table(sweep_dir, tmp_path):
     assert "vo_objective=finish, ua=50" in text
     if HAS_VLC:
         stems = {"tradeoff", "param-vo_objective", "param-ua", "ua-plane", "churn"}
-        stems |= {"concentration", "market"}
-        assert written[1].name == "page-summary.csv"
-        assert {p.name for p in written[2:]} == {f"page-{s}.png" for s in stems}
-        for png in written[2:]:
+        stems |= {"concentration", "market", "waits"}
+        assert [p.name for p in written[1:3]] == ["page-summary.csv", "page-waits.csv"]
+        assert {p.name for p in written[3:]} == {f"page-{s}.png" for s in stems}
+        for png in written[3:]:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert "cdn.jsdelivr.net" not in text  # self-contained
     else:
-        assert [p.name for p in written] == ["page.html", "page-summary.csv"]
+        assert [p.name for p in written] == ["page.html", "page-summary.csv", "page-waits.csv"]
+
+
+def test_waits_per_criterion_add_up_and_cover_every_job(sweep_dir, tmp_path):
+    """Per run: the criteria's jobs are the jobs that entered, their waits average to the
+    run's mean wait; per report row: chosen delay + queueing = the wait."""
+    table = load_results(sweep_dir)
+    criteria = [c.removeprefix("jobs_entered_") for c in table if c.startswith("jobs_entered_")]
+    assert criteria == ["finish", "runtime", "cost"]
+    counts = table[[f"jobs_entered_{c}" for c in criteria]]
+    assert (counts.sum(axis=1) == table["jobs_entered"]).all()
+    weighted = sum(
+        table[f"mean_wait_{c}"].fillna(0.0) * table[f"jobs_entered_{c}"] for c in criteria
+    )
+    np.testing.assert_allclose(weighted / table["jobs_entered"], table["mean_wait"], rtol=1e-9)
+    write_report(sweep_dir, tmp_path / "page.html")
+    waits = pd.read_csv(tmp_path / "page-waits.csv")
+    assert set(waits["criterion"]) <= set(criteria) and len(waits) >= 4
+    np.testing.assert_allclose(waits["chosen"] + waits["queueing"], waits["wait"], rtol=1e-9)
+    assert (waits["wait_lo"] <= waits["wait"]).all() and (waits["wait"] <= waits["wait_hi"]).all()
 
 
 def test_write_report_default_path(sweep_dir):

@@ -471,6 +471,97 @@ def _concentration_chart(summary: pd.DataFrame) -> alt.FacetChart:
     )
 
 
+#: The two parts of a wait per users' criterion, with their names in the waits chart.
+WAIT_PARTS = {"mean_chosen_delay": "delay users chose", "mean_queue_wait": "queueing"}
+
+
+def _criterion_waits(
+    ok: pd.DataFrame, keys: list[str], names: pd.Series, factors: list[str]
+) -> pd.DataFrame | None:
+    """Per policy, factor level and users' criterion: the mean wait, its parts and 95% CI.
+
+    From the runs' ``mean_wait_<c>``, ``mean_chosen_delay_<c>`` and ``mean_queue_wait_<c>``
+    (:func:`~vosim.analysis.metrics.run_summary`): one row per (``label``, criterion) with
+    ``policy`` (the label without the factors), the factors, ``wait`` (mean over
+    repetitions) with ``wait_lo``/``wait_hi``, ``chosen`` and ``queueing``. ``None`` when
+    the runs give no wait per criterion.
+    """
+    criteria = [c.removeprefix("jobs_entered_") for c in ok if c.startswith("jobs_entered_")]
+    if not criteria:
+        return None
+    columns = [f"{m}_{c}" for c in criteria for m in ("mean_wait", *WAIT_PARTS)]
+    summary = _summary(ok, keys, columns)
+    policy = dict(zip(ok["label"], names, strict=True))
+    rows = []
+    for _, row in summary.iterrows():
+        for c in criteria:
+            if row[f"mean_wait_{c}"] != row[f"mean_wait_{c}"]:  # no job of it entered
+                continue
+            rows.append(
+                {
+                    "label": row["label"],
+                    "policy": policy[row["label"]],
+                    **{k: row[k] for k in factors},
+                    "criterion": c,
+                    "wait": row[f"mean_wait_{c}"],
+                    "wait_lo": row[f"mean_wait_{c}_lo"],
+                    "wait_hi": row[f"mean_wait_{c}_hi"],
+                    "chosen": row[f"mean_chosen_delay_{c}"],
+                    "queueing": row[f"mean_queue_wait_{c}"],
+                    "runs": row["runs"],
+                }
+            )
+    return pd.DataFrame(rows) if rows else None
+
+
+def _criterion_chart(waits: pd.DataFrame, factors: list[str]) -> alt.FacetChart:
+    """The mean wait of each users' criterion per policy, split into its two parts.
+
+    Horizontal stacked bars (the delay users chose, then queueing), one panel per criterion
+    (across) and factor level (down), policies in sweep order; the tooltip gives the wait's
+    95% interval over repetitions.
+    """
+    order = list(dict.fromkeys(waits["policy"]))
+    criteria = list(dict.fromkeys(waits["criterion"]))
+    data = waits.copy()
+    data["level"] = data[factors].astype(str).agg(", ".join, axis=1) if factors else "all runs"
+    long = data.melt(
+        id_vars=["policy", "level", "criterion", "wait", "wait_lo", "wait_hi", "runs"],
+        value_vars=["chosen", "queueing"],
+        var_name="part",
+        value_name="seconds",
+    )
+    long["part"] = long["part"].map({"chosen": "delay users chose", "queueing": "queueing"})
+    parts = list(WAIT_PARTS.values())
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("policy:N", sort=order, title=None, axis=alt.Axis(labelLimit=400)),
+            x=alt.X("seconds:Q", stack=True, title="mean wait (s)"),
+            color=alt.Color("part:N", title="part of the wait", scale=alt.Scale(domain=parts)),
+            order=alt.Order("part:N", sort="ascending"),
+            tooltip=[
+                "policy:N",
+                "level:N",
+                "criterion:N",
+                "part:N",
+                alt.Tooltip("seconds:Q", format=",.0f"),
+                alt.Tooltip("wait:Q", format=",.0f", title="whole wait"),
+                alt.Tooltip("wait_lo:Q", format=",.0f", title="95% CI from"),
+                alt.Tooltip("wait_hi:Q", format=",.0f", title="95% CI to"),
+                "runs:Q",
+            ],
+        )
+        .properties(width=WIDTH)
+        .facet(
+            column=alt.Column("criterion:N", title="users' criterion", sort=criteria),
+            row=alt.Row("level:N", title=", ".join(factors) or None),
+        )
+        .properties(title="Mean wait by users' criterion: the delay they chose and queueing")
+    )
+
+
 def _first_market(sweep_dir: Path, ok: pd.DataFrame):
     """The first finished run's market graph and its label, or ``None`` if none was written."""
     import networkx as nx
@@ -637,6 +728,10 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     ua_chart = _ua_chart(grid, swept, factors)
     if ua_chart is not None:
         figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
+    waits = _criterion_waits(ok, keys, names, factors)
+    if waits is not None:
+        chart = _criterion_chart(waits, factors)
+        figures.append(("waits", "Waits by users' criterion", chart))
     cycles = load_cycles(sweep_dir)
     if {"time", "owners_active", "users_active"} <= set(cycles.columns) and len(cycles):
         chart = _churn_chart(cycles, ok, names)
@@ -699,6 +794,7 @@ Fixed scenario: <code>{html.escape(json.dumps(scenario))}</code></p>
     atomic_write_bytes(out, page.encode("utf-8"))
     written = [out]
     tables = [("summary", summary)] + ([("tests", tests)] if tests is not None else [])
+    tables += [("waits", waits)] if waits is not None else []
     for stem, frame in tables:
         csv = out.with_name(f"{out.stem}-{stem}.csv")
         atomic_write_bytes(csv, frame.to_csv(index=False).encode("utf-8"))

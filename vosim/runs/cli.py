@@ -374,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _criteria(summary: dict) -> list[str]:
+    """The users' criteria a run summary gives waits for (``jobs_entered_<c>`` keys)."""
+    return [k.removeprefix("jobs_entered_") for k in summary if k.startswith("jobs_entered_")]
+
+
 def _summary_lines(summary: dict) -> list[str]:
     def num(x, fmt):
         return "n/a" if x is None or x != x else format(x, fmt)
@@ -389,6 +394,14 @@ def _summary_lines(summary: dict) -> list[str]:
         f"of the mean wait, chosen by users (a later, cheaper or faster window) "
         f"{num(summary['mean_chosen_delay'], ',.0f')} s, queueing (no affordable window "
         f"earlier) {bound}{num(summary['mean_queue_wait'], ',.0f')} s",
+        "by users' criterion, mean wait (chosen + queueing): "
+        + "; ".join(
+            f"{c} {bound}{num(summary[f'mean_wait_{c}'], ',.0f')} s "
+            f"({num(summary[f'mean_chosen_delay_{c}'], ',.0f')} + "
+            f"{num(summary[f'mean_queue_wait_{c}'], ',.0f')}) over "
+            f"{summary[f'jobs_entered_{c}']} jobs"
+            for c in _criteria(summary)
+        ),
         f"completed jobs only: mean wait {num(summary['mean_wait_completed'], ',.0f')} s, "
         f"mean bounded slowdown {num(summary['mean_bounded_slowdown_completed'], ',.2f')}",
         f"utilization: VO {num(summary['utilization'], '.1%')}, local "

@@ -85,10 +85,10 @@ With ``segments = true`` repetition ``r`` also runs another window of the trace:
 ``jobs`` jobs after ``first_job + r * jobs`` (the ``[scenario]`` value of ``first_job``,
 default 0), so the repetitions are consecutive, disjoint segments of one trace rather than
 one segment under several seeds (D. G. Feitelson's advice on using workload logs: a log's
-behaviour changes over time, so an evaluation should use several parts of it). With ``paired = true`` every combination then runs segment
-``r`` with seed ``r``. ``jobs`` must be a fixed integer and ``first_job`` may not be swept
-or fixed by a ``[[policy]]`` or ``[[baseline]]``; a segment past the trace's end makes its
-run fail with the model's error.
+behaviour changes over time, so an evaluation should use several parts of it). With
+``paired = true`` every combination then runs segment ``r`` with seed ``r``. ``jobs`` must
+be a fixed integer and ``first_job`` may not be swept or fixed by a ``[[policy]]`` or
+``[[baseline]]``; a segment past the trace's end makes its run fail with the model's error.
 
 Errors raise :class:`vosim.errors.ConfigError` naming the file, the line of the key (or of a
 syntax error), the key and, where there is a list, the allowed values.
