@@ -9,6 +9,7 @@ from vosim.analysis.metrics import JOB_COLUMNS
 from vosim.market.swf import read_swf
 
 NASA = "NASA-iPSC-1993-3.1-cln"
+GAIA = "UniLu-Gaia-2014-2"
 #: NASA's 128-node requests starve behind the owners' local jobs and wait out the default
 #: 30-day patience: ~8,000 cycles of an unchanged queue, 90 % of a run's time. Runs that test
 #: something else end that drain with a short patience (the starving jobs are withdrawn).
@@ -368,6 +369,42 @@ def test_unhappy_users_leave_and_withdraw_their_future_jobs():
     assert cycles["users_active"].iloc[-1] == len(model.users) - len(gone)
     assert cycles["users_active"].is_monotonic_decreasing
     assert int(jobs["state"].value_counts().sum()) == 200
+
+
+def test_users_who_left_carry_the_parts_of_their_satisfaction_when_they_left():
+    """Each part is a moving average of one factor of a job's score (so the satisfaction is
+    at most each); queueing alone (the wait less the delay chosen) never scores below the
+    whole wait; the summary's means are over the leavers' parts at leaving, frozen then."""
+    model = VOModel(trace=GAIA, jobs=400, rng=2, user_exit_satisfaction=0.8, max_alternatives=3)
+    model.run()
+    gone = [u for u in model.users if not u.active]
+    assert gone and all(u.parts_at_leaving is not None for u in gone)
+    assert all(u.parts_at_leaving is None for u in model.users if u.active)
+    for user in model.users:
+        for part in (user.choice_part, user.wait_part, user.queue_part):
+            assert 0.0 < part <= 1.0
+        assert user.queue_part >= user.wait_part - 1e-12
+        # the average of products of factors <= 1 is at most the average of each factor
+        assert user.satisfaction <= min(user.choice_part, user.wait_part) + 1e-12
+    summary = model.summary()
+    assert summary["users_left"] == len(gone)
+    parts = np.array([u.parts_at_leaving for u in gone])
+    np.testing.assert_allclose(
+        [summary[f"users_left_{k}_part"] for k in ("choice", "wait", "queue")], parts.mean(axis=0)
+    )
+
+
+def test_a_job_score_split_into_its_parts_by_hand():
+    """T 100, waited 300 of which 200 chosen, u 0.25: choice 0.75, wait 100/400, queueing
+    100/200; each part moves a fifth of the way from 1."""
+    model = VOModel(trace=NASA, jobs=5, rng=1)
+    user, job = model.users[0], model.users[0].jobs[0]
+    job.requested_time, job.submit_time, job.start, job.earliest_start = 100.0, 0.0, 300.0, 100.0
+    user.evaluate(job, 0.25, 300.0)
+    assert user.choice_part == pytest.approx(0.8 + 0.2 * 0.75)
+    assert user.wait_part == pytest.approx(0.8 + 0.2 * 0.25)
+    assert user.queue_part == pytest.approx(0.8 + 0.2 * 0.5)
+    assert user.satisfaction == pytest.approx(0.8 + 0.2 * 0.75 * 0.25)
 
 
 def test_churn_parameters_are_checked():

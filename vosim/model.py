@@ -1216,7 +1216,33 @@ class VOModel(mesa.Model):
             "arrival_scale": self.arrival_scale,
         }
         local = self.local_jobs.summary() if self.local_jobs is not None else {}
-        return {**summary, **vo_evaluation_summary(cycles), **concentration, **load, **local}
+        churn = self._churn_summary()
+        return {
+            **summary,
+            **vo_evaluation_summary(cycles),
+            **churn,
+            **concentration,
+            **load,
+            **local,
+        }
+
+    def _churn_summary(self) -> dict:
+        """Users who left the VO and why: their satisfaction's factors when they left.
+
+        ``users_left``; ``users_left_choice_part``, ``users_left_wait_part`` and
+        ``users_left_queue_part``: the means over those users of their
+        :attr:`~vosim.agents.user.UserAgent.parts_at_leaving` (NaN if none left). A wait part
+        far below the queue part says they left over delays they chose themselves.
+        """
+        parts = np.array([u.parts_at_leaving for u in self.users if u.parts_at_leaving])
+        means = parts.mean(axis=0).tolist() if len(parts) else [math.nan] * 3
+        return {
+            "users_left": int(sum(not u.active for u in self.users)),
+            **{
+                f"users_left_{name}_part": value
+                for name, value in zip(("choice", "wait", "queue"), means, strict=True)
+            },
+        }
 
     def market_graph(self, tasks: pd.DataFrame | None = None) -> nx.Graph:
         """The user-owner bipartite graph of the run so far (issue 19, §3).

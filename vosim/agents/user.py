@@ -101,6 +101,12 @@ class UserAgent(mesa.Agent):
         self._next = 0
         self.submitted = 0
         self.satisfaction = 1.0
+        #: Moving averages (as the satisfaction's) of each factor of a job's score apart:
+        #: ``1 - u`` (the alternative), ``T / (T + wait)`` (the whole wait) and
+        #: ``T / (T + queueing)`` (the wait less the delay the user chose).
+        self.choice_part = self.wait_part = self.queue_part = 1.0
+        #: ``(choice_part, wait_part, queue_part)`` when the user left (None: still in).
+        self.parts_at_leaving: tuple[float, float, float] | None = None
         self.evaluated = 0
         self.active = True
         self.left_at = math.nan
@@ -152,7 +158,10 @@ class UserAgent(mesa.Agent):
         penalises the wait (``T`` the requested time, model time units). Satisfaction is the
         moving average ``s <- 0.8 s + 0.2 q``. With ``model.user_exit_satisfaction`` set, a
         user whose satisfaction is below it after at least 3 scheduled jobs leaves the VO:
-        its future jobs are withdrawn (with that reason).
+        its future jobs are withdrawn (with that reason). The factors are also averaged
+        apart (:attr:`choice_part`, :attr:`wait_part`, and :attr:`queue_part` with the wait
+        less the delay the user chose, ``job.start - job.earliest_start``), and kept as they
+        were when the user left (:attr:`parts_at_leaving`): why users leave.
 
         References
         ----------
@@ -160,8 +169,14 @@ class UserAgent(mesa.Agent):
         the satisfaction rule is vosim's.
         """
         t = max(job.requested_time, 1e-12)
-        q = (1.0 - min(max(u, 0.0), 1.0)) * t / (t + max(wait, 0.0))
-        self.satisfaction = 0.8 * self.satisfaction + 0.2 * q
+        choice = 1.0 - min(max(u, 0.0), 1.0)
+        waited = t / (t + max(wait, 0.0))
+        chosen = job.start - job.earliest_start
+        queued = t / (t + max(wait - (chosen if chosen > 0 else 0.0), 0.0))
+        self.satisfaction = 0.8 * self.satisfaction + 0.2 * choice * waited
+        self.choice_part = 0.8 * self.choice_part + 0.2 * choice
+        self.wait_part = 0.8 * self.wait_part + 0.2 * waited
+        self.queue_part = 0.8 * self.queue_part + 0.2 * queued
         self.model.users_changed = True
         self.evaluated += 1
         threshold = getattr(self.model, "user_exit_satisfaction", None)
@@ -173,6 +188,7 @@ class UserAgent(mesa.Agent):
         ):
             self.active = False
             self.left_at = float(self.model.time)
+            self.parts_at_leaving = (self.choice_part, self.wait_part, self.queue_part)
 
     def submit_due(self) -> None:
         """Submit every job whose submit time has come, then schedule the next submission.

@@ -422,6 +422,16 @@ def _summary_lines(summary: dict) -> list[str]:
             if "local_jobs" in summary
             else []
         ),
+        *(
+            [
+                f"users who left the VO {summary['users_left']}: at leaving their satisfaction's "
+                f"parts averaged choice (1 - U) {num(summary['users_left_choice_part'], '.2f')}"
+                f", wait {num(summary['users_left_wait_part'], '.2f')} (queueing alone "
+                f"{num(summary['users_left_queue_part'], '.2f')})"
+            ]
+            if summary["users_left"]
+            else []
+        ),
         f"simulated {summary['jobs_read']} jobs in {summary['wall_seconds']:.2f} s: "
         f"{num(summary['completed_jobs_per_second'], ',.0f')} completed jobs/s",
     ]
@@ -547,7 +557,6 @@ def _run(args: argparse.Namespace) -> int:
             ),
             "fallbacks": model.metascheduler.fallbacks.to_dict(),
             "owners_left": sum(not o.active for o in model.owners),
-            "users_left": sum(not u.active for u in model.users),
             "budget_period": model.budget_period,
             "budget_allowance": model.budget_allowance,
             **_local_flow_summary(model),
