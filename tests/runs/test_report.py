@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vosim.analysis.report import write_report
+from vosim.analysis.report import ua_crossings, write_report
 from vosim.errors import ConfigError, VosimError
 from vosim.runs.batch import cycles_path, expand, load_cycles, load_results, run_sweep
 from vosim.runs.cli import main
 from vosim.runs.config import parse_sweep
-from vosim.runs.studies import STUDIES, study_config
+from vosim.runs.studies import STUDIES, VARIANTS, study_config
 
 HAS_VLC = importlib.util.find_spec("vl_convert") is not None
 
@@ -95,16 +95,17 @@ def test_write_report_has_every_figure_and_table(sweep_dir, tmp_path):
     table = text[text.rindex("<table>") :]
     assert table.count("<tr>") == 1 + 4  # header and one row per policy
     assert "vo_objective=finish, ua=50" in text
+    tables = ["page-summary.csv", "page-waits.csv", "page-crossings.csv"]
     if HAS_VLC:
         stems = {"tradeoff", "param-vo_objective", "param-ua", "ua-plane", "churn"}
         stems |= {"concentration", "market", "waits"}
-        assert [p.name for p in written[1:3]] == ["page-summary.csv", "page-waits.csv"]
-        assert {p.name for p in written[3:]} == {f"page-{s}.png" for s in stems}
-        for png in written[3:]:
+        assert [p.name for p in written[1:4]] == tables
+        assert {p.name for p in written[4:]} == {f"page-{s}.png" for s in stems}
+        for png in written[4:]:
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert "cdn.jsdelivr.net" not in text  # self-contained
     else:
-        assert [p.name for p in written] == ["page.html", "page-summary.csv", "page-waits.csv"]
+        assert [p.name for p in written] == ["page.html", *tables]
 
 
 def test_waits_per_criterion_add_up_and_cover_every_job(sweep_dir, tmp_path):
@@ -176,35 +177,53 @@ def test_cli_report(sweep_dir, tmp_path, capsys):
 
 def test_studies_are_valid_sweeps():
     for name in STUDIES:
-        full, quick = study_config(name), study_config(name, quick=True)
-        assert quick.run_count < full.run_count
-        assert full.scenario["trace"] == "UniLu-Gaia-2014-2"
-    full = study_config("vo-policies")
-    assert full.run_count == 480 and full.repetitions >= 10
-    assert len(full.sweep["offered_load"]) >= 3 and full.factors == (
-        "offered_load",
-        "pricing_policy",
-    )
-    assert {b["policy"] for b in full.baselines} == {"easy", "fcfs"}
-    assert {b["policy"] for b in full.policies} == {"knapsack", "availability"}
+        sizes = [study_config(name, v) for v in VARIANTS]
+        assert [c.run_count for c in sizes] == sorted(c.run_count for c in sizes)
+        for config in sizes:
+            assert config.scenario["trace"] == "UniLu-Gaia-2014-2" and config.segments
+    main = study_config("vo-policies")
+    # the issue's floor: month-scale windows, five U_a per objective, five repetitions
+    assert main.scenario["jobs"] >= 5000 and main.repetitions >= 5 and main.run_count == 95
+    assert set(main.sweep["vo_objective"]) == {"cost", "finish", "runtime"}
+    assert len(main.sweep["ua"]) >= 5 and min(main.sweep["ua"]) < 37 < max(main.sweep["ua"])
+    assert {b["policy"] for b in main.baselines} == {"easy", "fcfs"}
+    assert {b["policy"] for b in main.policies} == {"knapsack", "conservative"}
+    full = study_config("vo-policies", "full")
+    assert full.repetitions >= 10 and len(full.sweep["offered_load"]) == 3
+    assert set(full.factors) == {"offered_load", "pricing_policy", "user_exit_satisfaction"}
+    assert {b["policy"] for b in full.policies} == {"knapsack", "availability", "conservative"}
+    # ten windows of 5,000 jobs: the whole trace but its last 1,987 jobs
+    assert full.repetitions * full.scenario["jobs"] <= 51_987
     with pytest.raises(VosimError, match="unknown study"):
         study_config("nope")
+    with pytest.raises(VosimError, match="unknown variant 'huge'"):
+        study_config("vo-policies", "huge")
 
 
 def test_cli_study_quick_runs_reports_and_resumes(tmp_path, capsys):
-    # The quick variant: 20 runs of about 1-3 s on UniLu-Gaia (about 40 s with 2 workers).
+    """The quick variant: 36 runs of 300 jobs, with and without churn.
+
+    Without churn every run completes at least 90 % of its jobs; with churn the report says
+    how many users left and why (their satisfaction's parts)."""
     out = tmp_path / "study"
     args = ["study", "vo-policies", "--quick", "--out", str(out), "--workers", "2", "--quiet"]
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "20 run now, 0 already done, 0 failed" in printed
+    assert "36 run now, 0 already done, 0 failed" in printed
     assert (out / "report.html").is_file() and (out / "report-tests.csv").is_file()
     table = load_results(out)
-    assert len(table) == 20 and (table["status"] == "ok").all()
+    assert len(table) == 36 and (table["status"] == "ok").all()
     assert table["baseline"].notna().sum() == 4 and table["named_policy"].notna().sum() == 8
     assert set(pd.unique(load_cycles(out)["run_id"])) == set(table["run_id"])
+    staying = table[table["user_exit_satisfaction"].isna()]
+    assert len(staying) == 18 and (staying["completed"] >= 0.9 * staying["jobs_read"]).all()
+    assert (staying["users_left"] == 0).all()
+    leaving = table[table["user_exit_satisfaction"].notna()]
+    assert leaving["users_left"].sum() > 0
+    summary = pd.read_csv(out / "report-summary.csv")
+    assert {"users_left", "users_left_wait_part", "users_left_queue_part"} <= set(summary)
     assert main(args) == 0  # again: every run is skipped, the report rewritten
-    assert "0 run now, 20 already done" in capsys.readouterr().out
+    assert "0 run now, 36 already done" in capsys.readouterr().out
 
 
 def _strict_json(text: str) -> dict:
@@ -238,3 +257,20 @@ def test_charts_of_undefined_means_are_valid_json():
     rows = [r for data in spec["datasets"].values() for r in data]
     undefined = [r for r in rows if r["metric"] == "mean_vo_evaluation" and r["value"] == "0"]
     assert undefined and all(r["mean"] is None for r in undefined)
+
+
+def test_ua_crossings_interpolate_where_a_meets_u_a():
+    """A - U_a: +35 at 25, -30 at 50 -> 25 + 35 * 25 / 65; a line that stays above has none;
+    a line that touches the diagonal at a limit crosses there."""
+    plot = pd.DataFrame(
+        {
+            "ua": [0, 25, 50, 0, 50, 90, 0, 40, 80],
+            "mean": [100, 60, 20, 100, 90, 95, 100, 40, 0],
+            "line": ["a"] * 3 + ["b"] * 3 + ["c"] * 3,
+        }
+    )
+    got = ua_crossings(plot, ["line"]).set_index("line")
+    assert got.loc["a", "crossing"] == pytest.approx(25 + 35 * 25 / 65)
+    assert (got.loc["a", "below"], got.loc["a", "above"]) == (25.0, 50.0)
+    assert math.isnan(got.loc["b", "crossing"])
+    assert got.loc["c", "crossing"] == pytest.approx(40.0)

@@ -317,14 +317,17 @@ def _parameter_chart(
 
 
 def _ua_chart(
-    summary: pd.DataFrame, keys: list[str], factors: list[str]
-) -> alt.TopLevelMixin | None:
+    summary: pd.DataFrame, keys: list[str], factors: list[str], runs: pd.DataFrame
+) -> tuple[alt.TopLevelMixin, pd.DataFrame] | None:
     """The (A, U_a) plane: the VO evaluation A (mean over cycles with a choice) against U_a.
 
     One line per combination of the other swept policy keys, faceted like the trade-off by
     the factors (the last across, the one before down); 95% intervals; the dashed diagonal
-    is A = U_a. ``None`` when ``ua`` is not swept or no run has a VO evaluation.
-    VO Preferences §3 (the compromise between A and U_a).
+    is A = U_a, a cross where each line meets it (:func:`ua_crossings`), a grey diamond at
+    the paper's compromise. Returns the chart and the crossings (one row per line, with
+    the 95% interval over repetitions of each repetition's own crossing: ``runs`` are the
+    grid's runs); ``None`` when ``ua`` is not swept or no run has a VO evaluation.
+    VO Preferences §3-4 (the compromise between A and U_a; Fig. 5).
     """
     if "ua" not in keys or "mean_vo_evaluation" not in summary:
         return None
@@ -354,7 +357,6 @@ def _ua_chart(
     low, high = float(data["ua_value"].min()), float(data["ua_value"].max())
     x = alt.X("ua:Q", title="U_a (limit on users' mean evaluation)")
     color = alt.Color("others:N", title=", ".join(others) if others else "runs", legend=LEGEND)
-    title = "(A, U_a) plane: VO evaluation A vs U_a (mean, 95% CI); dashed: A = U_a"
     line = (
         alt.Chart()
         .transform_calculate(low=f"{low}", high=f"{high}")
@@ -362,7 +364,19 @@ def _ua_chart(
         .encode(x="low:Q", y="low:Q", x2="high:Q", y2="high:Q")
     )
     y = alt.Y("mean:Q", title=METRICS["mean_vo_evaluation"], scale=alt.Scale(zero=False))
-    base = alt.Chart().encode(x=x, color=color)
+    table = ua_crossings(plot, ["others", *facets])
+    table = table.merge(_crossing_intervals(runs, others, facets), how="left")
+    crossings = table.dropna(subset=["crossing"])
+    levels = plot[facets].drop_duplicates() if facets else pd.DataFrame(index=[0])
+    data = pd.concat(
+        [
+            plot.assign(kind="policy"),
+            crossings.assign(ua=crossings["crossing"], mean=crossings["crossing"], kind="crossing"),
+            levels.assign(ua=PAPER_COMPROMISE, mean=PAPER_COMPROMISE, kind="paper"),
+        ],
+        ignore_index=True,
+    )
+    base = alt.Chart().encode(x=x, color=color).transform_filter(alt.datum.kind == "policy")
     bars = base.mark_rule().encode(y="lo:Q", y2="hi:Q")
     points = base.mark_line(point=True).encode(
         y=y,
@@ -374,10 +388,157 @@ def _ua_chart(
             "runs:Q",
         ],
     )
-    chart = alt.layer(line, bars, points, data=plot)
+    cross = (
+        alt.Chart()
+        .transform_filter(alt.datum.kind == "crossing")
+        .mark_point(shape="cross", size=160, filled=True, stroke="black", strokeWidth=0.5)
+        .encode(
+            x="ua:Q",
+            color=color,
+            y="mean:Q",
+            tooltip=[
+                alt.Tooltip("others:N", title="policy"),
+                alt.Tooltip("crossing:Q", format=".1f", title="A = U_a at"),
+            ],
+        )
+    )
+    spread = (
+        alt.Chart()
+        .transform_filter(alt.datum.kind == "crossing")
+        .mark_rule(strokeWidth=3, opacity=0.6)
+        .encode(
+            x="crossing_lo:Q",
+            y="crossing_lo:Q",
+            x2="crossing_hi:Q",
+            y2="crossing_hi:Q",
+            color=color,
+        )
+    )
+    paper = alt.Chart().transform_filter(alt.datum.kind == "paper").encode(x="ua:Q", y="mean:Q")
+    reference = paper.mark_point(shape="diamond", size=120, color="gray")
+    note = paper.mark_text(align="left", dx=4, dy=16, color="gray", fontSize=10).encode(
+        text=alt.value(PAPER_LABEL)
+    )
+    chart = alt.layer(line, bars, points, spread, cross, reference, note, data=data)
+    title = (
+        "(A, U_a) plane: VO evaluation A vs U_a (mean, 95% CI); dashed: A = U_a, "
+        "+: where each line crosses it (thick: its 95% CI)"
+    )
     if not facets:
-        return chart.properties(width=520, height=320, title=title)
-    return _by_factors(chart.properties(width=220, height=160), facets, title)
+        return chart.properties(width=520, height=320, title=title), table
+    return _by_factors(chart.properties(width=220, height=160), facets, title), table
+
+
+def _crossing_intervals(runs: pd.DataFrame, others: list[str], facets: list[str]) -> pd.DataFrame:
+    """Each line's crossing of A = U_a computed per repetition, then its mean's 95% interval.
+
+    The repetitions are paired (the same window and seed at every ``U_a``), so each has its
+    own line and crossing; ``crossing_lo`` and ``crossing_hi`` bound their mean (Student t,
+    :func:`~vosim.analysis.stats.mean_ci`), ``crossing_runs`` counts the repetitions whose
+    line crosses within the limits run. Columns: ``others``, ``facets`` and those three.
+    """
+    data = runs.loc[runs["ua"].map(lambda v: v is not None and v == v)].copy()
+    data["ua"] = pd.to_numeric(data["ua"], errors="coerce")
+    data = data.dropna(subset=["ua", "mean_vo_evaluation"])
+    columns = ["others", *facets, "crossing_lo", "crossing_hi", "crossing_runs"]
+    if data.empty:
+        return pd.DataFrame(columns=columns)
+    for k in [*others, *facets]:
+        data[k] = data[k].map(value_label)
+    data["others"] = [
+        ", ".join(f"{k}={row[k]}" for k in others) if others else "all"
+        for _, row in data.iterrows()
+    ]
+    data["mean"] = data["mean_vo_evaluation"]
+    each = ua_crossings(data, ["others", *facets, "repetition"])
+    rows = []
+    for key, group in each.groupby(["others", *facets], sort=False, dropna=False):
+        values = group["crossing"].dropna().to_numpy()
+        _, lo, hi = mean_ci(values) if values.size else (np.nan, np.nan, np.nan)
+        names = key if isinstance(key, tuple) else (key,)
+        rows.append([*names, lo, hi, int(values.size)])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _crossings_html(crossings: pd.DataFrame) -> str:
+    """One sentence per line of the (A, U_a) plane: where A = U_a, or that it does not."""
+    keys = [
+        c for c in crossings.columns if not c.startswith("crossing") and c not in ("below", "above")
+    ]
+    items = []
+    for _, row in crossings.iterrows():
+        name = ", ".join(str(row[k]) for k in keys)
+        if row["crossing"] == row["crossing"]:
+            ci = (
+                f"95% CI {row['crossing_lo']:.1f}-{row['crossing_hi']:.1f} over "
+                f"{row['crossing_runs']} repetitions"
+                if row.get("crossing_lo") == row.get("crossing_lo")
+                else "one repetition"
+            )
+            items.append(
+                f"{name}: A = U_a at {row['crossing']:.1f} (between U_a {row['below']:g} and "
+                f"{row['above']:g}, linear between the means; {ci})"
+            )
+        else:
+            items.append(f"{name}: no crossing within the limits run (A stays on one side)")
+    body = "".join(f"<li>{html.escape(item)}</li>" for item in items)
+    return (
+        f"<p>Compromises (<code>report-crossings.csv</code>; VO Preferences Fig. 5 gives "
+        f"({PAPER_COMPROMISE:g} %, {PAPER_COMPROMISE:g} %) on its synthetic domain):</p>"
+        f"<ul>{body}</ul>"
+    )
+
+
+#: VO Preferences §4, Fig. 5: the compromise of the strictly conflicting combination (the VO
+#: maximising cost, users limited by U_a) at A = U_a = 37 %, on the paper's synthetic domain.
+PAPER_COMPROMISE = 37.0
+PAPER_LABEL = "VO Preferences (37, 37): synthetic domain"
+
+
+def ua_crossings(plot: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
+    """Where each line of the (A, U_a) plane crosses A = U_a, by linear interpolation.
+
+    Parameters
+    ----------
+    plot : pandas.DataFrame
+        Columns ``ua`` (the limit, %), ``mean`` (mean VO evaluation A, %) and ``groups``.
+    groups : list of str
+        The columns that tell the lines apart (the other policy keys, the factors).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per line: ``groups``, ``crossing`` (the U_a where ``A - U_a`` changes sign
+        between two consecutive limits, interpolated; NaN if it does not within the limits
+        run), ``below`` and ``above`` (the limits that bracket it).
+
+    References
+    ----------
+    VO Preferences §4, Fig. 5: the line A = U_a, where the VO's and the users' interests
+    are given equal weight (the compromise).
+
+    Examples
+    --------
+    >>> plot = pd.DataFrame({"ua": [0, 25, 50], "mean": [100, 60, 20], "g": "x"})
+    >>> ua_crossings(plot, ["g"]).round(2).to_dict("records")
+    [{'g': 'x', 'crossing': 38.46, 'below': 25.0, 'above': 50.0}]
+    """
+    rows = []
+    for key, line in plot.groupby(groups, sort=False, dropna=False):
+        line = line.dropna(subset=["mean"]).sort_values("ua")
+        ua, gap = line["ua"].to_numpy(float), (line["mean"] - line["ua"]).to_numpy(float)
+        found = (np.nan, np.nan, np.nan)
+        for i in range(len(ua) - 1):
+            if gap[i] > 0 >= gap[i + 1] or gap[i] < 0 <= gap[i + 1]:
+                at = ua[i] + gap[i] * (ua[i + 1] - ua[i]) / (gap[i] - gap[i + 1])
+                found = (float(at), float(ua[i]), float(ua[i + 1]))
+                break
+        values = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            dict(zip(groups, values, strict=True))
+            | dict(zip(("crossing", "below", "above"), found, strict=True))
+        )
+    return pd.DataFrame(rows, columns=[*groups, "crossing", "below", "above"])
 
 
 def _churn_chart(cycles: pd.DataFrame, ok: pd.DataFrame, name: pd.Series) -> alt.VConcatChart:
@@ -729,9 +890,12 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
         order = list(dict.fromkeys(grid[key]))
         chart = _parameter_chart(grid, swept, key, metrics, order)
         figures.append((f"param-{key}", f"Metrics vs {key}", chart))
-    ua_chart = _ua_chart(grid, swept, factors)
-    if ua_chart is not None:
-        figures.append(("ua-plane", "(A, U_a) plane", ua_chart))
+    in_grid = ok["baseline"].isna() & ok["named_policy"].isna()
+    plane = _ua_chart(grid, swept, factors, ok.loc[in_grid])
+    crossings = None
+    if plane is not None:
+        figures.append(("ua-plane", "(A, U_a) plane", plane[0]))
+        crossings = plane[1]
     waits = _criterion_waits(ok, keys, names, factors)
     if waits is not None:
         chart = _criterion_chart(waits, factors)
@@ -754,13 +918,15 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     except ImportError:
         vlc = None
     sections = []
-    for number, (_stem, heading, chart) in enumerate(figures):
+    for number, (stem, heading, chart) in enumerate(figures):
         spec = chart.to_json(indent=None)
         sections.append(
             f'<h2>{html.escape(heading)}</h2>\n<div class="vega-chart" id="fig{number}"></div>\n'
             f'<script type="text/javascript">vegaEmbed("#fig{number}", {spec}, '
             '{"mode": "vega-lite"}).catch(console.error);</script>'
         )
+        if stem == "ua-plane" and crossings is not None:
+            sections.append(_crossings_html(crossings))
     tests_section = ""
     if tests is not None:
         tests_section = "<h2>Policies against baselines (paired tests)</h2>\n" + _tests_html(tests)
@@ -799,6 +965,7 @@ Fixed scenario: <code>{html.escape(json.dumps(scenario))}</code></p>
     written = [out]
     tables = [("summary", summary)] + ([("tests", tests)] if tests is not None else [])
     tables += [("waits", waits)] if waits is not None else []
+    tables += [("crossings", crossings)] if crossings is not None else []
     for stem, frame in tables:
         csv = out.with_name(f"{out.stem}-{stem}.csv")
         atomic_write_bytes(csv, frame.to_csv(index=False).encode("utf-8"))

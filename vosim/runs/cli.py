@@ -310,18 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="runs at once (default: this machine's CPUs for local, the cluster's for ray)",
     )
-    sweep.add_argument(
-        "--backend",
-        choices=["local", "ray"],
-        default="local",
-        help='local processes (default), or Ray tasks (pip install "vosim[ray]")',
-    )
-    sweep.add_argument(
-        "--ray-address",
-        default=None,
-        metavar="ADDR",
-        help="Ray cluster to use (e.g. auto, ray://host:10001); default: start a local one",
-    )
+    _add_backend_options(sweep)
     sweep.add_argument(
         "--retry-failed", action="store_true", help="run again the runs recorded as errors"
     )
@@ -359,19 +348,40 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument(
         "--out", type=Path, default=None, metavar="DIR", help="output directory (default: NAME)"
     )
-    study.add_argument("--quick", action="store_true", help="a small variant (about a minute)")
+    size = study.add_mutually_exclusive_group()
+    size.add_argument(
+        "--quick", action="store_true", help="a small variant (about a minute; CI runs it)"
+    )
+    size.add_argument(
+        "--full",
+        action="store_true",
+        help="the whole grid: every factor, ten windows of the trace (hours; for a cluster: "
+        "--backend ray --ray-address ADDR)",
+    )
     study.add_argument(
         "--workers", type=_positive_int, default=None, help="runs at once (default: the CPUs)"
     )
-    study.add_argument(
+    _add_backend_options(study)
+    study.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_ui_parser(sub)
+    return parser
+
+
+def _add_backend_options(parser: argparse.ArgumentParser) -> None:
+    """``--backend`` and ``--ray-address``: where a sweep's runs run."""
+    parser.add_argument(
         "--backend",
         choices=["local", "ray"],
         default="local",
         help='local processes (default), or Ray tasks (pip install "vosim[ray]")',
     )
-    study.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_ui_parser(sub)
-    return parser
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="Ray cluster to use (e.g. auto, ray://host:10001, host:6379); default: start a "
+        "local one",
+    )
 
 
 def _criteria(summary: dict) -> list[str]:
@@ -699,14 +709,14 @@ def _experiment_all(args: argparse.Namespace, registry: dict) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     from vosim.runs.config import load_sweep
 
-    if args.ray_address is not None and args.backend != "ray":
-        raise VosimError("--ray-address needs --backend ray")
     config = load_sweep(args.file)
     return _run_config(config, _output_dir(args.out), args)
 
 
 def _run_config(config, out: Path, args: argparse.Namespace) -> int:
     """Run a sweep into ``out`` with a progress bar; print what was done; the exit status."""
+    if args.ray_address is not None and args.backend != "ray":
+        raise VosimError("--ray-address needs --backend ray")
     import signal
 
     from tqdm import tqdm
@@ -733,7 +743,7 @@ def _run_config(config, out: Path, args: argparse.Namespace) -> int:
             out,
             workers=args.workers,
             backend=args.backend,
-            ray_address=getattr(args, "ray_address", None),
+            ray_address=args.ray_address,
             retry_failed=getattr(args, "retry_failed", False),
             progress=progress,
         )
@@ -767,22 +777,27 @@ def _run_config(config, out: Path, args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from vosim.analysis.report import write_report
 
-    written = write_report(args.dir, args.out)
-    print(f"wrote {written[0]}" + (f" and {len(written) - 1} PNG figures" if written[1:] else ""))
+    _print_written(write_report(args.dir, args.out))
     return 0
+
+
+def _print_written(written: list[Path]) -> None:
+    """Say what a report wrote: the page, its tables and its figures."""
+    tables = [p for p in written[1:] if p.suffix == ".csv"]
+    figures = [p for p in written[1:] if p.suffix == ".png"]
+    print(f"wrote {written[0]}, {len(tables)} tables (CSV) and {len(figures)} figures (PNG)")
 
 
 def _study(args: argparse.Namespace) -> int:
     from vosim.analysis.report import write_report
     from vosim.runs.studies import study_config
 
-    config = study_config(args.name, quick=args.quick)
+    config = study_config(args.name, "quick" if args.quick else "full" if args.full else "main")
     out: Path = _output_dir(args.out if args.out is not None else Path(config.name))
     status = _run_config(config, out, args)
     if status == 130:
         return status
-    written = write_report(out)
-    print(f"wrote {written[0]}" + (f" and {len(written) - 1} PNG figures" if written[1:] else ""))
+    _print_written(write_report(out))
     return status
 
 

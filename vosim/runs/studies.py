@@ -1,17 +1,18 @@
-"""Built-in sweeps ("studies") run by ``vosim study NAME``, each with a quick variant.
+"""Built-in sweeps ("studies") run by ``vosim study NAME``, each in three sizes.
 
 A study is a sweep file (:mod:`vosim.runs.config`) kept in this module; ``vosim study NAME
 --out DIR`` runs it like ``vosim sweep`` (resumable: the same ``DIR`` skips finished runs) and
-then writes the report (:func:`vosim.analysis.report.write_report`).
+then writes the report (:func:`vosim.analysis.report.write_report`). Each study has three
+variants (:data:`VARIANTS`): ``quick`` (a minute, for trying it out and for CI), ``main``
+(the README's main command: what answers the headline question in 10 minutes on 2 cores)
+and ``full`` (the whole grid, for a cluster: ``--backend ray``).
 
 Examples
 --------
 >>> sorted(STUDIES)
 ['vo-policies']
->>> study_config("vo-policies", quick=True).run_count
-20
->>> study_config("vo-policies").run_count
-480
+>>> [study_config("vo-policies", v).run_count for v in VARIANTS]
+[36, 95, 2400]
 """
 
 from __future__ import annotations
@@ -21,73 +22,76 @@ from dataclasses import dataclass
 from vosim.errors import ParameterError
 from vosim.runs.config import SweepConfig, parse_sweep
 
-__all__ = ["Study", "STUDIES", "study_config", "VO_POLICIES", "VO_POLICIES_QUICK"]
+__all__ = ["Study", "STUDIES", "VARIANTS", "study_config", "VO_POLICIES"]
 
-#: VO policies on UniLu-Gaia against EASY and FCFS at three offered loads, fixed and demand
-#: pricing: VO objective x U_a for the cyclic scheme, the Knapsack Grid's knapsack and the
-#: availability policy beside it, users leaving when unsatisfied; 10 repetitions with common
-#: random numbers (issue 19). 480 runs of 200 jobs, drained, on the trace's processors.
-#: 200 jobs: the study must finish in 10 minutes on 2 cores with what a reviewer asks for
-#: (every policy, three loads, both pricings, 10 repetitions), and a run's cost grows faster
-#: than its length (the cyclic scheme's cost per cycle grows with the queue). Measured on
-#: 2026-11-26 after that day's speed-ups: 300 jobs 715 s, 250 jobs 609 and 630 s.
-VO_POLICIES = """\
+#: The sizes of a study: a minute, the README's main command, the whole grid.
+VARIANTS = ("quick", "main", "full")
+
+#: The VO-policy study on UniLu-Gaia. Each run is 5,000 consecutive jobs (about three weeks
+#: of the trace) and each repetition another window of it (``segments``), every policy on
+#: the same windows with the same seeds (common random numbers). The cyclic scheme runs
+#: with each VO objective at five limits ``U_a`` that bracket VO Preferences §4's compromise
+#: (A = U_a near 37 %); ``knapsack`` and ``conservative`` beside it; EASY and FCFS are the
+#: baselines. ``main`` keeps one environment (offered load 0.6, fixed prices, users who
+#: stay) and five windows: what fits in 10 minutes on 2 cores with the install; ``full``
+#: adds loads 0.3 and 0.9, demand pricing, users who leave below satisfaction 0.6 (all as
+#: factors), the ``availability`` policy and ten windows (50,000 of the trace's 51,987
+#: jobs). ``quick`` is 300-job windows, two objectives and three limits, both churn levels.
+VO_POLICIES = {
+    "main": """\
 name = "vo-policies"
-description = "The VO's cyclic scheme (VO objective x U_a), knapsack and availability \
-against EASY and FCFS on UniLu-Gaia at offered loads 0.3, 0.6 and 0.9, fixed or demand \
-pricing; users leave below satisfaction 0.6"
+description = "The VO's cyclic scheme (VO objective x U_a), knapsack and conservative \
+backfilling against EASY and FCFS on five 5,000-job windows of UniLu-Gaia at offered load 0.6"
 
 [scenario]
 trace = "UniLu-Gaia-2014-2"
-jobs = 200
+jobs = 5000
+offered_load = 0.6
 max_alternatives = 3
-user_exit_satisfaction = 0.6
 
 [sweep]
-offered_load = [0.3, 0.6, 0.9]
-pricing_policy = ["fixed", "demand"]
-vo_objective = ["cost", "finish"]
-ua = [0, 100]
+vo_objective = ["cost", "finish", "runtime"]
+ua = [0, 10, 25, 50, 100]
 
 [run]
-repetitions = 10
+repetitions = 5
 seed = 1
-factors = ["offered_load", "pricing_policy"]
+segments = true
 
 [[policy]]
 policy = "knapsack"
 
 [[policy]]
-policy = "availability"
+policy = "conservative"
 
 [[baseline]]
 policy = "easy"
 
 [[baseline]]
 policy = "fcfs"
-"""
-
-#: The quick variant: 100 jobs, two loads, U_a 0 or 100, knapsack, availability, EASY, two
-#: repetitions (20 runs).
-VO_POLICIES_QUICK = """\
-name = "vo-policies-quick"
-description = "Quick variant of vo-policies: 100 jobs, loads 0.3 and 0.9, U_a 0 or 100, knapsack, \
-availability, against EASY, two repetitions"
+""",
+    "full": """\
+name = "vo-policies-full"
+description = "The whole grid of vo-policies: ten 5,000-job windows of UniLu-Gaia, offered \
+loads 0.3, 0.6 and 0.9, fixed and demand pricing, with and without users leaving"
 
 [scenario]
 trace = "UniLu-Gaia-2014-2"
-jobs = 100
+jobs = 5000
 max_alternatives = 3
-user_exit_satisfaction = 0.6
 
 [sweep]
-offered_load = [0.3, 0.9]
-ua = [0, 100]
+offered_load = [0.3, 0.6, 0.9]
+pricing_policy = ["fixed", "demand"]
+user_exit_satisfaction = ["none", 0.6]
+vo_objective = ["cost", "finish", "runtime"]
+ua = [0, 10, 25, 50, 100]
 
 [run]
-repetitions = 2
+repetitions = 10
 seed = 1
-factors = ["offered_load"]
+segments = true
+factors = ["offered_load", "pricing_policy", "user_exit_satisfaction"]
 
 [[policy]]
 policy = "knapsack"
@@ -95,49 +99,85 @@ policy = "knapsack"
 [[policy]]
 policy = "availability"
 
+[[policy]]
+policy = "conservative"
+
 [[baseline]]
 policy = "easy"
-"""
+
+[[baseline]]
+policy = "fcfs"
+""",
+    "quick": """\
+name = "vo-policies-quick"
+description = "Quick variant of vo-policies: two 300-job windows, the cost and finish \
+objectives at U_a 0, 50 and 100, knapsack and conservative against EASY, users staying or \
+leaving below satisfaction 0.6"
+
+[scenario]
+trace = "UniLu-Gaia-2014-2"
+jobs = 300
+offered_load = 0.6
+max_alternatives = 3
+
+[sweep]
+user_exit_satisfaction = ["none", 0.6]
+vo_objective = ["cost", "finish"]
+ua = [0, 50, 100]
+
+[run]
+repetitions = 2
+seed = 1
+segments = true
+factors = ["user_exit_satisfaction"]
+
+[[policy]]
+policy = "knapsack"
+
+[[policy]]
+policy = "conservative"
+
+[[baseline]]
+policy = "easy"
+""",
+}
 
 
 @dataclass(frozen=True)
 class Study:
-    """A built-in sweep.
+    """A built-in sweep in its three sizes.
 
     Parameters
     ----------
     description : str
-        One line for ``vosim study --list``.
-    toml : str
-        The sweep file's text.
-    quick_toml : str
-        A small variant (``--quick``), for trying the study out and for CI.
+        One line for ``vosim study --help``.
+    variants : dict of str to str
+        The sweep file's text of each of :data:`VARIANTS`.
     """
 
     description: str
-    toml: str
-    quick_toml: str
+    variants: dict[str, str]
 
 
 #: Registry of studies by name.
 STUDIES: dict[str, Study] = {
     "vo-policies": Study(
-        "the VO's scheme (objective x U_a), knapsack, availability vs EASY and FCFS on UniLu-Gaia",
+        "the VO's scheme (objective x U_a), knapsack and conservative vs EASY and FCFS on "
+        "5,000-job windows of UniLu-Gaia",
         VO_POLICIES,
-        VO_POLICIES_QUICK,
     ),
 }
 
 
-def study_config(name: str, quick: bool = False) -> SweepConfig:
-    """The validated sweep of study ``name``.
+def study_config(name: str, variant: str = "main") -> SweepConfig:
+    """The validated sweep of study ``name`` in one of its sizes.
 
     Parameters
     ----------
     name : str
         A key of :data:`STUDIES`.
-    quick : bool
-        The quick variant.
+    variant : str
+        One of :data:`VARIANTS` (default ``"main"``).
 
     Returns
     -------
@@ -146,9 +186,10 @@ def study_config(name: str, quick: bool = False) -> SweepConfig:
     Raises
     ------
     ParameterError
-        ``name`` is not a study (the message lists them).
+        ``name`` is not a study or ``variant`` not a size (the message lists them).
     """
     if name not in STUDIES:
         raise ParameterError(f"unknown study {name!r}; available: {', '.join(STUDIES)}")
-    study = STUDIES[name]
-    return parse_sweep(study.quick_toml if quick else study.toml, path=None)
+    if variant not in VARIANTS:
+        raise ParameterError(f"unknown variant {variant!r}; available: {', '.join(VARIANTS)}")
+    return parse_sweep(STUDIES[name].variants[variant], path=None)
