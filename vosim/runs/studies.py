@@ -24,6 +24,13 @@ from vosim.runs.config import SweepConfig, parse_sweep
 
 __all__ = ["Study", "STUDIES", "VARIANTS", "study_config", "VO_POLICIES"]
 
+
+def _tables(policies: list[str], baselines: list[str]) -> str:
+    """The ``[[policy]]`` and ``[[baseline]]`` tables of a sweep file, one policy each."""
+    named = [f'\n[[policy]]\npolicy = "{p}"\n' for p in policies]
+    return "".join(named + [f'\n[[baseline]]\npolicy = "{b}"\n' for b in baselines])
+
+
 #: The sizes of a study: a minute, the README's main command, the whole grid.
 VARIANTS = ("quick", "main", "full")
 
@@ -33,7 +40,7 @@ VARIANTS = ("quick", "main", "full")
 #: with each VO objective at five limits ``U_a`` that bracket VO Preferences §4's compromise
 #: (A = U_a near 37 %); ``knapsack`` and ``conservative`` beside it; EASY and FCFS are the
 #: baselines. ``main`` keeps one environment (offered load 0.6, fixed prices, users who
-#: stay) and five windows: what fits in 10 minutes on 2 cores with the install; ``full``
+#: stay) and five windows: the README's main command (about 17 minutes on 2 cores); ``full``
 #: adds loads 0.3 and 0.9, demand pricing, users who leave below satisfaction 0.6 (all as
 #: factors), the ``availability`` policy and ten windows (50,000 of the trace's 51,987
 #: jobs). ``quick`` is 300-job windows, two objectives and three limits, both churn levels.
@@ -57,19 +64,8 @@ ua = [0, 10, 25, 50, 100]
 repetitions = 5
 seed = 1
 segments = true
-
-[[policy]]
-policy = "knapsack"
-
-[[policy]]
-policy = "conservative"
-
-[[baseline]]
-policy = "easy"
-
-[[baseline]]
-policy = "fcfs"
-""",
+"""
+    + _tables(["knapsack", "conservative"], ["easy", "fcfs"]),
     "full": """\
 name = "vo-policies-full"
 description = "The whole grid of vo-policies: ten 5,000-job windows of UniLu-Gaia, offered \
@@ -92,22 +88,8 @@ repetitions = 10
 seed = 1
 segments = true
 factors = ["offered_load", "pricing_policy", "user_exit_satisfaction"]
-
-[[policy]]
-policy = "knapsack"
-
-[[policy]]
-policy = "availability"
-
-[[policy]]
-policy = "conservative"
-
-[[baseline]]
-policy = "easy"
-
-[[baseline]]
-policy = "fcfs"
-""",
+"""
+    + _tables(["knapsack", "availability", "conservative"], ["easy", "fcfs"]),
     "quick": """\
 name = "vo-policies-quick"
 description = "Quick variant of vo-policies: two 300-job windows, the cost and finish \
@@ -130,16 +112,8 @@ repetitions = 2
 seed = 1
 segments = true
 factors = ["user_exit_satisfaction"]
-
-[[policy]]
-policy = "knapsack"
-
-[[policy]]
-policy = "conservative"
-
-[[baseline]]
-policy = "easy"
-""",
+"""
+    + _tables(["knapsack", "conservative"], ["easy"]),
 }
 
 
