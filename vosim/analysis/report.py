@@ -204,8 +204,14 @@ def _tradeoff_chart(
     colour_key = keys[0] if keys else None
     shape_key = keys[1] if len(keys) > 1 else None
     if colour_key == "ua":
+        levels = list(dict.fromkeys(data["ua"].dropna()))
+        numeric = pd.to_numeric(pd.Series(levels), errors="coerce")
+        order = [v for _, v in sorted(zip(numeric.fillna(np.inf), levels, strict=True))]
         colour = alt.Color(
-            "ua:O", title="U_a", scale=alt.Scale(scheme={"name": "viridis", "extent": [0, 0.85]})
+            "ua:O",
+            title="U_a",
+            sort=order,  # by value: "100" after "25"
+            scale=alt.Scale(scheme={"name": "viridis", "extent": [0, 0.85]}),
         )
     elif colour_key is not None:
         colour = alt.Color(f"{colour_key}:N", title=colour_key, scale=PALETTE)
