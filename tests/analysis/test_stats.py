@@ -130,6 +130,17 @@ def test_paired_tests_pair_by_factors_and_repetition():
     assert not util["significant"].any()
 
 
+def test_paired_tests_keep_a_factor_level_of_none():
+    """A factor swept over ``"none"`` (NaN in the results) has its own tests, labelled
+    ``none``; they were silently left out."""
+    runs = _runs()
+    runs["load"] = runs["load"].where(runs["load"] == 0.5)  # 0.9 -> none (NaN)
+    table = paired_tests(runs, ["wait"], factors=["load"])
+    assert sorted(set(table["factors"])) == ["load=0.5", "load=none"]
+    none = table[table["factors"] == "load=none"].set_index("policy")
+    assert none.loc["B", "n"] == 5 and none.loc["A", "n"] == 6
+
+
 def test_paired_tests_without_factors_pool_every_repetition():
     runs = _runs()
     runs = runs[runs["load"] == 0.5]

@@ -642,6 +642,65 @@ def _concentration_chart(summary: pd.DataFrame) -> alt.FacetChart:
     )
 
 
+def _paired_chart(tests: pd.DataFrame) -> alt.TopLevelMixin | None:
+    """Each policy against the first baseline: paired differences of revenue and fairness.
+
+    One point per policy (faceted by factor level), at its mean paired difference from the
+    baseline on the same instances in owners' revenue (x) and users' Jain index over
+    slowdowns (y), with their 95% intervals (``report-tests.csv``); the dashed rules at 0
+    are the baseline. Differences within an instance are what the paired tests judge: the
+    spread between instances (windows of a trace), which hides the policies among the
+    trade-off's means, cancels out. ``None`` without both metrics.
+    """
+    x_metric, y_metric = "owners_revenue", "users_jain_slowdown"
+    if tests.empty or not {x_metric, y_metric} <= set(tests["metric"]):
+        return None
+    first = tests["baseline"].iloc[0]
+    mine = tests[tests["baseline"] == first].copy()
+    mine["level"] = mine["factors"].fillna("").replace("", "all runs")
+    keys = ["policy", "level"]
+    cols = ["difference", "difference_lo", "difference_hi"]
+    x = mine[mine["metric"] == x_metric].set_index(keys)[cols].add_prefix("x_")
+    y = mine[mine["metric"] == y_metric].set_index(keys)[cols].add_prefix("y_")
+    data = x.join(y, how="inner").reset_index().dropna()
+    if data.empty:
+        return None
+    order = list(dict.fromkeys(data["policy"]))
+    colour = alt.Color("policy:N", sort=order, title="policy", legend=LEGEND, scale=PALETTE)
+    base = alt.Chart().encode(color=colour)
+    points = base.mark_point(filled=True, size=70).encode(
+        x=alt.X("x_difference:Q", title=f"{METRICS[x_metric]}: difference from {first}"),
+        y=alt.Y("y_difference:Q", title=f"{METRICS[y_metric]}: difference"),
+        tooltip=[
+            "policy:N",
+            "level:N",
+            alt.Tooltip("x_difference:Q", format=",.4g", title="revenue difference"),
+            alt.Tooltip("x_difference_lo:Q", format=",.4g", title="95% CI from"),
+            alt.Tooltip("x_difference_hi:Q", format=",.4g", title="95% CI to"),
+            alt.Tooltip("y_difference:Q", format=".3f", title="Jain difference"),
+            alt.Tooltip("y_difference_lo:Q", format=".3f", title="95% CI from"),
+            alt.Tooltip("y_difference_hi:Q", format=".3f", title="95% CI to"),
+        ],
+    )
+    xbars = base.mark_rule(opacity=0.6).encode(
+        x="x_difference_lo:Q", x2="x_difference_hi:Q", y="y_difference:Q"
+    )
+    ybars = base.mark_rule(opacity=0.6).encode(
+        y="y_difference_lo:Q", y2="y_difference_hi:Q", x="x_difference:Q"
+    )
+    dashed = alt.Chart().mark_rule(color="#444444", strokeDash=[6, 3])
+    zeros = [dashed.encode(x=alt.datum(0)), dashed.encode(y=alt.datum(0))]
+    title = f"Against {first} on the same instances: paired differences (mean, 95% CI)"
+    chart = alt.layer(*zeros, xbars, ybars, points, data=data)
+    if data["level"].nunique() == 1:
+        return chart.properties(width=520, height=320, title=title)
+    return (
+        chart.properties(width=260, height=200)
+        .facet(column=alt.Column("level:N", title=None))
+        .properties(title=title)
+    )
+
+
 #: The two parts of a wait per users' criterion, with their names in the waits chart.
 WAIT_PARTS = {"mean_chosen_delay": "delay users chose", "mean_queue_wait": "queueing"}
 
@@ -892,6 +951,9 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     ):
         chart = _tradeoff_chart(summary, within, factors)
         figures.append(("tradeoff", "Fairness-revenue trade-off", chart))
+    paired = _paired_chart(tests) if tests is not None else None
+    if paired is not None:
+        figures.append(("paired", "Against the baseline, paired", paired))
     for key in swept:
         order = list(dict.fromkeys(grid[key]))
         chart = _parameter_chart(grid, swept, key, metrics, order)

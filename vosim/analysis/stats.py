@@ -196,7 +196,9 @@ def paired_tests(
                 left = mine[keys].assign(x=values[mine.index])
                 right = theirs[keys].assign(y=values[theirs.index])
                 pairs = left.merge(right, on=keys).dropna(subset=["x", "y"])
-                groups = pairs.groupby(factors, sort=False) if factors else [((), pairs)]
+                groups = (  # a factor's "none" level (NaN in the table) is a level too
+                    pairs.groupby(factors, sort=False, dropna=False) if factors else [((), pairs)]
+                )
                 for level_values, group in groups:
                     rows.append(_compare(metric, label, base, factors, level_values, group, level))
     table = pd.DataFrame(rows, columns=list(TEST_COLUMNS))
