@@ -518,6 +518,11 @@ def ua_crossings(plot: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
         between two consecutive limits, interpolated; NaN if it does not within the limits
         run), ``below`` and ``above`` (the limits that bracket it).
 
+    Raises
+    ------
+    KeyError
+        ``plot`` lacks ``ua``, ``mean`` or a column of ``groups``.
+
     References
     ----------
     VO Preferences §4, Fig. 5: the line A = U_a, where the VO's and the users' interests
@@ -761,7 +766,8 @@ def _criterion_chart(waits: pd.DataFrame, factors: list[str]) -> alt.FacetChart:
         var_name="part",
         value_name="seconds",
     )
-    long["part"] = long["part"].map({"chosen": "delay users chose", "queueing": "queueing"})
+    names = dict(zip(("chosen", "queueing"), WAIT_PARTS.values(), strict=True))
+    long["part"] = long["part"].map(names)
     parts = list(WAIT_PARTS.values())
     return (
         alt.Chart(long)
