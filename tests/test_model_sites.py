@@ -55,3 +55,42 @@ def test_machine_ignores_owners_trace():
     model = VOModel(trace=LCG, jobs=20, owners="trace", machine=True, policy="easy",
                     cycle_period=0.0, rng=1)  # fmt: skip
     assert len(model.owners) == 1 and model.sites is None
+
+
+def test_group_frame_against_the_job_table_and_the_trace(lcg):
+    groups = lcg.group_frame()
+    jobs = lcg.job_frame()
+    summary = lcg.summary()
+    # every job in exactly one group; the groups' waits average to the run's
+    assert groups["jobs_read"].sum() == len(jobs)
+    assert groups["jobs_entered"].sum() == summary["jobs_entered"]
+    assert groups["completed"].sum() == summary["completed"]
+    weighted = (groups["mean_wait"] * groups["jobs_entered"]).sum() / groups["jobs_entered"].sum()
+    assert weighted == pytest.approx(summary["mean_wait"])
+    # where the run placed each group's work: from the task table, directly
+    tasks = lcg.task_frame()
+    tasks["group"] = jobs["group"].to_numpy()[tasks["job"].to_numpy()]
+    seconds = (tasks["end"] - tasks["start"]).groupby([tasks["group"], tasks["owner"]]).sum()
+    share = seconds / seconds.groupby(level=0).transform("sum")
+    hhi = (share**2).groupby(level=0).sum()
+    np.testing.assert_allclose(groups.set_index("group")["site_hhi"].loc[hhi.index], hhi)
+    # where the traced grid ran the same jobs: SWF field 16, weighted by run time x processors
+    trace = read_swf(trace_path(LCG), 300)
+    work = trace["run_time"] * trace["allocated_processors"].clip(lower=1)
+    recorded = work.groupby([trace["group_id"], trace["partition_id"]]).sum()
+    top = recorded / recorded.groupby(level=0).transform("sum")
+    names = dict(zip(lcg.sites.partition.tolist(), lcg.sites.name, strict=True))
+    by_group = groups.set_index("group")
+    for group, own in top.groupby(level=0):
+        partition = own.droplevel(0).idxmax()
+        assert by_group.loc[group, "recorded_top_site"] == names[partition]
+        assert by_group.loc[group, "recorded_top_site_share"] == pytest.approx(own.max())
+        assert by_group.loc[group, "recorded_sites"] == len(own)
+
+
+def test_group_frame_without_sites_has_no_recorded_columns():
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=40, rng=1)
+    model.run()
+    groups = model.group_frame()
+    assert not any(c.startswith("recorded_") for c in groups.columns)
+    assert groups["jobs_read"].sum() == 40

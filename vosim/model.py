@@ -575,10 +575,12 @@ class VOModel(mesa.Model):
             )
         #: The trace's sites when ``owners="trace"`` (``None`` otherwise).
         self.sites: Sites | None = None
+        self._recorded_tasks: pd.DataFrame | None = None  # where the trace ran each job
         if owners == "trace" and machine:  # the traced machine has one owner
             owners = 1
         elif owners == "trace":  # one owner per site, each a block of one-processor nodes
             self.sites = trace_sites(self._whole_trace(trace, frame, jobs, first_job))
+            self._recorded_tasks = self._recorded_placement(frame)
             nodes = max_procs = self.sites.max_procs
             owners, per_node = len(self.sites), (1, 1)
         if nodes is None:
@@ -1178,6 +1180,88 @@ class VOModel(mesa.Model):
 
         return job_table(self.jobs, self.owner_of_node, workload_name=self.trace_name)
 
+    def _recorded_placement(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The run's jobs as the traced grid placed them: one task row per job, on its site.
+
+        Columns ``group``, ``owner``, ``start`` (0), ``end`` (the job's processor time as
+        traced: run time x allocated processors, s) and ``cost`` (0); jobs without a recorded
+        site or run time are left out.
+        """
+        part = frame["partition_id"].to_numpy(dtype=np.int64)
+        run = frame["run_time"].to_numpy(dtype=float)
+        procs = frame["allocated_processors"].to_numpy(dtype=float)
+        known = np.isin(part, self.sites.partition) & (run >= 0)
+        group = frame["group_id"] if "group_id" in frame else pd.Series(-1, index=frame.index)
+        return pd.DataFrame(
+            {
+                "group": group.to_numpy(dtype=np.int64)[known],
+                "owner": self.sites.owner_of(part[known]),
+                "start": 0.0,
+                "end": run[known] * np.maximum(procs[known], 1.0),
+                "cost": 0.0,
+            }
+        )
+
+    def _site_names(self) -> dict[int, str] | None:
+        """Owner id -> its site's name under ``owners="trace"`` (``None`` otherwise)."""
+        return None if self.sites is None else dict(enumerate(self.sites.name))
+
+    def group_site_frame(
+        self, jobs: pd.DataFrame | None = None, tasks: pd.DataFrame | None = None
+    ) -> pd.DataFrame:
+        """Which group of users (LCG-2005-1: the VO) bought from which owner (site).
+
+        :func:`~vosim.analysis.network.group_sites` of :meth:`task_frame`, each task counted
+        for its job's group (shape (pairs, 6): ``group``, ``owner``, ``site``,
+        ``processor_seconds`` in s, ``money`` in cost units, ``share`` of the group's
+        processor time). ``jobs`` and ``tasks`` are :meth:`job_frame` and :meth:`task_frame`
+        if already built.
+        """
+        from vosim.analysis.network import group_sites
+
+        jobs = self.job_frame() if jobs is None else jobs
+        tasks = self.task_frame() if tasks is None else tasks
+        group = jobs["group"].to_numpy(dtype=np.int64)[tasks["job"].to_numpy(dtype=np.int64)]
+        return group_sites(tasks.assign(group=group), self._site_names())
+
+    def group_frame(
+        self, jobs: pd.DataFrame | None = None, pairs: pd.DataFrame | None = None
+    ) -> pd.DataFrame:
+        """One row per group of users (LCG-2005-1: the VO): its jobs, waits and sites.
+
+        Where the group's work ran in this run, and beside it where the traced grid ran it.
+        :func:`~vosim.analysis.metrics.group_waits` of the jobs joined with
+        :func:`~vosim.analysis.network.group_concentration` of :meth:`group_site_frame`
+        (``sites``, ``site_hhi``, ``top_site``, ``top_site_share``; NaN for a group that
+        bought nothing). With ``owners="trace"`` also the same four as the trace recorded
+        them for the same jobs (``recorded_sites``, ``recorded_site_hhi``,
+        ``recorded_top_site``, ``recorded_top_site_share``: each job on its site of SWF field
+        16, weighted by its traced run time x processors).
+
+        Parameters
+        ----------
+        jobs, pairs : pandas.DataFrame, optional
+            :meth:`job_frame` and :meth:`group_site_frame` if already built.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Shape (groups, 18) (14 without ``owners="trace"``), sorted by group.
+        """
+        from vosim.analysis.metrics import group_waits
+        from vosim.analysis.network import group_concentration, group_sites
+
+        jobs = self.job_frame() if jobs is None else jobs
+        pairs = self.group_site_frame(jobs) if pairs is None else pairs
+        keep = ["group", "sites", "site_hhi", "top_site", "top_site_share"]
+        frame = group_waits(jobs).merge(group_concentration(pairs)[keep], "left", on="group")
+        if self._recorded_tasks is not None:
+            traced = group_sites(self._recorded_tasks, self._site_names())
+            recorded = group_concentration(traced)[keep]
+            recorded = recorded.rename(columns={k: f"recorded_{k}" for k in keep[1:]})
+            frame = frame.merge(recorded, "left", on="group")
+        return frame
+
     def summary(
         self,
         jobs: pd.DataFrame | None = None,
@@ -1258,7 +1342,7 @@ class VOModel(mesa.Model):
         groups: dict[int, int] = {}
         for job in self.jobs:  # a user's group: that of its first job (SWF field 13)
             groups.setdefault(job.user, job.group)
-        names = None if self.sites is None else dict(enumerate(self.sites.name))
+        names = self._site_names()
         return market_graph(
             self.task_frame() if tasks is None else tasks,
             users=[u.user_id for u in self.users],

@@ -11,12 +11,14 @@ import pytest
 
 from vosim.analysis.network import (
     graphml_text,
+    group_concentration,
+    group_sites,
     market_graph,
     market_metrics,
     market_nodes,
 )
 from vosim.model import VOModel
-from vosim.runs.batch import load_results, network_path, run_sweep
+from vosim.runs.batch import load_results, load_table, network_path, run_sweep
 from vosim.runs.config import parse_sweep
 
 
@@ -161,6 +163,14 @@ owners = [2, 3]
     )
     run_sweep(config, tmp_path, workers=1)
     table = load_results(tmp_path)
+    groups, pairs = load_table(tmp_path, "groups"), load_table(tmp_path, "group_sites")
+    for rid, completed in zip(table["run_id"], table["completed"], strict=True):  # per run
+        assert groups.loc[groups["run_id"] == rid, "completed"].sum() == completed
+        mine = pairs[pairs["run_id"] == rid]
+        shares = mine.groupby("group")["share"].sum()
+        np.testing.assert_allclose(shares, 1.0)
+    with pytest.raises(ValueError, match="'nope'; available: cycles, groups, group_sites"):
+        load_table(tmp_path, "nope")
     columns = (table["run_id"], table["owners"], table["market_owner_hhi"])
     for rid, owners, hhi in zip(*columns, strict=True):
         graph = nx.read_graphml(network_path(tmp_path, rid))
@@ -204,3 +214,27 @@ def test_eigenvector_centrality_is_the_same_whatever_ran_before():
     first = market_metrics(graph)["owner_eigenvector_max"]
     eigs(np.random.default_rng(0).random((30, 30)), k=1)
     assert market_metrics(graph)["owner_eigenvector_max"] == first
+
+
+def test_group_sites_and_concentration_by_hand():
+    tasks = pd.DataFrame(
+        {
+            "group": [1, 1, 1, 2],
+            "owner": [0, 0, 1, 1],
+            "start": [0.0, 10.0, 0.0, 0.0],
+            "end": [10.0, 40.0, 10.0, 5.0],
+            "cost": [1.0, 3.0, 2.0, 7.0],
+        }
+    )
+    pairs = group_sites(tasks, {0: "a.org"})
+    assert pairs[["group", "owner", "site"]].values.tolist() == [
+        [1, 0, "a.org"], [1, 1, "owner 1"], [2, 1, "owner 1"]
+    ]  # fmt: skip
+    assert pairs["processor_seconds"].tolist() == [40.0, 10.0, 5.0]
+    assert pairs["money"].tolist() == [4.0, 2.0, 7.0]
+    np.testing.assert_allclose(pairs["share"], [0.8, 0.2, 1.0])
+    view = group_concentration(pairs).set_index("group")
+    assert view.loc[1, "site_hhi"] == pytest.approx(0.8**2 + 0.2**2)
+    assert (view.loc[1, "top_site"], view.loc[1, "top_site_share"]) == ("a.org", 0.8)
+    assert (view.loc[2, "sites"], view.loc[2, "site_hhi"]) == (1, 1.0)
+    assert group_concentration(group_sites(tasks.iloc[:0])).empty

@@ -22,6 +22,7 @@ __all__ = [
     "jain_index",
     "gini",
     "run_summary",
+    "group_waits",
     "vo_evaluation_summary",
 ]
 
@@ -538,6 +539,84 @@ def gini(x: Sequence[float]) -> float:
     return float((2 * np.arange(1, k + 1) - k - 1) @ x / (k * x.sum()))
 
 
+def _entered_waits(
+    jobs: pd.DataFrame,
+) -> tuple[pd.Series, pd.DataFrame, pd.Series, pd.Series, pd.Series]:
+    """The jobs that entered the queue and their waits (:func:`run_summary`'s definitions).
+
+    Returns ``entered`` (bool per row of ``jobs``), ``q`` (those rows), their ``wait`` (to
+    the start, or to leaving for a job that never started, s), the ``chosen`` part of it
+    (s) and their bounded slowdown ``bsld``, each indexed like ``q``.
+    """
+    state = jobs["state"].astype(str)
+    entered = (state == "completed") | (
+        state.isin(["withdrawn", "unfinished"]) & jobs["left_time"].notna()
+    )
+    q = jobs[entered]
+    started = q["starting_time"].notna()
+    wait = q["starting_time"].where(started, q["left_time"]) - q["submission_time"]
+    chosen = q["chosen_delay"].fillna(0.0) if "chosen_delay" in q else wait * 0.0
+    completed = (q["state"] == "completed").to_numpy()
+    run = q["execution_time"].where(completed, q["run_time"])
+    bsld = pd.Series(bounded_slowdown(wait.to_numpy(), run.to_numpy()), index=q.index)
+    return entered, q, wait, chosen, bsld
+
+
+def group_waits(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Jobs and waits per group of users (SWF field 13; LCG-2005-1: the experiment's VO).
+
+    The same definitions as :func:`run_summary` (every job that entered the queue counts,
+    a job that never started with its wait until it left), per value of ``jobs["group"]``.
+
+    Parameters
+    ----------
+    jobs : pandas.DataFrame
+        :func:`job_table` output (columns ``group``, ``user``, ``state``, the times).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, sorted: ``group``, ``users`` (distinct users), ``jobs_read``,
+        ``jobs_entered``, ``completed``, ``withdrawn``, ``rejected``, ``mean_wait``,
+        ``mean_queue_wait`` (s; NaN where no job entered) and ``mean_bounded_slowdown``.
+
+    Raises
+    ------
+    KeyError
+        ``jobs`` lacks ``group`` or another column named above.
+
+    References
+    ----------
+    Feitelson et al. (1997), the bounded slowdown; Feitelson et al., the Standard Workload
+    Format (field 13, the group).
+    """
+    entered, q, wait, chosen, bsld = _entered_waits(jobs)
+    per = pd.DataFrame(
+        {"group": q["group"], "wait": wait, "queue": wait - chosen, "bsld": bsld}
+    ).groupby("group")
+    state = jobs["state"].astype(str)
+    read = jobs.assign(
+        entered=entered,
+        completed=state == "completed",
+        withdrawn=state == "withdrawn",
+        rejected=state == "rejected",
+    ).groupby("group", sort=True)
+    frame = pd.DataFrame(
+        {
+            "users": read["user"].nunique(),
+            "jobs_read": read.size(),
+            "jobs_entered": read["entered"].sum(),
+            "completed": read["completed"].sum(),
+            "withdrawn": read["withdrawn"].sum(),
+            "rejected": read["rejected"].sum(),
+            "mean_wait": per["wait"].mean(),
+            "mean_queue_wait": per["queue"].mean(),
+            "mean_bounded_slowdown": per["bsld"].mean(),
+        }
+    )
+    return frame.rename_axis("group").reset_index().astype({"group": np.int64})
+
+
 def run_summary(
     jobs: pd.DataFrame,
     node_count: int,
@@ -603,16 +682,9 @@ def run_summary(
     """
     counts = {s: int((jobs["state"] == s).sum()) for s in JOB_STATES}
     state = jobs["state"].astype(str)
-    entered = (state == "completed") | (
-        state.isin(["withdrawn", "unfinished"]) & jobs["left_time"].notna()
-    )
-    q = jobs[entered]
+    entered, q, wait, chosen, bsld = _entered_waits(jobs)
     started = q["starting_time"].notna()
-    wait = q["starting_time"].where(started, q["left_time"]) - q["submission_time"]
-    chosen = q["chosen_delay"].fillna(0.0) if "chosen_delay" in q else wait * 0.0
     completed = (q["state"] == "completed").to_numpy()
-    run = q["execution_time"].where(completed, q["run_time"])
-    bsld = pd.Series(bounded_slowdown(wait.to_numpy(), run.to_numpy()), index=q.index)
     first = float(jobs["submission_time"].min()) if len(jobs) else math.nan
     if end is None:
         end = float(np.nanmax([jobs["finish_time"].max(), jobs["left_time"].max(), first]))

@@ -40,6 +40,8 @@ __all__ = [
     "market_graph",
     "market_metrics",
     "market_nodes",
+    "group_sites",
+    "group_concentration",
     "graphml_text",
 ]
 
@@ -310,6 +312,98 @@ def market_metrics(graph: nx.Graph) -> dict[str, float]:
         if len(buyers)
         else math.nan,
     }
+
+
+def group_sites(tasks: pd.DataFrame, names: Mapping[int, str] | None = None) -> pd.DataFrame:
+    """Which group (VO) bought from which owner (site): the site x VO view of a market.
+
+    Each task counts for its own job's group (SWF field 13; in LCG-2005-1 the experiment's
+    VO), so a user who submits for several VOs is split between them.
+
+    Parameters
+    ----------
+    tasks : pandas.DataFrame
+        One row per task that ran, shape (r, ...), columns ``group``, ``owner``, ``start``,
+        ``end`` (s) and ``cost`` (cost units): ``VOModel.task_frame()`` with its jobs' group.
+    names : mapping of int to str, optional
+        Each owner's name (a grid site's); default ``"owner <id>"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (group, owner) pair that traded, sorted by group then owner, columns
+        ``group`` (int), ``owner`` (int id), ``site`` (its name), ``processor_seconds`` (s),
+        ``money`` (cost units) and ``share`` (the pair's share of the group's processor time,
+        in (0, 1]; a group's shares sum to 1). Empty, with these columns, for no task.
+
+    Raises
+    ------
+    KeyError
+        ``tasks`` lacks a column named above.
+
+    References
+    ----------
+    Feitelson et al., the Standard Workload Format (fields 13, group, and 16, partition:
+    LCG-2005-1's VOs and sites); Newman, *Networks* (2nd ed., 2018), §6.6 (bipartite
+    networks).
+    """
+    names = names or {}
+    frame = pd.DataFrame(
+        {
+            "group": tasks["group"].to_numpy(np.int64),
+            "owner": tasks["owner"].to_numpy(np.int64),
+            "processor_seconds": tasks["end"].to_numpy(float) - tasks["start"].to_numpy(float),
+            "money": tasks["cost"].to_numpy(float),
+        }
+    )
+    frame = frame.groupby(["group", "owner"], as_index=False, sort=True).sum()
+    frame.insert(2, "site", [names.get(o, f"owner {o}") for o in frame["owner"].tolist()])
+    total = frame.groupby("group")["processor_seconds"].transform("sum")
+    return frame.assign(share=frame["processor_seconds"] / total)
+
+
+def group_concentration(pairs: pd.DataFrame) -> pd.DataFrame:
+    """How concentrated each group's (VO's) purchases are over owners (sites).
+
+    A VO's share of a site is the share of its processor time that ran there (where its
+    work ran, so that prices, which differ between pricing policies, do not weigh it).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        :func:`group_sites` output.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group that bought processor time, sorted by group: ``group``,
+        ``processor_seconds`` (s), ``money`` (cost units), ``sites`` (owners it bought
+        from), ``site_hhi`` (Herfindahl-Hirschman index of its site shares, in
+        [1/sites, 1]), ``top_site`` (the name of the site that ran most of its work) and
+        ``top_site_share`` (that site's share).
+
+    References
+    ----------
+    Herfindahl (1950), Hirschman (1945): the HHI, here over one buyer's suppliers.
+    """
+    rows = []
+    for group, own in pairs.groupby("group", sort=True):
+        top = own.loc[own["share"].idxmax()]
+        rows.append(
+            {
+                "group": int(group),
+                "processor_seconds": float(own["processor_seconds"].sum()),
+                "money": float(own["money"].sum()),
+                "sites": len(own),
+                "site_hhi": float((own["share"] ** 2).sum()),
+                "top_site": str(top["site"]),
+                "top_site_share": float(top["share"]),
+            }
+        )
+    columns = [
+        "group", "processor_seconds", "money", "sites", "site_hhi", "top_site", "top_site_share"
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
 
 
 def graphml_text(graph: nx.Graph) -> str:

@@ -11,6 +11,11 @@ summarised by :func:`vosim.analysis.metrics.run_summary`. The output directory h
     DIR/cycles/part-<id>.parquet  the run's ``VOModel.cycle_frame()`` (one row per scheduling
                                 cycle) with a ``run_id`` column, written atomically just before
                                 the run's part (a run that raised has none)
+    DIR/groups/part-<id>.parquet  the run's ``VOModel.group_frame()`` (one row per group of
+                                users, LCG-2005-1's VOs: jobs, waits, where its work ran)
+                                with a ``run_id`` column, written with its cycles
+    DIR/group_sites/part-<id>.parquet  the run's ``VOModel.group_site_frame()`` (one row per
+                                group and site it bought from: the site x VO view)
     DIR/networks/part-<id>.graphml  the run's user-owner market (``VOModel.market_graph()``,
                                 :mod:`vosim.analysis.network`) as GraphML, written with its
                                 cycles (a run that raised has none)
@@ -23,7 +28,8 @@ as ``owners_revenue_by_owner`` as JSON text: ``run_summary``'s, ``mean_vo_evalua
 market's concentration ``market_*``) plus ``node_count`` and ``cycles``. A run that raises is
 recorded with status ``"error"`` and no metrics; the others go on.
 :func:`load_results` reads the finished runs into one table in the sweep's order,
-:func:`load_cycles` their per-cycle tables (owners and users active, prices, utilization...).
+:func:`load_cycles` their per-cycle tables (owners and users active, prices, utilization...),
+:func:`load_table` any of their per-run tables.
 
 Resume: a run's id is a hash of all its model arguments, repetition and seed, the content of
 the trace files it reads and the vosim version (:func:`run_id`), so on start every run whose
@@ -123,6 +129,7 @@ __all__ = [
     "run_sweep",
     "load_results",
     "load_cycles",
+    "load_table",
     "part_path",
     "cycles_path",
     "network_path",
@@ -135,6 +142,10 @@ RESERVED_COLUMNS = ("run_id", "repetition", "seed", "status", "error", "seconds"
 MANIFEST = "manifest.json"
 PARTS = "runs"
 CYCLES = "cycles"
+GROUPS = "groups"
+GROUP_SITES = "group_sites"
+#: The per-run tables beside a run's part (folders, each ``part-<id>.parquet``).
+RUN_TABLES = (CYCLES, GROUPS, GROUP_SITES)
 NETWORKS = "networks"
 #: Model arguments that may name a file the run reads: their content goes in the run id.
 FILE_ARGUMENTS = ("trace", "local_trace")
@@ -146,8 +157,9 @@ PARENT_POLL_SECONDS = 0.5
 RAY_CONNECT_TIMEOUT = 10.0
 
 
-#: What a backend returns per run: its row, its cycle table and its market as GraphML text.
-Outcome = tuple[dict[str, Any], "pd.DataFrame | None", "str | None"]
+#: What a backend returns per run: its row, its tables (:data:`RUN_TABLES` folder -> table)
+#: and its market as GraphML text.
+Outcome = tuple[dict[str, Any], "dict[str, pd.DataFrame] | None", "str | None"]
 
 
 class UnreadablePartWarning(UserWarning):
@@ -431,7 +443,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
 
 
 def execute_with_cycles(spec: RunSpec) -> Outcome:
-    """Run one model; return its table row, per-cycle table and market (what backends run).
+    """Run one model; return its table row, per-run tables and market (what backends run).
 
     Parameters
     ----------
@@ -442,9 +454,11 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
     -------
     row : dict
         As :func:`execute` returns it.
-    cycles : pandas.DataFrame or None
-        ``VOModel.cycle_frame()`` (one row per scheduling cycle run; idle ones are skipped)
-        with a first column ``run_id``; ``None`` when the run raised.
+    tables : dict of str to pandas.DataFrame, or None
+        ``"cycles"``: ``VOModel.cycle_frame()`` (one row per scheduling cycle run; idle ones
+        are skipped); ``"groups"``: ``VOModel.group_frame()`` (one row per group of users);
+        ``"group_sites"``: ``VOModel.group_site_frame()`` (one row per group and site it
+        bought from); each with a first column ``run_id``; ``None`` when the run raised.
     network : str or None
         ``VOModel.market_graph()`` as GraphML text
         (:func:`~vosim.analysis.network.graphml_text`); ``None`` when the run raised.
@@ -453,7 +467,7 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
     row: dict[str, Any] = {"run_id": spec.run_id, **spec.columns}
     row.update(repetition=spec.repetition, seed=spec.seed, status="ok", error=None)
     metrics: dict[str, Any] = {}
-    cycle_table: pd.DataFrame | None = None
+    tables: dict[str, pd.DataFrame] | None = None
     network: str | None = None
     try:
         from vosim.analysis.network import graphml_text
@@ -467,17 +481,23 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
         metrics = model.summary(jobs, cycles, market)
         metrics["node_count"] = model.node_count
         metrics["cycles"] = len(cycles)
-        cycle_table = cycles.reset_index(drop=True)
-        cycle_table.insert(0, "run_id", spec.run_id)
+        pairs = model.group_site_frame(jobs)
+        tables = {
+            CYCLES: cycles.reset_index(drop=True),
+            GROUPS: model.group_frame(jobs, pairs),
+            GROUP_SITES: pairs,
+        }
+        for table in tables.values():
+            table.insert(0, "run_id", spec.run_id)
         network = graphml_text(market)
     except Exception as exc:
         row.update(status="error", error=f"{type(exc).__name__}: {exc}")
         metrics = {}
-        cycle_table = network = None
+        tables = network = None
     row["seconds"] = time.perf_counter() - started
     for key, value in metrics.items():
         row[key if key not in row else f"result_{key}"] = _flat(value)
-    return row, cycle_table, network
+    return row, tables, network
 
 
 def _failed_row(spec: RunSpec, message: str) -> dict[str, Any]:
@@ -746,6 +766,17 @@ def _manifest(config: SweepConfig, runs: list[RunSpec]) -> dict[str, Any]:
 _UNREADABLE = (OSError, ValueError, KeyError, IndexError)
 
 
+def _unreadable(path: Path) -> str | None:
+    """Why the Parquet file ``path`` cannot be read (zero bytes, truncated), or ``None``."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except _UNREADABLE as exc:
+        return _reason(exc)
+    return None
+
+
 def _reason(exc: BaseException) -> str:
     """The first line of an exception's message, without pyarrow's long path prefix."""
     text = (str(exc).splitlines() or [""])[0]
@@ -765,7 +796,7 @@ def _statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple
     """Status of each run of ``ids`` whose part can be read, and the unreadable parts.
 
     A run is done when its part reads and holds a status; one whose part, or whose
-    ``"ok"`` run's cycle table, cannot be read (zero bytes, truncated) is not done, and its
+    ``"ok"`` run's cycle or group table, cannot be read (zero bytes, truncated) is not done, and its
     file is listed with the reason (issue 21, item 9).
     """
     import pyarrow.parquet as pq
@@ -781,13 +812,15 @@ def _statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple
         except _UNREADABLE as exc:
             unreadable.append((path, _reason(exc)))
             continue
-        cycles = cycles_path(out, rid)
-        if status == "ok" and cycles.exists():
-            try:
-                pq.read_metadata(cycles)
-            except _UNREADABLE as exc:
-                unreadable.append((cycles, _reason(exc)))
-                continue
+        tables = [Path(out) / kind / f"part-{rid}.parquet" for kind in RUN_TABLES]
+        broken = [
+            (table, reason)
+            for table in tables
+            if status == "ok" and table.exists() and (reason := _unreadable(table))
+        ]
+        if broken:
+            unreadable.extend(broken)
+            continue
         found[rid] = status
     return found, unreadable
 
@@ -875,7 +908,7 @@ def run_sweep(
                     "use a new output directory",
                 )
         write_json(_manifest(config, runs), manifest_path)
-        for folder in (PARTS, CYCLES, NETWORKS):  # temporary files of a sweep killed mid-write
+        for folder in (PARTS, *RUN_TABLES, NETWORKS):  # temporary files of a sweep killed mid-write
             for stale in (out / folder).glob(".part-*.tmp"):
                 stale.unlink(missing_ok=True)
 
@@ -904,10 +937,10 @@ def run_sweep(
                 rows = _ray_rows(pending, workers, ray_address)
             try:
                 with closing(rows):
-                    for row, cycles, network in rows:
-                        if cycles is not None:  # before the part, which marks the run done
-                            write_table(cycles, cycles_path(out, row["run_id"]))
-                        if network is not None:
+                    for row, tables, network in rows:
+                        for kind, table in (tables or {}).items():  # before the part, which
+                            write_table(table, out / kind / f"part-{row['run_id']}.parquet")
+                        if network is not None:  # marks the run done
                             atomic_write_bytes(network_path(out, row["run_id"]), network.encode())
                         write_table(pd.DataFrame([row]), part_path(out, row["run_id"]))
                         ran += 1
@@ -1070,7 +1103,50 @@ def load_cycles(out: str | Path) -> pd.DataFrame:
         Cycle tables that cannot be read (zero bytes, truncated), and those of runs whose
         part cannot be read, are skipped; the unreadable files are named.
     """
-    _, parts, unreadable = _finished(out, cycles_path)
+    return _load_tables(out, cycles_path)
+
+
+def load_table(out: str | Path, kind: str) -> pd.DataFrame:
+    """One kind of per-run table of a sweep's finished runs, stacked in the sweep's order.
+
+    Parameters
+    ----------
+    out : str or Path
+        A :func:`run_sweep` output directory.
+    kind : str
+        One of :data:`RUN_TABLES`: ``"cycles"`` (:func:`load_cycles`), ``"groups"``
+        (``VOModel.group_frame()``: one row per group of users, LCG-2005-1's VOs, with its
+        jobs, waits in s and where its work ran) or ``"group_sites"``
+        (``VOModel.group_site_frame()``: one row per group and site it bought from).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run_id`` then the table's columns, for each finished run that has one. Empty, with
+        the column ``run_id`` only, when no run has one.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not one of :data:`RUN_TABLES` (the message lists them).
+    FileNotFoundError
+        ``out`` has no ``manifest.json``.
+    ConfigError
+        The manifest cannot be read or lists no runs.
+
+    Warns
+    -----
+    UnreadablePartWarning
+        As :func:`load_cycles`.
+    """
+    if kind not in RUN_TABLES:
+        raise ValueError(f"unknown per-run table {kind!r}; available: {', '.join(RUN_TABLES)}")
+    return _load_tables(out, lambda out, rid: Path(out) / kind / f"part-{rid}.parquet")
+
+
+def _load_tables(out: str | Path, path_of) -> pd.DataFrame:
+    """The per-run tables at ``path_of(out, run_id)`` of the finished runs, stacked."""
+    _, parts, unreadable = _finished(out, path_of)
     frames = _read_parts(parts, pd.read_parquet, unreadable)
     if not frames:
         return pd.DataFrame(columns=["run_id"])

@@ -230,7 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
             "per job read; Batsim _jobs.csv column names plus vosim's own), tasks.parquet (one "
             "row per task that ran), network.graphml (the user-owner market: who bought how "
             "much processor time from whom, for networkx or Gephi), cycles.parquet (one row "
-            "per scheduling cycle run; idle stretches are skipped), summary.json "
+            "per scheduling cycle run; idle stretches are skipped), groups.parquet (one row "
+            "per group of users, LCG-2005-1's VOs: jobs, waits, where its work ran and, with "
+            "--owners trace, where the traced grid ran it), group_sites.parquet (the site x "
+            "VO view: processor time each group bought from each site), summary.json "
             "and chart.html/.png (utilization and queue length over time). With no --horizon the "
             "run drains: every job ends completed, rejected (never runnable here) or withdrawn "
             "(its user left, or it waited past --patience), each with its reason; with "
@@ -575,6 +578,9 @@ def _run(args: argparse.Namespace) -> int:
     write_table(jobs, out / "jobs.parquet")
     write_table(cycles, out / "cycles.parquet")
     write_table(tasks, out / "tasks.parquet")
+    pairs = model.group_site_frame(jobs, tasks)
+    write_table(model.group_frame(jobs, pairs), out / "groups.parquet")
+    write_table(pairs, out / "group_sites.parquet")
     if model.local_jobs is not None:
         write_table(model.local_jobs.frame(), out / "local_jobs.parquet")
     atomic_write_bytes(out / "network.graphml", graphml_text(market).encode())
@@ -605,6 +611,8 @@ def _run(args: argparse.Namespace) -> int:
         "jobs.parquet",
         "cycles.parquet",
         "tasks.parquet",
+        "groups.parquet",
+        "group_sites.parquet",
         *(["local_jobs.parquet"] if local else []),
         "network.graphml",
         "summary.json",
