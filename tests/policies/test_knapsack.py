@@ -16,8 +16,14 @@ from vosim.errors import ParameterError
 from vosim.market.slots import Slot, SlotList
 from vosim.policies import knapsack_rules as rules
 from vosim.policies.base import CycleState, QueuedJob, make_policy
-from vosim.policies.knapsack import Knapsack, KnapsackEasy, job_options, owner_clusters
-from vosim.policies.windows import earliest_window
+from vosim.policies.knapsack import (
+    Clusters,
+    Knapsack,
+    KnapsackEasy,
+    job_options,
+    owner_clusters,
+)
+from vosim.policies.windows import _EPS, earliest_window
 
 INF = math.inf
 
@@ -360,3 +366,33 @@ def test_model_runs_a_trace_prefix(policy):
     assert len(done) > 30
     for j in done:
         assert j.window.cost <= j.budget * (1 + 1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    clusters=st.lists(st.integers(1, 5), min_size=0, max_size=6),
+    volumes=st.lists(st.floats(0.0, 50.0), min_size=1, max_size=4),
+    seed=st.integers(0, 2**16),
+)
+def test_usable_counts_equal_a_plain_count_per_cluster(clusters, volumes, seed):
+    """``Clusters.usable`` against counting, per cluster, the nodes free over each volume."""
+    rng = np.random.default_rng(seed)
+    cluster = rng.permutation(np.repeat(np.arange(len(clusters)), clusters))
+    m = cluster.size
+    view = Clusters(
+        now=3.0,
+        owners=np.arange(len(clusters)) * 2,
+        cluster=cluster,
+        end=3.0 + rng.uniform(0.0, 20.0, m),
+        performance=rng.choice([1.0, 2.0, 4.0], m),
+        slots=SlotList.from_arrays(*(np.zeros(0),) * 5, validate=False),
+        rows=np.arange(m),
+    )
+    vol = np.array(volumes)
+    got = view.usable(vol)
+    assert got.shape == (len(vol), len(clusters))
+    for v, row in zip(vol, got, strict=True):
+        free = view.end - view.now >= v / view.performance * (1 - _EPS)
+        plain = [int(free[cluster == k].sum()) for k in range(len(clusters))]
+        assert row.tolist() == plain
+    assert view.usable(vol[0]).tolist() == got[0].tolist()

@@ -95,9 +95,18 @@ class Clusters:
             Work of a task, performance x time units.
         """
         vol = np.asarray(volume, dtype=float)
-        ok = self.end - self.now >= vol[..., None] / self.performance * (1 - _EPS)
-        onehot = self.cluster[:, None] == np.arange(self.owners.size)
-        return ok.astype(np.int64) @ onehot.astype(np.int64)
+        order, starts = self._by_cluster
+        if not starts.size:
+            return np.zeros((*vol.shape, 0), dtype=np.int64)
+        end, performance = self.end[order], self.performance[order]
+        ok = end - self.now >= vol[..., None] / performance * (1 - _EPS)
+        return np.add.reduceat(ok.astype(np.int64), starts, axis=-1)
+
+    @functools.cached_property
+    def _by_cluster(self) -> tuple[np.ndarray, np.ndarray]:
+        """The free-now slots ordered by cluster, and where each cluster's run starts."""
+        order = np.argsort(self.cluster, kind="stable")
+        return order, np.searchsorted(self.cluster[order], np.arange(self.owners.size))
 
 
 def owner_clusters(state: CycleState) -> Clusters:
