@@ -1212,17 +1212,27 @@ class VOModel(mesa.Model):
         """Which group of users (LCG-2005-1: the VO) bought from which owner (site).
 
         :func:`~vosim.analysis.network.group_sites` of :meth:`task_frame`, each task counted
-        for its job's group (shape (pairs, 6): ``group``, ``owner``, ``site``,
-        ``processor_seconds`` in s, ``money`` in cost units, ``share`` of the group's
-        processor time). ``jobs`` and ``tasks`` are :meth:`job_frame` and :meth:`task_frame`
-        if already built.
+        for its job's group, with ``placement = "run"``; with ``owners="trace"`` followed by
+        the same jobs as the traced grid placed them (each on its site of SWF field 16,
+        weighted by its traced run time x processors, ``money`` 0), ``placement =
+        "trace"``. Shape (pairs, 7): ``placement``, ``group``, ``owner``, ``site``,
+        ``processor_seconds`` (s), ``money`` (cost units), ``share`` (of the group's
+        processor time in that placement). ``jobs`` and ``tasks`` are :meth:`job_frame` and
+        :meth:`task_frame` if already built.
         """
         from vosim.analysis.network import group_sites
 
         jobs = self.job_frame() if jobs is None else jobs
         tasks = self.task_frame() if tasks is None else tasks
         group = jobs["group"].to_numpy(dtype=np.int64)[tasks["job"].to_numpy(dtype=np.int64)]
-        return group_sites(tasks.assign(group=group), self._site_names())
+        frames = [group_sites(tasks.assign(group=group), self._site_names())]
+        if self._recorded_tasks is not None:
+            frames.append(group_sites(self._recorded_tasks, self._site_names()))
+        placements = ["run", "trace"][: len(frames)]
+        return pd.concat(
+            [f.assign(placement=p) for f, p in zip(frames, placements, strict=True)],
+            ignore_index=True,
+        )[["placement", *frames[0].columns]]
 
     def group_frame(
         self, jobs: pd.DataFrame | None = None, pairs: pd.DataFrame | None = None
@@ -1233,10 +1243,9 @@ class VOModel(mesa.Model):
         :func:`~vosim.analysis.metrics.group_waits` of the jobs joined with
         :func:`~vosim.analysis.network.group_concentration` of :meth:`group_site_frame`
         (``sites``, ``site_hhi``, ``top_site``, ``top_site_share``; NaN for a group that
-        bought nothing). With ``owners="trace"`` also the same four as the trace recorded
-        them for the same jobs (``recorded_sites``, ``recorded_site_hhi``,
-        ``recorded_top_site``, ``recorded_top_site_share``: each job on its site of SWF field
-        16, weighted by its traced run time x processors).
+        bought nothing). With ``owners="trace"`` also the same four for the traced placement
+        (``recorded_sites``, ``recorded_site_hhi``, ``recorded_top_site``,
+        ``recorded_top_site_share``).
 
         Parameters
         ----------
@@ -1249,17 +1258,18 @@ class VOModel(mesa.Model):
             Shape (groups, 18) (14 without ``owners="trace"``), sorted by group.
         """
         from vosim.analysis.metrics import group_waits
-        from vosim.analysis.network import group_concentration, group_sites
+        from vosim.analysis.network import group_concentration
 
         jobs = self.job_frame() if jobs is None else jobs
         pairs = self.group_site_frame(jobs) if pairs is None else pairs
         keep = ["group", "sites", "site_hhi", "top_site", "top_site_share"]
-        frame = group_waits(jobs).merge(group_concentration(pairs)[keep], "left", on="group")
-        if self._recorded_tasks is not None:
-            traced = group_sites(self._recorded_tasks, self._site_names())
-            recorded = group_concentration(traced)[keep]
-            recorded = recorded.rename(columns={k: f"recorded_{k}" for k in keep[1:]})
-            frame = frame.merge(recorded, "left", on="group")
+        frame = group_waits(jobs)
+        for placement, prefix in (("run", ""), ("trace", "recorded_")):
+            mine = pairs[pairs["placement"] == placement]
+            if placement == "trace" and mine.empty:
+                continue
+            view = group_concentration(mine)[keep].set_index("group").add_prefix(prefix)
+            frame = frame.merge(view, "left", left_on="group", right_index=True)
         return frame
 
     def summary(

@@ -17,6 +17,10 @@
 5. the market as a network: its concentration per policy (owners' HHI, the largest owner's
    share, users' dependence on one owner; :mod:`vosim.analysis.network`) and the user-owner
    graph of the sweep's first run (``DIR/networks/``);
+6. when the runs took a multi-site trace's own sites as owners (``owners="trace"``,
+   LCG-2005-1), the VOs (the users' groups): each large VO's concentration over sites per
+   policy beside the trace's own placement of the same jobs, the site x VO shares, and
+   sentences from them (:mod:`vosim.analysis.report_vos`; ``<stem>-vos.csv``);
 
 then, when the sweep has ``[[baseline]]`` runs, every policy against every baseline on paired
 runs (:func:`~vosim.analysis.stats.paired_tests`: difference, its interval, Holm-adjusted
@@ -30,18 +34,19 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from vosim.analysis.charts import market_graph_chart, vega_bundle
+from vosim.analysis.report_vos import vo_hhi_chart, vo_sentences, vo_sites_chart, vo_summary
 from vosim.analysis.stats import mean_ci, paired_tests
 from vosim.errors import ConfigError
 from vosim.runs.config import value_label
 
-__all__ = ["write_report", "METRICS"]
+__all__ = ["write_report", "read_sweep", "Sweep", "METRICS", "CLAIMED"]
 
 #: Metrics shown (those present in the results), with their readers' names.
 METRICS: dict[str, str] = {
@@ -902,6 +907,68 @@ def _tests_html(tests: pd.DataFrame) -> str:
     )
 
 
+class Sweep(NamedTuple):
+    """A sweep's results as the report reads them (:func:`read_sweep`)."""
+
+    manifest: dict[str, Any]
+    #: Every finished run's row, and those without error (with a ``label`` column).
+    table: pd.DataFrame
+    ok: pd.DataFrame
+    #: The swept parameters, those of the ``[sweep]`` table, and the factors.
+    keys: list[str]
+    swept: list[str]
+    factors: list[str]
+    #: The :data:`METRICS` the runs have.
+    metrics: list[str]
+    #: Each ok run's policy name without the factors (what the tests pair at each level).
+    names: pd.Series
+    #: :func:`~vosim.analysis.stats.paired_tests` against the baselines (``None``: none).
+    tests: pd.DataFrame | None
+
+
+def read_sweep(sweep_dir: str | Path) -> Sweep:
+    """Read a sweep's output directory: its runs, policy labels and paired tests.
+
+    Parameters
+    ----------
+    sweep_dir : str or Path
+        A :func:`vosim.runs.batch.run_sweep` output directory.
+
+    Returns
+    -------
+    Sweep
+
+    Raises
+    ------
+    ConfigError
+        ``sweep_dir`` has no manifest, or no run finished without error.
+
+    References
+    ----------
+    Law, *Simulation Modeling and Analysis* (5th ed., 2015), §11.2 (paired comparisons under
+    common random numbers).
+    """
+    sweep_dir = Path(sweep_dir)
+    manifest, table, ok = _load(sweep_dir)
+    keys = [k for k in manifest.get("parameters", []) if k in ok.columns]
+    swept = [k for k in manifest.get("sweep", {}).get("sweep", {}) if k in ok.columns]
+    factors = [k for k in manifest.get("factors", []) if k in ok.columns]
+    for column in ("named_policy", "baseline"):
+        if column not in ok:
+            ok[column] = None
+    ok["label"] = [_policy(row, swept, factors) for _, row in ok.iterrows()]
+    metrics = [
+        m for m in METRICS if m in ok and pd.to_numeric(ok[m], errors="coerce").notna().any()
+    ]
+    # a policy's name without the factors: the tests pair it at each factor level
+    within = [k for k in swept if k not in factors]
+    names = pd.Series([_policy(row, within, []) for _, row in ok.iterrows()], index=ok.index)
+    tests = None
+    if ok["baseline"].notna().any() and ok["baseline"].isna().any():
+        tests = paired_tests(ok.assign(label=names), metrics, factors=factors)
+    return Sweep(manifest, table, ok, keys, swept, factors, metrics, names, tests)
+
+
 def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[Path]:
     """Write a one-page HTML report of a sweep's results (and its figures as PNG).
 
@@ -913,7 +980,7 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     out : str, Path or None
         The HTML file to write; default ``sweep_dir/report.html``. PNG files are written next
         to it as ``<stem>-<figure>.png`` (``tradeoff``, ``param-<name>``, ``ua-plane``,
-        ``churn``) when ``vl-convert-python`` is installed.
+        ``churn``, ``vo-hhi``, ...) when ``vl-convert-python`` is installed.
 
     Returns
     -------
@@ -927,29 +994,15 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     ConfigError
         ``sweep_dir`` has no manifest, or no run finished without error.
     """
-    from vosim.runs.batch import load_cycles
+    from vosim.runs.batch import load_cycles, load_table
 
     sweep_dir = Path(sweep_dir)
-    manifest, table, ok = _load(sweep_dir)
+    sweep = read_sweep(sweep_dir)
+    manifest, table, ok, keys, swept, factors, metrics, names, tests = sweep
     out = Path(out) if out is not None else sweep_dir / "report.html"
-    keys = [k for k in manifest.get("parameters", []) if k in ok.columns]
-    swept = [k for k in manifest.get("sweep", {}).get("sweep", {}) if k in ok.columns]
-    factors = [k for k in manifest.get("factors", []) if k in ok.columns]
-    for column in ("named_policy", "baseline"):
-        if column not in ok:
-            ok[column] = None
-    ok["label"] = [_policy(row, swept, factors) for _, row in ok.iterrows()]
-    metrics = [
-        m for m in METRICS if m in ok and pd.to_numeric(ok[m], errors="coerce").notna().any()
-    ]
     summary = _summary(ok, keys, metrics)
     grid = summary[summary["baseline"].isna() & summary["named_policy"].isna()]
-    # a policy's name without the factors: the tests pair it at each factor level
     within = [k for k in swept if k not in factors]
-    names = pd.Series([_policy(row, within, []) for _, row in ok.iterrows()], index=ok.index)
-    tests = None
-    if ok["baseline"].notna().any() and ok["baseline"].isna().any():
-        tests = paired_tests(ok.assign(label=names), metrics, factors=factors)
 
     figures: list[tuple[str, str, alt.TopLevelMixin]] = []
     if "owners_revenue" in metrics and (
@@ -974,6 +1027,12 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     if waits is not None:
         chart = _criterion_chart(waits, factors)
         figures.append(("waits", "Waits by users' criterion", chart))
+    vos = vo_summary(load_table(sweep_dir, "groups"), ok, names, factors)
+    if vos is not None:
+        figures.append(("vo-hhi", "The VOs: how concentrated their work is", vo_hhi_chart(vos)))
+        sites = vo_sites_chart(load_table(sweep_dir, "group_sites"), ok, names, factors)
+        if sites is not None:
+            figures.append(("vo-sites", "The VOs: which sites ran their work", sites))
     cycles = load_cycles(sweep_dir)
     if {"time", "owners_active", "users_active"} <= set(cycles.columns) and len(cycles):
         chart = _churn_chart(cycles, ok, names)
@@ -1001,6 +1060,8 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
         )
         if stem == "ua-plane" and crossings is not None:
             sections.append(_crossings_html(crossings))
+        if stem == "vo-hhi":
+            sections.append(vo_sentences(vos))
     tests_section = ""
     if tests is not None:
         tests_section = "<h2>Policies against baselines (paired tests)</h2>\n" + _tests_html(tests)
@@ -1040,6 +1101,7 @@ Fixed scenario: <code>{html.escape(json.dumps(scenario))}</code></p>
     tables = [("summary", summary)] + ([("tests", tests)] if tests is not None else [])
     tables += [("waits", waits)] if waits is not None else []
     tables += [("crossings", crossings)] if crossings is not None else []
+    tables += [("vos", vos)] if vos is not None else []
     for stem, frame in tables:
         csv = out.with_name(f"{out.stem}-{stem}.csv")
         atomic_write_bytes(csv, frame.to_csv(index=False).encode("utf-8"))

@@ -326,13 +326,36 @@ def build_parser() -> argparse.ArgumentParser:
             "Read a sweep output directory (vosim sweep or vosim study) and write one "
             "self-contained HTML page: the fairness-revenue trade-off of the policies, each "
             "metric vs each swept parameter, the (A, U_a) plane when ua is swept, owners' and "
-            "users' churn over time, and a table of the means (mean +- sd over repetitions). "
+            "users' churn over time, the VOs (each group's concentration over sites beside the "
+            "trace's own placement, with --owners trace), the paired tests against the "
+            "baselines and a table of the means (mean +- sd over repetitions). "
             "The figures are also written as PNG when vl-convert-python is installed."
         ),
     )
     report.add_argument("dir", type=Path, metavar="DIR", help="sweep output directory")
     report.add_argument(
         "--out", type=Path, default=None, metavar="FILE", help="HTML file (default DIR/report.html)"
+    )
+
+    compare = sub.add_parser(
+        "compare",
+        help="say which findings of two sweeps hold in both (their paired tests side by side)",
+        description=(
+            "Read two sweep output directories with baselines (e.g. vosim study vo-policies "
+            "and vosim study lcg-grid) and write an HTML page and a CSV of the paired tests "
+            "they share (same policy, baseline, metric and environment: every factor of "
+            "either, at a study's fixed value where it does not vary it): which differences "
+            "hold in both studies, which differ, which show in one only."
+        ),
+    )
+    compare.add_argument("first", type=Path, metavar="DIR1", help="first sweep output directory")
+    compare.add_argument("second", type=Path, metavar="DIR2", help="second sweep output directory")
+    compare.add_argument(
+        "--out",
+        type=Path,
+        default=Path("compare.html"),
+        metavar="FILE",
+        help="HTML file; the CSV goes beside it as FILE with .csv (default compare.html)",
     )
 
     from vosim.runs.studies import STUDIES
@@ -789,6 +812,14 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from vosim.analysis.compare import write_comparison
+
+    page, csv = write_comparison(args.first, args.second, args.out)
+    print(f"wrote {page} and {csv}")
+    return 0
+
+
 def _print_written(written: list[Path]) -> None:
     """Say what a report wrote: the page, its tables and its figures."""
     tables = [p for p in written[1:] if p.suffix == ".csv"]
@@ -872,6 +903,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             "experiment": _experiment,
             "sweep": _sweep,
             "report": _report,
+            "compare": _compare,
             "study": _study,
             "ui": run_ui,
         }

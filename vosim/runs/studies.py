@@ -10,9 +10,11 @@ and ``full`` (the whole grid, for a cluster: ``--backend ray``).
 Examples
 --------
 >>> sorted(STUDIES)
-['vo-policies']
+['lcg-grid', 'vo-policies']
 >>> [study_config("vo-policies", v).run_count for v in VARIANTS]
 [36, 95, 2400]
+>>> [study_config("lcg-grid", v).run_count for v in VARIANTS]
+[32, 48, 168]
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from vosim.errors import ParameterError
 from vosim.runs.config import SweepConfig, parse_sweep
 
-__all__ = ["Study", "STUDIES", "VARIANTS", "study_config", "VO_POLICIES"]
+__all__ = ["Study", "STUDIES", "VARIANTS", "study_config", "VO_POLICIES", "LCG_GRID"]
 
 
 def _tables(policies: list[str], baselines: list[str]) -> str:
@@ -117,6 +119,91 @@ factors = ["user_exit_satisfaction"]
 }
 
 
+#: The real grid: LCG-2005-1's 170 sites as the owners (``owners = "trace"``: each site's
+#: capacity estimated from the trace, which records no waits), its 216 users with their
+#: groups (the LHC experiments' VOs) in every per-group table, at the trace's own arrival
+#: times. The cyclic scheme with each VO objective at ``U_a`` 0 and 50 (``full``: 0, 25, 50
+#: and 100), ``knapsack`` and EASY, each with fixed and demand pricing (a factor). ``main``:
+#: three 2,000-job windows (about three hours of the grid each) with users who stay: what
+#: fits in 10 minutes on 2 cores. ``full`` adds users who leave below satisfaction 0.6 (a
+#: factor) and runs the whole trace (188,041 jobs, eleven days) three times (seeds 1-3), for
+#: a cluster; ``quick``: two 500-job windows of the cost objective, both churn levels.
+LCG_GRID = {
+    "main": """\
+name = "lcg-grid"
+description = "The real grid: the VO's cyclic scheme (VO objective x U_a) and knapsack against \
+EASY on LCG-2005-1's 170 sites and its VOs, three 2,000-job windows, fixed and demand pricing"
+
+[scenario]
+trace = "LCG-2005-1"
+owners = "trace"
+jobs = 2000
+max_alternatives = 3
+
+[sweep]
+pricing_policy = ["fixed", "demand"]
+vo_objective = ["cost", "finish", "runtime"]
+ua = [0, 50]
+
+[run]
+repetitions = 3
+seed = 1
+segments = true
+factors = ["pricing_policy"]
+"""
+    + _tables(["knapsack"], ["easy"]),
+    "full": """\
+name = "lcg-grid-full"
+description = "The whole grid of lcg-grid: the whole of LCG-2005-1 (188,041 jobs) three \
+times, the three VO objectives at U_a 0, 25, 50 and 100, knapsack and EASY, fixed and demand \
+pricing, users staying or leaving"
+
+[scenario]
+trace = "LCG-2005-1"
+owners = "trace"
+jobs = "none"
+max_alternatives = 3
+
+[sweep]
+pricing_policy = ["fixed", "demand"]
+user_exit_satisfaction = ["none", 0.6]
+vo_objective = ["cost", "finish", "runtime"]
+ua = [0, 25, 50, 100]
+
+[run]
+repetitions = 3
+seed = 1
+factors = ["pricing_policy", "user_exit_satisfaction"]
+"""
+    + _tables(["knapsack"], ["easy"]),
+    "quick": """\
+name = "lcg-grid-quick"
+description = "Quick variant of lcg-grid: two 500-job windows of LCG-2005-1, the cost \
+objective at U_a 0 and 50, knapsack and EASY, fixed and demand pricing, users staying or \
+leaving"
+
+[scenario]
+trace = "LCG-2005-1"
+owners = "trace"
+jobs = 500
+max_alternatives = 3
+vo_objective = "cost"
+
+[sweep]
+pricing_policy = ["fixed", "demand"]
+user_exit_satisfaction = ["none", 0.6]
+ua = [0, 50]
+
+[run]
+repetitions = 2
+seed = 1
+segments = true
+factors = ["pricing_policy", "user_exit_satisfaction"]
+"""
+    + _tables(["knapsack"], ["easy"]),
+}
+
+
 @dataclass(frozen=True)
 class Study:
     """A built-in sweep in its three sizes.
@@ -139,6 +226,11 @@ STUDIES: dict[str, Study] = {
         "the VO's scheme (objective x U_a), knapsack and conservative vs EASY and FCFS on "
         "5,000-job windows of UniLu-Gaia",
         VO_POLICIES,
+    ),
+    "lcg-grid": Study(
+        "the real grid: the VO's scheme (objective x U_a) and knapsack vs EASY on LCG-2005-1's "
+        "170 sites and its VOs, fixed and demand pricing, users staying or leaving",
+        LCG_GRID,
     ),
 }
 
