@@ -73,9 +73,10 @@ def compare_studies(first: str | Path, second: str | Path) -> pd.DataFrame:
         ``policy``, ``baseline``, one column per factor of either study, then per study
         (suffix ``_first``/``_second``) ``policy_mean``, ``baseline_mean``, ``difference``
         with ``difference_lo``/``difference_hi`` (95% CI), ``p_holm``, ``n`` and
-        ``significant``, then ``verdict`` (one of :data:`VERDICTS`). Sorted by verdict, then
-        metric. Empty (with those columns) when they share no test. ``attrs["environment"]``
-        lists the factor columns.
+        ``significant``, then ``direction`` (the signs of the two mean differences,
+        significant or not: ``"same"``, ``"opposite"`` or ``"zero in one"``) and ``verdict``
+        (one of :data:`VERDICTS`). Sorted by verdict, then metric. Empty (with those
+        columns) when they share no test. ``attrs["environment"]`` lists the factor columns.
 
     Raises
     ------
@@ -98,7 +99,12 @@ def compare_studies(first: str | Path, second: str | Path) -> pd.DataFrame:
             "p_holm", "n", "significant"]  # fmt: skip
     a, b = (_environment(s, s.tests, keys)[on + kept] for s in sweeps)
     both = a.merge(b, on=on, suffixes=("_first", "_second"))
-    columns = [*on, *(f"{k}_{side}" for side in ("first", "second") for k in kept), "verdict"]
+    columns = [
+        *on,
+        *(f"{k}_{side}" for side in ("first", "second") for k in kept),
+        "direction",
+        "verdict",
+    ]
     if both.empty:
         empty = pd.DataFrame(columns=columns)
         empty.attrs["environment"] = keys
@@ -109,6 +115,12 @@ def compare_studies(first: str | Path, second: str | Path) -> pd.DataFrame:
         _verdict(x, y)
         for (_, x), (_, y) in zip(first_side.iterrows(), second_side.iterrows(), strict=True)
     ]
+    signs = np.sign(both[["difference_first", "difference_second"]].to_numpy(float))
+    both["direction"] = np.where(
+        (signs == 0).any(axis=1),
+        "zero in one",
+        np.where(signs[:, 0] == signs[:, 1], "same", "opposite"),
+    )
     rank = both["verdict"].map({v: i for i, v in enumerate(VERDICTS)})
     table = both.assign(_rank=rank).sort_values(["_rank", "metric"], kind="stable")[columns]
     table.attrs["environment"] = keys
@@ -120,7 +132,8 @@ def _sentence(row: pd.Series, keys: list[str], names: tuple[str, str]) -> str:
     metric = METRICS.get(row["metric"], row["metric"])
 
     def side(suffix: str, name: str) -> str:
-        direction = "higher" if row[f"difference_{suffix}"] > 0 else "lower"
+        difference = row[f"difference_{suffix}"]
+        direction = "higher" if difference > 0 else "lower" if difference < 0 else "equal"
         return (
             f"{name}: {row[f'policy_mean_{suffix}']:,.4g} vs {row[f'baseline_mean_{suffix}']:,.4g}"
             f" ({direction}, Holm p {row[f'p_holm_{suffix}']:.2g})"
@@ -165,13 +178,23 @@ def write_comparison(
     parts = []
     for verdict in VERDICTS:
         rows = shown[shown["verdict"] == verdict]
-        items = "".join(
-            f"<li>{html.escape(_sentence(r, keys, names))}</li>" for _, r in rows.iterrows()
+        parts.append(f"<h2>{html.escape(verdict.capitalize())}: {len(rows)}</h2>")
+        groups = (
+            [
+                ("same direction in both", rows["direction"] == "same"),
+                ("opposite directions", rows["direction"] == "opposite"),
+                ("no difference in one", rows["direction"] == "zero in one"),
+            ]
+            if verdict == VERDICTS[-1]
+            else [("", rows["direction"].notna())]
         )
-        parts.append(
-            f"<h2>{html.escape(verdict.capitalize())}: {len(rows)}</h2>\n"
-            + (f"<ul>{items}</ul>" if items else "")
-        )
+        for title, mask in groups:
+            items = "".join(
+                f"<li>{html.escape(_sentence(r, keys, names))}</li>"
+                for _, r in rows[mask].iterrows()
+            )
+            head = f"<h3>{html.escape(title)}: {int(mask.sum())}</h3>\n" if title else ""
+            parts.append(head + (f"<ul>{items}</ul>" if items else ""))
     page = f"""<!DOCTYPE html>
 <html>
 <head><meta charset="UTF-8"><title>vosim: {html.escape(" vs ".join(names))}</title>

@@ -32,10 +32,12 @@ TRACE = "trace (as the grid ran it)"
 
 
 def _levels(frame: pd.DataFrame, factors: list[str]) -> pd.Series:
-    """Each row's factor level as one string (``"all runs"`` without factors)."""
+    """Each row's factor level as ``"k=v, ..."`` (``"all runs"`` without factors)."""
     if not factors:
         return pd.Series("all runs", index=frame.index)
-    return frame[factors].map(value_label).agg(", ".join, axis=1)
+    return frame[factors].apply(
+        lambda row: ", ".join(f"{k}={value_label(row[k])}" for k in factors), axis=1
+    )
 
 
 def vo_summary(
@@ -123,7 +125,6 @@ def vo_hhi_chart(summary: pd.DataFrame) -> alt.FacetChart:
     top = _top_vos(summary)
     data = summary[summary["group"].isin(top)].copy()
     data["vo"] = "VO " + data["group"].astype(str)
-    data["placement"] = TRACE  # the trace's own HHI of the VO's jobs at that level
     data["traced"] = data.groupby(["level", "vo"])["recorded_site_hhi"].transform("mean")
     order = [f"VO {g}" for g in top]
     policies = list(dict.fromkeys(data["policy"]))
@@ -156,7 +157,6 @@ def vo_hhi_chart(summary: pd.DataFrame) -> alt.FacetChart:
         .encode(
             x=alt.X("traced:Q", title=title, scale=scale),
             y=y,
-            shape=alt.Shape("placement:N", title=None),
             tooltip=["vo:N", alt.Tooltip("traced:Q", format=".3f", title=TRACE)],
         )
     )
@@ -164,7 +164,10 @@ def vo_hhi_chart(summary: pd.DataFrame) -> alt.FacetChart:
         alt.layer(rules, dots, ticks)
         .properties(width=420, height=alt.Step(6))
         .facet(row=alt.Row("level:N", title=None), data=data)
-        .properties(title="Where each VO's work ran: its concentration over sites")
+        .properties(
+            title="Where each VO's work ran: its concentration over sites (black tick: the "
+            "trace's own placement of the same jobs; rules: 95% intervals over the windows)"
+        )
     )
 
 
