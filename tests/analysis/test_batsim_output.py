@@ -237,6 +237,12 @@ def test_run_without_csv_writes_no_jobs_csv(tmp_path):
         args = ["run", "--trace", "NASA-iPSC-1993-3.1-cln", "--jobs", "20", "--quiet"]
         assert main([*args, "--out", str(out)]) == 0
     assert (out / "jobs.parquet").exists() and not (out / "jobs.csv").exists()
+    # the per-group tables: every job in one group; each group's site shares sum to 1
+    groups = pd.read_parquet(out / "groups.parquet")
+    assert groups["jobs_read"].sum() == 20
+    pairs = pd.read_parquet(out / "group_sites.parquet")
+    assert set(pairs["placement"]) == {"run"}
+    np.testing.assert_allclose(pairs.groupby("group")["share"].sum(), 1.0)
 
 
 # -- evalys ---------------------------------------------------------------------------------------
