@@ -57,7 +57,7 @@ def test_a_study_against_itself_holds_or_not_in_both(studies):
         table["difference_first"], table["difference_second"], check_names=False
     )
     assert table.attrs["environment"] == []
-    assert set(table["direction"]) <= {"same", "zero in one"}
+    assert set(table["direction"]) <= {"same", "none in one"}
 
 
 def test_studies_meet_at_the_fixed_value_of_the_other(studies):

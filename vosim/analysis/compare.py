@@ -74,7 +74,8 @@ def compare_studies(first: str | Path, second: str | Path) -> pd.DataFrame:
         (suffix ``_first``/``_second``) ``policy_mean``, ``baseline_mean``, ``difference``
         with ``difference_lo``/``difference_hi`` (95% CI), ``p_holm``, ``n`` and
         ``significant``, then ``direction`` (the signs of the two mean differences,
-        significant or not: ``"same"``, ``"opposite"`` or ``"zero in one"``) and ``verdict``
+        significant or not: ``"same"``, ``"opposite"`` or ``"none in one"``, where one is 0 or
+        not measured) and ``verdict``
         (one of :data:`VERDICTS`). Sorted by verdict, then metric. Empty (with those
         columns) when they share no test. ``attrs["environment"]`` lists the factor columns.
 
@@ -115,10 +116,10 @@ def compare_studies(first: str | Path, second: str | Path) -> pd.DataFrame:
         _verdict(x, y)
         for (_, x), (_, y) in zip(first_side.iterrows(), second_side.iterrows(), strict=True)
     ]
-    signs = np.sign(both[["difference_first", "difference_second"]].to_numpy(float))
+    signs = np.nan_to_num(np.sign(both[["difference_first", "difference_second"]].to_numpy(float)))
     both["direction"] = np.where(
-        (signs == 0).any(axis=1),
-        "zero in one",
+        (signs == 0).any(axis=1),  # no difference, or none measured (NaN: no pair)
+        "none in one",
         np.where(signs[:, 0] == signs[:, 1], "same", "opposite"),
     )
     rank = both["verdict"].map({v: i for i, v in enumerate(VERDICTS)})
@@ -183,7 +184,7 @@ def write_comparison(
             [
                 ("same direction in both", rows["direction"] == "same"),
                 ("opposite directions", rows["direction"] == "opposite"),
-                ("no difference in one", rows["direction"] == "zero in one"),
+                ("no difference in one", rows["direction"] == "none in one"),
             ]
             if verdict == VERDICTS[-1]
             else [("", rows["direction"].notna())]
