@@ -97,6 +97,9 @@ def test_write_report_has_every_figure_and_table(sweep_dir, tmp_path):
     assert len(specs) == len(TITLES)
     for spec in specs:  # valid JSON: no NaN or Infinity, which Vega-Lite would refuse
         json.loads(spec, parse_constant=lambda c: pytest.fail(f"{c} in a chart spec"))
+    # the (A, U_a) plane's axes: A in [0, 100] %, intervals of few repetitions clipped
+    plane = next(s for s in specs if "(A, U_a) plane" in s)
+    assert '"domain": [0, 100]' in plane and '"clip": true' in plane
     for title in TITLES:
         assert title in text
     table = text[text.rindex("<table>") :]

@@ -366,7 +366,10 @@ def _ua_chart(
         }
     )
     low, high = float(data["ua_value"].min()), float(data["ua_value"].max())
-    x = alt.X("ua:Q", title="U_a (limit on users' mean evaluation)")
+    # A is a share in [0, 100] % and U_a is read over the swept limits: intervals from few
+    # repetitions that reach past them are clipped, not allowed to set the axes
+    span = alt.Scale(domain=[min(low, 0.0), max(high, 100.0)], clamp=True)
+    x = alt.X("ua:Q", title="U_a (limit on users' mean evaluation)", scale=span)
     color = alt.Color("others:N", title=", ".join(others) if others else "runs", legend=LEGEND)
     line = (
         alt.Chart()
@@ -374,7 +377,8 @@ def _ua_chart(
         .mark_rule(strokeDash=[4, 4], color="gray")
         .encode(x="low:Q", y="low:Q", x2="high:Q", y2="high:Q")
     )
-    y = alt.Y("mean:Q", title=METRICS["mean_vo_evaluation"], scale=alt.Scale(zero=False))
+    share = alt.Scale(domain=[0, 100], clamp=True)
+    y = alt.Y("mean:Q", title=METRICS["mean_vo_evaluation"], scale=share)
     table = ua_crossings(plot, ["others", *facets])
     table = table.merge(_crossing_intervals(runs, others, facets), how="left")
     crossings = table.dropna(subset=["crossing"])
@@ -388,7 +392,7 @@ def _ua_chart(
         ignore_index=True,
     )
     base = alt.Chart().encode(x=x, color=color).transform_filter(alt.datum.kind == "policy")
-    bars = base.mark_rule().encode(y="lo:Q", y2="hi:Q")
+    bars = base.mark_rule(clip=True).encode(y=alt.Y("lo:Q", scale=share), y2="hi:Q")
     points = base.mark_line(point=True).encode(
         y=y,
         tooltip=[
@@ -416,7 +420,7 @@ def _ua_chart(
     spread = (
         alt.Chart()
         .transform_filter(alt.datum.kind == "crossing")
-        .mark_rule(strokeWidth=3, opacity=0.6)
+        .mark_rule(strokeWidth=3, opacity=0.6, clip=True)
         .encode(
             x="crossing_lo:Q",
             y="crossing_lo:Q",
