@@ -370,7 +370,9 @@ def build_parser() -> argparse.ArgumentParser:
             + "."
         ),
     )
-    study.add_argument("name", choices=list(STUDIES), metavar="NAME", help="study name")
+    study.add_argument(
+        "name", choices=list(STUDIES), metavar="NAME", help=f"study name: {', '.join(STUDIES)}"
+    )
     study.add_argument(
         "--out", type=Path, default=None, metavar="DIR", help="output directory (default: NAME)"
     )
@@ -381,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument(
         "--full",
         action="store_true",
-        help="the whole grid: every factor, ten windows of the trace (hours; for a cluster: "
+        help="the whole grid: every factor at the trace's whole size (hours; for a cluster: "
         "--backend ray --ray-address ADDR)",
     )
     study.add_argument(
