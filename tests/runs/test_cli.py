@@ -190,3 +190,25 @@ def test_policy_and_machine_recorded(tmp_path):
     assert summary["nodes"] == 128 and summary["owners"] == 1
     jobs = pd.read_parquet(out / "jobs.parquet")
     assert set(jobs["state"]) <= {"completed", "rejected"}  # the machine drains
+
+
+def test_summary_parameters_repeat_the_run(tmp_path, capsys):
+    """summary.json's ``parameters`` hold every model argument: the run is repeated from them."""
+    from vosim.model import VOModel
+    from vosim.scenario import PARAMETERS, Scenario
+
+    out = tmp_path / "o"
+    args = ["run", "--trace", "NASA-iPSC-1993-3.1-cln", "--jobs", "40", "--seed", "7", "--quiet"]
+    extra = ["--max-alternatives", "3", "--ua", "25", "--budget-range", "0.8,1.2",
+             "--pricing-policy", "demand", "--look-ahead", "3"]  # fmt: skip
+    assert main([*args, *extra, "--out", str(out)]) == 0
+    capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    parameters = summary["parameters"]
+    assert set(parameters) == set(PARAMETERS)
+    assert parameters["ua"] == 25 and parameters["budget_range"] == [0.8, 1.2]
+    model = VOModel(**Scenario(**parameters).kwargs(), rng=summary["seed"])
+    model.run()
+    again = model.job_frame().drop(columns="workload_name")
+    recorded = pd.read_parquet(out / "jobs.parquet").drop(columns="workload_name")
+    pd.testing.assert_frame_equal(again, recorded, check_dtype=False)

@@ -226,19 +226,19 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run the VO model on an SWF trace and write jobs, cycles, summary and a chart",
         description=(
-            "Run the VO model on an SWF workload trace. Writes to --out: jobs.parquet (one row "
-            "per job read; Batsim _jobs.csv column names plus vosim's own), tasks.parquet (one "
-            "row per task that ran), network.graphml (the user-owner market: who bought how "
-            "much processor time from whom, for networkx or Gephi), cycles.parquet (one row "
-            "per scheduling cycle run; idle stretches are skipped), groups.parquet (one row "
-            "per group of users, LCG-2005-1's VOs: jobs, waits, where its work ran and, with "
-            "--owners trace, where the traced grid ran it), group_sites.parquet (the site x "
-            "VO view: processor time each group bought from each site), summary.json "
-            "and chart.html/.png (utilization and queue length over time). With no --horizon the "
-            "run drains: every job ends completed, rejected (never runnable here) or withdrawn "
-            "(its user left, or it waited past --patience), each with its reason; with "
-            "--horizon, jobs still waiting or running then end unfinished. Times are model time "
-            "units = trace seconds. Every option below but "
+            "Run the VO model on an SWF workload trace. Writes to --out: jobs.parquet (one row per "
+            "job read; Batsim _jobs.csv column names plus vosim's own), tasks.parquet (one row per "
+            "task that ran), network.graphml (the user-owner market: who bought how much processor "
+            "time from whom, for networkx or Gephi), cycles.parquet (one row per scheduling cycle "
+            "run; idle stretches are skipped), groups.parquet (one row per group of users, "
+            "LCG-2005-1's VOs: jobs, waits, where its work ran and, with --owners trace, where the "
+            "traced grid ran it), group_sites.parquet (the site x VO view: processor time each "
+            "group bought from each site), summary.json (the metrics, and under 'parameters' every "
+            "model argument, so the run can be repeated) and chart.html/.png (utilization and queue"
+            " length over time). With no --horizon the run drains: every job ends completed, "
+            "rejected (never runnable here) or withdrawn (its user left, or it waited past "
+            "--patience), each with its reason; with --horizon, jobs still waiting or running then "
+            "end unfinished. Times are model time units = trace seconds. Every option below but "
             "--preset, --seed, --out, --csv and --quiet is a VOModel parameter (vosim.scenario "
             "declares them; sweep files use the same names with _); --preset NAME starts from a "
             "named preset and the options given override it."
@@ -569,6 +569,9 @@ def _run(args: argparse.Namespace) -> int:
             "first_job": values["first_job"],
             "preset": args.preset,
             "seed": args.seed,
+            # every VOModel argument of the run: VOModel(**Scenario(**p).kwargs(), rng=seed)
+            # repeats it
+            "parameters": {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()},
             "policy": model.policy_name,
             "machine": model.machine,
             "utility_policy": values["utility_policy"],
