@@ -16,6 +16,8 @@ be identical: a refactor that changes a result is not a speed-up.
         --jobs 5000 --policy easy --allocator min_cost --repeat 3
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD \\
         --jobs 1000 --allocator '' --availability --repeat 1
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous 6dba7ba \\
+        --trace LCG-2005-1 --owners trace --jobs 2000 --policy knapsack --repeat 2
 """
 
 from __future__ import annotations
@@ -98,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         help="what the slots are on (default: the model's default)",
     )
     parser.add_argument(
+        "--owners",
+        help="resource owners: a number, or 'trace' for a multi-site trace's own sites "
+        "(default: the model's default)",
+    )
+    parser.add_argument(
         "--availability",
         action="store_true",
         help="windows that can fail, realised (the model's availability=True)",
@@ -123,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.resources:
         options["resources"] = args.resources
+    if args.owners:
+        options["owners"] = args.owners if args.owners == "trace" else int(args.owners)
     if args.availability:
         options["availability"] = True
     if args.policy in ("css", "availability") and args.allocator:

@@ -1219,6 +1219,10 @@ class VOModel(mesa.Model):
         ``processor_seconds`` (s), ``money`` (cost units), ``share`` (of the group's
         processor time in that placement). ``jobs`` and ``tasks`` are :meth:`job_frame` and
         :meth:`task_frame` if already built.
+
+        References
+        ----------
+        Feitelson et al., the Standard Workload Format (fields 13, group, and 16, partition).
         """
         from vosim.analysis.network import group_sites
 
@@ -1256,6 +1260,11 @@ class VOModel(mesa.Model):
         -------
         pandas.DataFrame
             Shape (groups, 18) (14 without ``owners="trace"``), sorted by group.
+
+        References
+        ----------
+        Feitelson et al., the Standard Workload Format (fields 13 and 16); Herfindahl (1950),
+        Hirschman (1945) (the HHI).
         """
         from vosim.analysis.metrics import group_waits
         from vosim.analysis.network import group_concentration

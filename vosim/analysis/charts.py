@@ -18,7 +18,39 @@ __all__ = [
     "market_graph_chart",
     "save_chart",
     "vega_bundle",
+    "ci_tooltips",
 ]
+
+
+def ci_tooltips(field: str, fmt: str, title: str | None = None) -> list[alt.Tooltip]:
+    """Tooltips of a mean and its 95% interval: ``field``, ``field_lo`` and ``field_hi``.
+
+    Parameters
+    ----------
+    field : str
+        The mean's column (quantitative); its bounds are ``<field>_lo`` and ``<field>_hi``,
+        except for ``"mean"``, whose bounds are ``lo`` and ``hi``.
+    fmt : str
+        d3 number format of the three values (e.g. ``",.3f"``).
+    title : str, optional
+        The mean's tooltip title (default: the column's name).
+
+    Returns
+    -------
+    list of altair.Tooltip
+        Three tooltips: the mean, "95% CI from", "95% CI to".
+
+    References
+    ----------
+    Montgomery & Runger (7th ed.), §8.2 (the t interval the report draws).
+    """
+    lo, hi = ("lo", "hi") if field == "mean" else (f"{field}_lo", f"{field}_hi")
+    return [
+        alt.Tooltip(f"{field}:Q", format=fmt, **({"title": title} if title else {})),
+        alt.Tooltip(f"{lo}:Q", format=fmt, title="95% CI from"),
+        alt.Tooltip(f"{hi}:Q", format=fmt, title="95% CI to"),
+    ]
+
 
 #: Charts embed at most this many rows (altair's own limit is 5,000).
 MAX_POINTS = 4000

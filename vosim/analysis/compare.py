@@ -170,6 +170,11 @@ def write_comparison(
     ------
     ConfigError
         As :func:`compare_studies`.
+
+    References
+    ----------
+    Holm (1979) (each study's family-wise level); Law, *Simulation Modeling and Analysis*
+    (5th ed., 2015), §11.2.
     """
     table = compare_studies(first, second)
     out = Path(out)

@@ -40,7 +40,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from vosim.analysis.charts import market_graph_chart, vega_bundle
+from vosim.analysis.charts import ci_tooltips, market_graph_chart, vega_bundle
 from vosim.analysis.report_vos import vo_hhi_chart, vo_sentences, vo_sites_chart, vo_summary
 from vosim.analysis.stats import mean_ci, paired_tests
 from vosim.errors import ConfigError
@@ -164,9 +164,7 @@ def _errorbars(
         y=alt.Y("mean:Q", title=title, scale=alt.Scale(zero=False)),
         tooltip=[
             alt.Tooltip("label:N", title="policy"),
-            alt.Tooltip("mean:Q", format=",.3f"),
-            alt.Tooltip("lo:Q", format=",.3f", title="95% CI from"),
-            alt.Tooltip("hi:Q", format=",.3f", title="95% CI to"),
+            *ci_tooltips("mean", ",.3f"),
             "runs:Q",
         ],
     )
@@ -397,9 +395,7 @@ def _ua_chart(
         y=y,
         tooltip=[
             alt.Tooltip("label:N", title="policy"),
-            alt.Tooltip("mean:Q", format=",.3f"),
-            alt.Tooltip("lo:Q", format=",.3f", title="95% CI from"),
-            alt.Tooltip("hi:Q", format=",.3f", title="95% CI to"),
+            *ci_tooltips("mean", ",.3f"),
             "runs:Q",
         ],
     )
@@ -688,12 +684,8 @@ def _paired_chart(tests: pd.DataFrame) -> alt.TopLevelMixin | None:
         tooltip=[
             "policy:N",
             "level:N",
-            alt.Tooltip("x_difference:Q", format=",.4g", title="revenue difference"),
-            alt.Tooltip("x_difference_lo:Q", format=",.4g", title="95% CI from"),
-            alt.Tooltip("x_difference_hi:Q", format=",.4g", title="95% CI to"),
-            alt.Tooltip("y_difference:Q", format=".3f", title="Jain difference"),
-            alt.Tooltip("y_difference_lo:Q", format=".3f", title="95% CI from"),
-            alt.Tooltip("y_difference_hi:Q", format=".3f", title="95% CI to"),
+            *ci_tooltips("x_difference", ",.4g", "revenue difference"),
+            *ci_tooltips("y_difference", ".3f", "Jain difference"),
         ],
     )
     xbars = base.mark_rule(opacity=0.6).encode(
@@ -792,9 +784,7 @@ def _criterion_chart(waits: pd.DataFrame, factors: list[str]) -> alt.FacetChart:
                 "criterion:N",
                 "part:N",
                 alt.Tooltip("seconds:Q", format=",.0f"),
-                alt.Tooltip("wait:Q", format=",.0f", title="whole wait"),
-                alt.Tooltip("wait_lo:Q", format=",.0f", title="95% CI from"),
-                alt.Tooltip("wait_hi:Q", format=",.0f", title="95% CI to"),
+                *ci_tooltips("wait", ",.0f", "whole wait"),
                 "runs:Q",
             ],
         )

@@ -18,6 +18,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from vosim.analysis.charts import ci_tooltips
 from vosim.analysis.stats import mean_ci
 from vosim.runs.config import value_label
 
@@ -121,6 +122,14 @@ def vo_hhi_chart(summary: pd.DataFrame) -> alt.FacetChart:
     ----------
     summary : pandas.DataFrame
         :func:`vo_summary` output.
+
+    Returns
+    -------
+    altair.FacetChart
+
+    References
+    ----------
+    Herfindahl (1950), Hirschman (1945) (the HHI); Montgomery & Runger (7th ed.), §8.2.
     """
     top = _top_vos(summary)
     data = summary[summary["group"].isin(top)].copy()
@@ -140,9 +149,7 @@ def vo_hhi_chart(summary: pd.DataFrame) -> alt.FacetChart:
         tooltip=[
             "policy:N",
             "vo:N",
-            alt.Tooltip("site_hhi:Q", format=".3f"),
-            alt.Tooltip("site_hhi_lo:Q", format=".3f", title="95% CI from"),
-            alt.Tooltip("site_hhi_hi:Q", format=".3f", title="95% CI to"),
+            *ci_tooltips("site_hhi", ".3f"),
             alt.Tooltip("sites:Q", format=".1f", title="sites (mean)"),
             "top_site:N",
             alt.Tooltip("mean_wait:Q", format=",.0f", title="mean wait (s)"),
@@ -192,6 +199,10 @@ def vo_sites_chart(
     -------
     altair.FacetChart or None
         ``None`` when ``pairs`` has no traced placement.
+
+    References
+    ----------
+    Feitelson et al., the Standard Workload Format (field 16: the site that ran each job).
     """
     if pairs.empty or not (pairs["placement"] == "trace").any():
         return None
@@ -240,6 +251,16 @@ def vo_sentences(summary: pd.DataFrame) -> str:
     Per factor level and policy: the median over VOs of their HHI over sites and of their
     number of sites, beside the trace's; then the VOs with the longest and shortest mean
     wait. Medians over the VOs of the table at that level.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`vo_summary` output.
+
+    Returns
+    -------
+    str
+        One ``<p>`` and one ``<ul>`` per factor level (HTML-escaped names).
     """
     lines = []
     for level, own in summary.groupby("level", sort=False):

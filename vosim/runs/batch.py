@@ -1138,6 +1138,10 @@ def load_table(out: str | Path, kind: str) -> pd.DataFrame:
     -----
     UnreadablePartWarning
         As :func:`load_cycles`.
+
+    References
+    ----------
+    vosim's sweep store (the module docstring); no paper.
     """
     if kind not in RUN_TABLES:
         raise ValueError(f"unknown per-run table {kind!r}; available: {', '.join(RUN_TABLES)}")
