@@ -888,8 +888,10 @@ class VOModel(mesa.Model):
                 "utility_policy": utility_policy,
                 "reference_performance": self.reference_performance,
             }
+        static = self.pricing_policy == "fixed" and self.owner_exit_revenue is None
+        if policy == "conservative":
+            return {"static": static and not self.availability}
         if policy in ("css", "availability"):
-            static = self.pricing_policy == "fixed" and self.owner_exit_revenue is None
             return {
                 "jobs": len(self.jobs),
                 "price": self.node_price,

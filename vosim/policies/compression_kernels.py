@@ -93,6 +93,40 @@ def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
 
 
 @_jit
+def first_window(free, starts, n, volume, budget):  # pragma: no cover - compiled
+    """The loop of ``windows.earliest_window``: the first of ``starts`` that holds a window.
+
+    ``free``: ``(node, start, end, price, perf)`` of the slot list; ``starts``: its candidate
+    starts, ascending (model time units). Returns the index of the first start at which
+    ``windows.window_at`` finds ``n`` tasks of ``volume`` within ``budget``, or -1: the slots
+    free over a task's whole span at that start (its test, operation for operation), and the
+    sum of the ``n`` least costs among them in increasing order, summed as numpy sums
+    (:func:`pairwise_sum`), against the budget as it compares them. Which slots tie does not
+    change the values summed.
+    """
+    fnode, fstart, fend, fprice, fperf = free
+    m = fnode.size
+    d = volume / fperf
+    least = d * (1 - _EPS)
+    cost = fprice * d
+    limit = budget * (1 + _EPS)
+    buf = np.empty(m)
+    for c in range(starts.size):
+        t = starts[c]
+        k = 0
+        for r in range(m):
+            if fstart[r] <= t and fend[r] - t >= least[r]:
+                buf[k] = cost[r]
+                k += 1
+        if k < n:
+            continue
+        chosen = np.sort(np.partition(buf[:k], n - 1)[:n]) if k > n else np.sort(buf[:k])
+        if pairwise_sum(chosen, 0, n) <= limit:
+            return c
+    return -1
+
+
+@_jit
 def _covered(points, lo, hi):  # pragma: no cover - compiled
     """Which ``points`` (ascending) lie in some ``[lo_r, hi_r]``: bool, shape of ``points``."""
     order = np.argsort(lo, kind="mergesort")

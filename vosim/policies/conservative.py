@@ -9,8 +9,9 @@ import numpy as np
 from vosim.allocators.base import Window
 from vosim.core.windows import filled
 from vosim.market.profile import FreeProfile
+from vosim.market.slots import SlotList
 from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
-from vosim.policies.windows import IdenticalSlots, earliest_window, release
+from vosim.policies.windows import _EPS, IdenticalSlots, earliest_window, release
 
 __all__ = ["Conservative", "release"]
 
@@ -58,10 +59,19 @@ class Conservative:
     #: :class:`~vosim.policies.replan.Replanner` leaves it alone.
     replans = True
 
-    def __init__(self) -> None:
+    def __init__(self, static: bool = False) -> None:
+        #: Prices and owners never change and windows never fail (fixed pricing, no owner
+        #: exit, no uncertainty): free time then grows only where reserved time is freed, so
+        #: the node form searches a held reservation again only where that happened.
+        self.static = static
         #: Count form: each waiting job's promised start (model index -> model time).
         self.promised: dict[int, float] = {}
         self._moved = False  # the last count-form pass moved a promise
+        # node form: a counter of searches and freeings, each node's stamp when last freed
+        # (-1: never) and each job's stamp and interval end at its last search
+        self._stamp = 0
+        self._freed_at = np.full(0, -1, dtype=np.int64)
+        self._searched: dict[int, tuple[int, float]] = {}
 
     def decide(self, state: CycleState) -> Decisions:
         """Re-plan every reservation in priority order and reserve for new jobs."""
@@ -143,17 +153,30 @@ class Conservative:
         return decisions.settle("no waiting job can start now")
 
     def decide_by_nodes(self, state: CycleState) -> Decisions:
-        """:meth:`decide` on the slot list, reservations on concrete nodes."""
+        """:meth:`decide` on the slot list, reservations on concrete nodes.
+
+        On a static market (``static``, budgets per job, none replenished) a held reservation
+        is searched again only when a window starting before it may have appeared since its
+        last search (:meth:`_may_move`); the passes are those of searching every reservation
+        (a test compares whole runs).
+        """
         decisions = Decisions()
         slots = state.slots
         held: dict[int, Window] = {job.index: w for job, w in state.reserved}
         jobs: list[QueuedJob] = sorted(
             [*state.queue, *(job for job, _ in state.reserved)], key=lambda j: j.index
         )
+        search_all = not self.static or state.refreshed or state.balance is not None
+        self._stamp += 1
+        self._mark_freed(state.freed)
         moved = 0
         for job in jobs:
             old = held.get(job.index)
+            searched = self._searched.get(job.index)
+            self._searched[job.index] = (self._stamp, state.until)
             if old is not None:
+                if not (search_all or self._may_move(slots, job, old, state.time, searched)):
+                    continue
                 free = release(slots, old)
                 window = earliest_window(free, job, state.time)
                 if window is None or window.start >= old.start:
@@ -161,6 +184,8 @@ class Conservative:
                 decisions.cancel.append(job.index)
                 slots = free
                 moved += 1
+                self._stamp += 1  # its old window is free for the jobs after it
+                self._mark_freed(old.spans.node)
             else:
                 window = earliest_window(slots, job, state.time)
                 if window is None:
@@ -171,4 +196,59 @@ class Conservative:
             decisions.reserve.append((job.index, window))
             slots = slots.cut(window)
         decisions.stats["moved"] = moved
+        self._moved = moved > 0
         return decisions.settle("no waiting job has a window within the scheduling interval")
+
+    def _mark_freed(self, nodes: np.ndarray) -> None:
+        """Stamp ``nodes`` (ids, shape (k,)) as freed now (:attr:`_stamp`)."""
+        if not nodes.size:
+            return
+        top = int(nodes.max()) + 1
+        if top > self._freed_at.size:
+            self._freed_at = np.concatenate(
+                [
+                    self._freed_at,
+                    np.full(max(top, 2 * self._freed_at.size) - self._freed_at.size, -1),
+                ]
+            )
+        self._freed_at[nodes] = self._stamp
+
+    def _may_move(
+        self,
+        slots: SlotList,
+        job: QueuedJob,
+        old: Window,
+        now: float,
+        searched: tuple[int, float] | None,
+    ) -> bool:
+        """Whether a window starting before ``old`` may exist that did not at its last search.
+
+        ``searched``: the stamp and interval end (model time units) of the job's last search
+        (``None``: never searched by this policy). On a static market free time grows only
+        where reserved time is released (early ends, cancellations, moves: the nodes stamped
+        by :meth:`_mark_freed`) and at the interval's end; elsewhere it has only been taken
+        (reservations, local jobs) and the earliest allowed start has only grown. So a
+        window that starts before ``old`` and did not exist then holds a task on a node
+        freed since, or on a node slow enough that the task, started before ``old.start``,
+        may end past that search's interval; that node has a free slot now that holds the
+        task from a start before ``old.start``. Or it uses one of ``old``'s own nodes freed
+        since (putting ``old`` back may join a freed slot to it). ``False`` is exact: a full
+        search would keep the reservation in place.
+        """
+        if searched is None:
+            return True
+        stamp, until = searched
+        freed_at = self._freed_at
+        own = old.spans.node
+        if np.any(freed_at[own[own < freed_at.size]] > stamp):
+            return True
+        node = slots.node
+        task = job.volume / slots.performance
+        fresh = old.start + task > until  # nodes slow enough to end past that interval
+        known = node < freed_at.size
+        fresh[known] |= freed_at[node[known]] > stamp
+        rows = np.flatnonzero(fresh)
+        if not rows.size:
+            return False
+        lo = np.maximum(slots.start[rows], now)
+        return bool(np.any((lo < old.start) & (slots.end[rows] - lo >= task[rows] * (1 - _EPS))))
