@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
 import numpy as np
 
 from vosim.allocators.aep import BUDGET_RTOL
+from vosim.core.code_path import reference
 from vosim.core.slots import SlotList
 from vosim.core.windows import ResourceRequest
 
@@ -66,6 +69,8 @@ def screen_requests(
     Notes
     -----
     ``O(m + N log N + k log N)``; the allocator then runs only for requests that may fit.
+    Compiled (:mod:`vosim.allocators.screen_kernels`); the numpy below runs under
+    ``VOSIM_REFERENCE=1``.
 
     Examples
     --------
@@ -80,6 +85,9 @@ def screen_requests(
     budget = np.asarray(budget, dtype=float)
     if len(slots) == 0:
         return np.full(n.shape, TOO_FEW_LONG_SLOTS, dtype=np.int8)
+    if not reference():  # compiled: the same codes, comparison for comparison
+        columns = (slots.node, slots.start, slots.end, slots.price, slots.performance)
+        return _kernels().screen_codes(*columns, n, volume, budget, BUDGET_RTOL)
     size = int(slots.node.max()) + 1
     longest = np.zeros(size)
     np.maximum.at(longest, slots.node, slots.end - slots.start)
@@ -185,3 +193,11 @@ def unservable_reason(
     if floor > budget * (1 + 1e-9):
         return f"budget C={budget:.6g} below the cheapest possible window ({floor:.6g})"
     return ""
+
+
+@functools.cache
+def _kernels() -> ModuleType:
+    """The compiled screen, imported at the first screen (numba loads then)."""
+    from vosim.allocators import screen_kernels
+
+    return screen_kernels
