@@ -18,6 +18,8 @@ be identical: a refactor that changes a result is not a speed-up.
         --jobs 1000 --allocator '' --availability --repeat 1
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous 6dba7ba \\
         --trace LCG-2005-1 --owners trace --jobs 2000 --policy knapsack --repeat 2
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD --jobs 5000 \\
+        --allocator '' --set offered_load=0.6 --set max_alternatives=3 --set vo_objective=cost
 """
 
 from __future__ import annotations
@@ -119,6 +121,14 @@ def main(argv: list[str] | None = None) -> int:
             "it the freshly extracted previous tree's time would include compiling"
         ),
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any other VOModel argument, VALUE read as JSON (else as a string), e.g. "
+        "--set offered_load=0.6 --set max_alternatives=3; repeatable",
+    )
     parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
     parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
     args = parser.parse_args(argv)
@@ -134,6 +144,14 @@ def main(argv: list[str] | None = None) -> int:
         options["owners"] = args.owners if args.owners == "trace" else int(args.owners)
     if args.availability:
         options["availability"] = True
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            parser.error(f"--set {item!r}: expected NAME=VALUE")
+        try:
+            options[name] = json.loads(value)
+        except json.JSONDecodeError:
+            options[name] = value
     if args.policy in ("css", "availability") and args.allocator:
         options["criterion_allocators"] = dict.fromkeys(
             ("finish", "runtime", "cost"), args.allocator
