@@ -104,7 +104,7 @@ def _check_run_size(
 ) -> None:
     """Refuse a run too large to build or too long to end, before anything is built.
 
-    The bounds (issue 21, items 3 and 5) are declared once:
+    The bounds are declared once:
     :data:`~vosim.market.nodes.MAX_RESOURCES` (nodes, or processors after
     ``resources="processors"`` expansion), :data:`~vosim.scenario.MAX_PERIODS` (scheduling
     cycles that can act, budget periods) and :data:`~vosim.scenario.MAX_LOCAL_DRAWS` (draws of
@@ -248,7 +248,7 @@ class VOModel(mesa.Model):
         nodes: 41 nodes of 14 processors and 110 of 13).
     resources : str
         What the slots are on (:data:`~vosim.market.nodes.RESOURCE_KINDS`).
-        ``"processors"`` (default, issue 18; the papers' "CPU nodes"): a job needing ``p``
+        ``"processors"`` (default; the papers' "CPU nodes"): a job needing ``p``
         processors gets ``p`` slots, and is rejected if ``p`` exceeds the domain's processors;
         the processors of a physical node share its performance, price, owner and local load
         (a local job occupies all of them at once). ``"nodes"``: whole nodes allocated
@@ -310,7 +310,7 @@ class VOModel(mesa.Model):
     horizon : float or None
         End of the run, model time units; jobs not completed by then end ``unfinished``.
         ``None`` (default): the run drains, going on until every job has completed or left
-        (issue 18: a run that stops at the last submission leaves jobs unfinished that a
+        (a run that stops at the last submission leaves jobs unfinished that a
         batch system would have run; with ``patience`` every waiting job leaves in time).
     patience : float or None
         A job not started this long after its submission (model time units) is withdrawn by
@@ -416,15 +416,15 @@ class VOModel(mesa.Model):
         ``"always"`` (default): every pass first re-plans the reservations that have not
         started, in priority order: each moves to the earliest window that starts earlier and
         is no worse for its user (no longer tasks, no higher cost; see
-        :mod:`vosim.policies.replan`), so no job ever starts later than first reserved (issue
-        18; conservative backfilling does this itself). ``"never"``: a reservation stays where
+        :mod:`vosim.policies.replan`), so no job ever starts later than first reserved
+        (conservative backfilling does this itself). ``"never"``: a reservation stays where
         it was made, as in the papers' single-cycle scheme (the ``aep`` and
         ``vo-preferences`` presets). With ``availability`` a move must also keep ``P_a^w`` no
         lower at the pass; a reservation is searched again only where time was freed since
         its last search (:class:`~vosim.policies.replan.Replanner`), so a move refused for
         ``P_a^w`` is not retried merely because the pass time changed ``P_a^w`` (searching
         every reservation every pass made 300 Gaia jobs 10x slower, 7.3 s -> 74 s; with this
-        rule 4.4 s -> 9.2 s against ``"never"``, measured 2026-11-25).
+        rule 4.4 s -> 9.2 s against ``"never"``).
     machine : bool
         Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
         processors (performance ``reference_performance``, one price, one owner), no local
@@ -1144,7 +1144,7 @@ class VOModel(mesa.Model):
         ----------
         interrupted : bool
             The run was stopped before its end (Ctrl-C at the CLI): the reasons say so
-            ("interrupted at t=...") instead of naming the horizon (issue 21, item 10).
+            ("interrupted at t=...") instead of naming the horizon.
         """
         for job in self.jobs:
             if job.state not in ("completed", "rejected", "withdrawn"):
@@ -1350,7 +1350,7 @@ class VOModel(mesa.Model):
         }
 
     def market_graph(self, tasks: pd.DataFrame | None = None) -> nx.Graph:
-        """The user-owner bipartite graph of the run so far (issue 19, §3).
+        """The user-owner bipartite graph of the run so far.
 
         :func:`~vosim.analysis.network.market_graph` of ``tasks`` (default: :meth:`task_frame`,
         shape (r, 11)) with every user and owner of the model as nodes (those that never
@@ -1386,7 +1386,7 @@ class VOModel(mesa.Model):
         Columns ``job_id``, ``decided_at``, ``start``, ``predicted_availability`` (in [0, 1]),
         ``succeeded`` (bool), ``interrupted_at`` (model time, NaN if it ran through or
         moved), ``moved`` (bool: re-planned to an earlier window before it started, so
-        neither succeeded nor interrupted; issue 18). Empty unless ``availability`` is on.
+        neither succeeded nor interrupted). Empty unless ``availability`` is on.
         """
         cols = [
             "job_id",
@@ -1408,10 +1408,9 @@ class VOModel(mesa.Model):
         ``time``. Periodic cycles run at multiples of ``cycle_period``, but the cycles that
         could not act (nothing waited, arrived, left or was freed, every reservation had
         started, no pass reprices or reviews owners) up to the model's next event are skipped
-        and leave no row (issue 21, item 3); they used to be rows that decided nothing
-        (``batch_size``, ``jobs_scheduled`` and ``alternatives`` 0, evaluations NaN), their
-        other columns as the row before but ``utilization``, which falls as tasks on faster
-        nodes end before their job.
+        and leave no row: such a row would decide nothing (``batch_size``, ``jobs_scheduled``
+        and ``alternatives`` 0, evaluations NaN), its other columns as the row before but
+        ``utilization``, which falls as tasks on faster nodes end before their job.
         So consecutive ``time`` values may be several periods apart, the row count is the
         cycles run (not the run's length over ``cycle_period``), and a mean over rows is a
         mean over cycles that ran, not a time average: ``summary`` reads only the cycles

@@ -101,15 +101,15 @@ __all__ = [
     "check_parameters",
 ]
 
-#: The shortest ``cycle_period`` (other than 0) and ``budget_period``, model time units (issue
-#: 21, item 3). Trace times are whole seconds (SWF) and model time units are seconds: a shorter
+#: The shortest ``cycle_period`` (other than 0) and ``budget_period``, model time units.
+#: Trace times are whole seconds (SWF) and model time units are seconds: a shorter
 #: period adds only cycles or budget resets between the events a pass can react to, and
 #: ``cycle_period 0`` already gives a pass at every job end and arrival. Periods of 1e-9 and
 #: 1e-6 made runs that never ended (``vosim run --cycle-period 1e-9``).
 MIN_PERIOD = 1.0
 
 #: The most scheduling cycles that can act, or budget periods, a run may have, estimated from
-#: its trace before it starts (:class:`~vosim.model.VOModel`; issue 21, item 3). A cycle with
+#: its trace before it starts (:class:`~vosim.model.VOModel`). A cycle with
 #: jobs waiting took 0.3-0.5 ms on 300 Gaia or NASA jobs, 13 ms when owners may leave
 #: (measured), and a budget period resets every balance and wakes a cycle: 10^6 of them take
 #: minutes to hours; beyond, a run is a typo of the period rather than a study. The whole Gaia
@@ -119,7 +119,7 @@ MAX_PERIODS = 10**6
 
 #: The most draws of the owners' local load a run may make: physical nodes times the
 #: scheduling intervals ``L`` from time 0 to the trace's end (every node's local jobs are
-#: drawn per interval ``L`` from time 0 on and kept for the whole run; issue 21, item 3).
+#: drawn per interval ``L`` from time 0 on and kept for the whole run).
 #: 10^6 draws took 13 s and 850 MB (measured: 20 Unix-timestamp jobs, 1.4e9 s, on 430
 #: nodes); UniLu-Gaia's 151 nodes over its 3 months make 2,000, a trace of Unix-timestamp
 #: submit times 350,000, and one job at 1e15 s 2.5e11, which would never end.
@@ -242,7 +242,7 @@ class Real(Check):
 class Period(Real):
     """A finite period ``>= low`` (:data:`MIN_PERIOD`); ``zero`` also allows 0.
 
-    Issue 21, item 3: a period far below the trace's time unit makes a run that never ends.
+    A period far below the trace's time unit would make a run that never ends.
     """
 
     low: float | None = MIN_PERIOD
@@ -1339,7 +1339,7 @@ PRESETS: dict[str, Preset] = {
         "one job per experiment; the stream of such jobs (synthetic:aep, Poisson arrivals of "
         "mean 8) and the 50-unit cycle are vosim's, so the VO runs live. Budgets follow "
         "VOModel's rule, not the paper's fixed 1500. The paper's window, once found, is "
-        "final: replan never (issue 18's re-planning is vosim's).",
+        "final: replan never (re-planning is vosim's).",
     ),
     "vo-preferences": Preset(
         "vo-preferences",
@@ -1372,8 +1372,8 @@ PRESETS: dict[str, Preset] = {
         "budget factors U[0.7, 1.6], users' criteria finish, runtime and cost (user_criteria "
         "None without availability), fixed prices, C -> max under lim U with relative U "
         "(Fig. 3), U_a unconstrained. The 150-unit cycle is vosim's. The scheme of §2 plans "
-        "one cycle and never revises a chosen window: replan never (issue 18's re-planning "
-        "is vosim's).",
+        "one cycle and never revises a chosen window: replan never (re-planning is "
+        "vosim's).",
     ),
     "machine": Preset(
         "machine",

@@ -129,8 +129,9 @@ class Execution:
 
         References
         ----------
-        Issue 21, item 11 (rebuilding it from every local job each cycle made runs with
-        availability and a local trace 30-70 times slower); ICCS 2023 §2.1-2.2.
+        vosim's rule: the chains are kept across cycles (rebuilding them from every local job
+        each cycle made runs with availability and a local trace 30-70 times slower); ICCS
+        2023 §2.1-2.2.
         """
         model = self.model
         jobs = [owner.local_chains(now) for owner in model.owners]
@@ -313,7 +314,7 @@ class Execution:
 
         References
         ----------
-        Issue 18 of vosim (a user pays for what ran; no slot time is sold twice); VO
+        vosim's rule (a user pays for what ran; no slot time is sold twice); VO
         Preferences §2 (a window's cost is the sum of its slots' price times time).
         """
         window = job.window

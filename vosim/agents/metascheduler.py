@@ -66,7 +66,8 @@ class MetaschedulerAgent(mesa.Agent):
     References
     ----------
     VO Preferences §2 (the cycle over the slot list of the scheduling interval); AEP §1;
-    Mu'alem & Feitelson (2001) §2 and vosim's issue 18 (re-planning).
+    Mu'alem & Feitelson (2001) §2 and vosim's rule of re-planning every policy's reservations
+    (:mod:`vosim.policies.replan`).
     """
 
     def __init__(
@@ -234,7 +235,7 @@ class MetaschedulerAgent(mesa.Agent):
         return scheduled
 
     def can_act(self) -> bool:
-        """Whether a cycle now could decide or change anything (issue 21, item 3).
+        """Whether a cycle now could decide or change anything.
 
         Jobs wait, arrived or left; nodes were freed; balances grew; a reservation has not
         started; or every pass reprices or reviews owners. If not, periodic cycles skip ahead.

@@ -85,7 +85,7 @@ class ResourceOwnerAgent(mesa.Agent):
         # local jobs (node, expected start, end) as event chains, kept across cycles
         self._local_chains = LocalJobChains()
         self._local_spans: list[tuple[float, float]] = []  # every local job: (start, end)
-        # the local flow runs on physical nodes: their ids, and each one's resources (issue 18)
+        # the local flow runs on physical nodes: their ids, and each one's resources
         host = np.asarray(model.resource_node)[self.node_ids]
         self._hosts = list(dict.fromkeys(host.tolist()))
         self._members = {h: self.node_ids[host == h].tolist() for h in self._hosts}
@@ -212,7 +212,7 @@ class ResourceOwnerAgent(mesa.Agent):
         Local jobs whose expected end lies more than one job length before ``now`` (ten
         release standard deviations) are forgotten. The chains are derived once per local
         job and kept in the order placed; their ``version`` changes only when a job is added
-        or forgotten (issue 21, item 11: the availability schedule is reused until then).
+        or forgotten (the availability schedule is reused until then).
         """
         self._local_chains.update(now)
         return self._local_chains

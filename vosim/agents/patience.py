@@ -34,7 +34,7 @@ class Patience:
 
     References
     ----------
-    Issue 18 of vosim: the run drains until every job has completed or left; a job that waited
+    vosim's rule: the run drains until every job has completed or left; a job that waited
     past ``--patience`` (default 30 days) is withdrawn. Users abandoning long waits are common in
     workload models (e.g. Feitelson, *Workload Modeling for Computer Systems Performance
     Evaluation*, 2015, §8 on user behaviour); the 30-day default is vosim's.

@@ -1,4 +1,4 @@
-"""Periodic scheduling cycles that skip the idle stretches between events (issue 21, item 3)."""
+"""Periodic scheduling cycles that skip the idle stretches between events."""
 
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ class PeriodicCycles:
 
     References
     ----------
-    VO Preferences §2 (the metascheduler's periodic cycle); vosim's issue 21, item 3.
+    VO Preferences §2 (the metascheduler's periodic cycle); skipping the cycles that cannot act
+    is vosim's rule.
     """
 
     def __init__(self, model: mesa.Model, period: float) -> None:

@@ -112,7 +112,7 @@ class JobQueue:
     def settled(self) -> bool:
         """Nothing for the next cycle to take: no job waiting or arrived, none withdrawn.
 
-        (Issue 21, item 3: a periodic cycle then may skip ahead.)
+        (A periodic cycle then may skip ahead.)
         """
         return not (self._count or self.arrived or self._left)
 

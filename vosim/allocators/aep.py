@@ -787,8 +787,8 @@ def min_runtime(slots: SlotList, request: ResourceRequest) -> Allocation:
     References
     ----------
     AEP §2.2 (minRuntime). The paper's own procedure, substituting the longest slot of the
-    cheapest window by cheaper short ones, is :func:`min_runtime_substitution`; the issue that
-    specifies vosim asks for this exact threshold sweep instead, which is never worse.
+    cheapest window by cheaper short ones, is :func:`min_runtime_substitution`; vosim's default
+    is this exact threshold sweep instead, which is never worse.
 
     Examples
     --------

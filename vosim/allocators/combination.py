@@ -751,8 +751,8 @@ def vo_evaluation(y, y_best, y_worst):
     -------
     float or numpy.ndarray
         ``A`` in %, a float for scalar ``y``; NaN when ``y_best == y_worst`` (no choice:
-        the VO's optimum is what the users choose, so ``A`` is undefined; issue 18 of vosim,
-        where ``A = 0`` in such cycles had pulled the run's mean down).
+        the VO's optimum is what the users choose, so ``A`` is undefined; ``A = 0``
+        in such cycles would pull the run's mean down).
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Fallback chains: an exact allocator under a budget, then a greedy one (issue 17 §3).
+"""Fallback chains: an exact allocator under a budget, then a greedy one.
 
 A *chain* names allocators of one registry joined by ``>``, tried left to right:
 

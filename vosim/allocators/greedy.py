@@ -167,8 +167,8 @@ def united_scan(cost, p, n: int, budget: float) -> tuple[np.ndarray, np.ndarray]
 
     The same rule as :func:`greedy_united` (MaxP if its ``n`` fit the budget, else MaxP/C,
     else MinC; the same ties), one numpy pass per rule over all columns instead of one call
-    per column (issue 20 of vosim, item 2: the paper's GreedyJnt full scan is 143 times
-    faster than Knapsack's, which per-call overhead hid).
+    per column (ICCS 2021 §4.3 reports GreedyJnt's full scan 143 times faster than
+    Knapsack's, which per-call overhead hid).
 
     Parameters
     ----------

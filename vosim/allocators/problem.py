@@ -30,8 +30,8 @@ def _real_array(name: str, value: Any, keep_int: bool = False) -> np.ndarray:
     ------
     ProblemError
         ``value`` is ``None`` or holds booleans, strings, complex numbers or other objects,
-        naming the field ``name`` (issue 21, item 10: numpy's own errors named none, and
-        ``group=[True, False]`` passed as groups 1 and 0).
+        naming the field ``name`` (numpy's own errors name none, and ``group=[True, False]``
+        would pass as groups 1 and 0).
     """
     try:
         array = np.asarray(value)

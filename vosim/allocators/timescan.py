@@ -402,7 +402,7 @@ def time_scan(
     (:func:`vosim.allocators.greedy.united_scan`), the same selections as calling the
     method at each time index (the tests' oracle); ``stats["vectorised"]`` is True. ICCS
     2021 §4.3 reports its full scan 143 times faster than Knapsack's, which one Python call
-    per time index hid (issue 20 of vosim, item 2).
+    per time index hid.
 
     For any other ``method``, ``fast=True`` solves the distinct columns with the method, in
     decreasing order of the ``n``-largest bound, until no bound can reach the best value: it

@@ -145,7 +145,7 @@ def calibration_chart(attempts: pd.DataFrame, bins: int = 10) -> alt.LayerChart:
 
 
 def market_graph_chart(graph, title: str = "") -> alt.LayerChart:
-    """The user-owner market of one run as a node-link picture (issue 19, §3).
+    """The user-owner market of one run as a node-link picture.
 
     Users on the left, owners on the right, each side ordered by money (the largest on top);
     a line joins a user and an owner who traded, as wide as the money paid; a dot is as large
@@ -169,7 +169,7 @@ def market_graph_chart(graph, title: str = "") -> alt.LayerChart:
 
     References
     ----------
-    Issue 19 of vosim, §3 (the graph of one run in the report and the UI); the bipartite
+    vosim's own design (the graph of one run in the report and the UI); the bipartite
     layout (two columns) of Newman, *Networks* (2nd ed., 2018), §6.6.
     """
     from vosim.analysis.network import OWNER, market_nodes

@@ -634,7 +634,7 @@ def run_summary(
     that never started counts its wait until it left (``left_time``), a lower bound of the
     wait it would have had, flagged by ``mean_wait_lower_bound``; its bounded slowdown uses
     that wait and its run time. The same figures over completed jobs only carry the suffix
-    ``_completed``. So a policy that strands jobs cannot look better for it (issue 18).
+    ``_completed``. So a policy that strands jobs cannot look better for it.
 
     Utilization is over the resources' time from the first submission to ``end``:
     ``utilization`` the VO's tasks (column ``node_time``, tasks on faster nodes end earlier),
@@ -677,8 +677,8 @@ def run_summary(
 
     References
     ----------
-    Feitelson et al. (1997) for the bounded slowdown (tau = 10 s); Jain et al. (1984); issue
-    18 of vosim for counting every job that entered the queue.
+    Feitelson et al. (1997) for the bounded slowdown (tau = 10 s); Jain et al. (1984); vosim's
+    rule of counting every job that entered the queue.
     """
     counts = {s: int((jobs["state"] == s).sum()) for s in JOB_STATES}
     state = jobs["state"].astype(str)
@@ -758,7 +758,8 @@ def vo_evaluation_summary(cycles: pd.DataFrame) -> dict:
 
     References
     ----------
-    VO Preferences §3 (``A``); issue 18 of vosim (A was averaged with zeros for no choice).
+    VO Preferences §3 (``A``); vosim's rule of averaging ``A`` over the cycles with a choice
+    only (zeros for no choice would pull the mean down).
     """
     a = cycles["vo_evaluation"]
     compared = int(cycles["user_evaluation"].notna().sum())

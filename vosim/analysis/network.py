@@ -1,7 +1,7 @@
 """The VO's market as a network: the user-owner bipartite graph of one run and its concentration.
 
 Users buy processor time from owners through the metascheduler; who bought from whom is the
-bipartite graph of a run (issue 19, §3). :func:`market_graph` builds it from the run's task
+bipartite graph of a run. :func:`market_graph` builds it from the run's task
 table (``tasks.parquet``: every task that ran, with its user, owner, time and cost),
 :func:`market_metrics` reads from it how concentrated the market is (owners' market shares,
 their HHI and Gini, users' dependence on one owner, centralities) and :func:`market_nodes` the
@@ -107,7 +107,7 @@ def market_graph(
 
     References
     ----------
-    Issue 19 of vosim, §3 (the market as a network); Newman, *Networks* (2nd ed., 2018), §6.6
+    vosim's own design (the market as a network); Newman, *Networks* (2nd ed., 2018), §6.6
     (bipartite networks).
     """
     frame = tasks.loc[:, ["job", "user", "owner", "start", "end", "cost"]]
@@ -288,7 +288,7 @@ def market_metrics(graph: nx.Graph) -> dict[str, float]:
     References
     ----------
     Herfindahl (1950), Hirschman (1945): the HHI; U.S. DoJ & FTC, *Merger Guidelines* (2023),
-    §2.1 (the 10,000 scale); issue 19 of vosim, §3.
+    §2.1 (the 10,000 scale).
     """
     nodes = market_nodes(graph)
     owners = nodes[nodes["kind"] == OWNER]
@@ -420,6 +420,6 @@ def graphml_text(graph: nx.Graph) -> str:
 
     References
     ----------
-    The GraphML specification (graphml.graphdrawing.org); issue 19 of vosim, §3.
+    The GraphML specification (graphml.graphdrawing.org).
     """
     return "\n".join(nx.generate_graphml(graph)) + "\n"

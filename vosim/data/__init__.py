@@ -48,7 +48,7 @@ def trace_path(name: str) -> Path:
     ------
     TraceFormatError
         ``name`` is neither a bundled trace nor an existing file (a directory is named as
-        one, issue 21 item 10).
+        one).
 
     Examples
     --------

@@ -477,7 +477,7 @@ class ChainColumns(NamedTuple):
     scheduling cycle to the next are then not derived again. :meth:`take` and
     :meth:`concatenate` keep the derived columns with their chains, and
     :meth:`UtilizationSchedule.trusted` builds a schedule from them without deriving or
-    validating anything (issue 21, item 11).
+    validating anything.
 
     Build it with :meth:`build`; the derived columns are internal.
 
@@ -915,7 +915,7 @@ class UtilizationSchedule:
         others) and derives each chain's evaluation columns; a caller that keeps chains
         across scheduling cycles (:class:`vosim.market.uncertainty.LocalJobChains`) has
         validated and derived them once, when each chain was created, and builds each
-        cycle's schedule here instead (issue 21, item 11). The result equals, array for
+        cycle's schedule here instead. The result equals, array for
         array, what the constructor gives for the same fields.
 
         Parameters
@@ -1340,7 +1340,7 @@ def generate_environment(
       uniform over the idle time, so no job is pushed past the interval. With ``margin > 0``
       the jobs are laid out the same way over ``[-margin, length + margin]`` (job-load is then
       the share of that span), so the interval's ends carry local load on both sides like its
-      inside (issue 20 of vosim: with ``margin = 0`` the first and last windows have
+      inside (with ``margin = 0`` the first and last windows have
       uncertain neighbours on one side only, and the best start sits at an end).
     * **Uncertainty.** A job expected on ``[S, F]`` (length ``l = F - S``) gets an
       allocation event at ``S`` with standard deviation ``alloc_uncertainty * l``, a

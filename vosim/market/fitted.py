@@ -28,9 +28,8 @@ and users are drawn with the trace's own shares of jobs (an empirical distributi
 fit). :meth:`FittedWorkload.ks` reports each marginal's two-sample Kolmogorov-Smirnov
 statistic between the trace and a generated flow of the same length (ICCS 2021 Fig. 2 reports
 0.14 for its job sizes). Nothing here was tuned to a K-S value: the families and their
-parameters are the maximum-likelihood fits above. The issue asks for this generator in
-``vosim.market.workload``; it lives in its own module (one job per module) and is reached
-through :func:`vosim.market.synthetic.load_trace` like the other synthetic streams.
+parameters are the maximum-likelihood fits above. It is reached through
+:func:`vosim.market.synthetic.load_trace` like the other synthetic streams.
 
 Examples
 --------
@@ -361,7 +360,7 @@ def fitted_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd.Da
     """``jobs`` jobs (default: as many as the trace) of the flow ``name`` = ``fitted:<trace>``.
 
     Returns a :func:`~vosim.market.swf.read_swf` frame, shape (jobs, 18), times in s, drawn
-    from ``rng`` only (:meth:`FittedWorkload.generate`; issue 19 of vosim, §1).
+    from ``rng`` only (:meth:`FittedWorkload.generate`).
 
     Raises
     ------

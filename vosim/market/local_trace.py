@@ -67,8 +67,8 @@ class TraceLocalFlow:
     Notes
     -----
     vosim's own design: the papers generate local load (AEP §3.1 hypergeometric shares; VO
-    Preferences §4 5-10 %); issue 6 asks for local job flows "from the generators or from an
-    SWF trace". The placement is a greedy list schedule, ``O(J n log N)`` for ``J`` jobs.
+    Preferences §4 5-10 %); vosim takes local job flows from the generators or from an
+    SWF trace. The placement is a greedy list schedule, ``O(J n log N)`` for ``J`` jobs.
 
     Examples
     --------

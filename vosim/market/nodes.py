@@ -25,13 +25,13 @@ __all__ = [
 #: What the slots are on, ``VOModel(resources=...)``: ``"processors"`` (a job needing ``p``
 #: processors gets ``p`` slots; the processors of a physical node share its performance, price,
 #: owner and local load) or ``"nodes"`` (whole nodes, allocated exclusively: a job gets
-#: ``ceil(p * N / MaxProcs)`` of the ``N`` nodes). Issue 18.
+#: ``ceil(p * N / MaxProcs)`` of the ``N`` nodes).
 RESOURCE_KINDS = ("processors", "nodes")
 
 #: The most resources (nodes, or processors with ``resources="processors"``) a domain may
 #: have, checked before anything of that size is built (``VOModel(nodes=...)``, a trace
 #: header's ``MaxNodes``/``MaxProcs``), so a typo is refused with one line naming the value
-#: instead of exhausting memory (issue 21, item 5). Every cycle builds a slot list of at
+#: instead of exhausting memory. Every cycle builds a slot list of at
 #: least one row per resource and the domain keeps several ``(R,)`` arrays; already at 5,000
 #: nodes under the generated local load a 20-job NASA run took 55 s and 2.4 GB (measured),
 #: so 10**6 bounds what can be built, not what runs comfortably. LCG-2005-1, the largest
@@ -221,7 +221,7 @@ def processor_counts(nodes: int, processors: int) -> np.ndarray:
     References
     ----------
     vosim's grouping of a trace's ``MaxProcs`` processors into its ``MaxNodes`` nodes (SWF
-    header fields of the Parallel Workloads Archive); issue 18.
+    header fields of the Parallel Workloads Archive).
 
     Examples
     --------
@@ -269,7 +269,7 @@ def expand_processors(nodes: list[Node], counts) -> tuple[list[Node], np.ndarray
 
     References
     ----------
-    Issue 18 of vosim: processors are the resources (the papers' "CPU nodes"); a trace's
+    vosim's rule: processors are the resources (the papers' "CPU nodes"); a trace's
     processors are grouped into its ``MaxNodes`` physical nodes, which share performance,
     price, owner and local load.
 

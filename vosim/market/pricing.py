@@ -46,9 +46,8 @@ MARKET_DEVIATION = 0.6
 #: Standard deviation of the relative price deviation of the AEP domain. AEP §3.1 says only
 #: "proportionally to their performance with an element of normally distributed deviation"; the
 #: one value the same authors give for their market model is VO Preferences §4's 60 %, so
-#: ``MARKET_DEVIATION / 3`` = 0.2, chosen from the text before any result was computed with it
-#: (issue 20, item 5). It replaces 0.164, which had been calibrated until minCost matched the
-#: paper's 1027.3.
+#: ``MARKET_DEVIATION / 3`` = 0.2, chosen from the text before any result was computed with it,
+#: not calibrated (calibrating until minCost matched the paper's 1027.3 gave 0.164).
 AEP_PRICE_SD = MARKET_DEVIATION / 3
 
 

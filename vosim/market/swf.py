@@ -232,7 +232,7 @@ def _check_size_line(path: Path, lineno: int, line: str) -> None:
     ``[1, MAX_RESOURCES]`` (:data:`vosim.market.nodes.MAX_RESOURCES`; words may follow it,
     as in ``MaxProcs: 128 (4 per node)``; an empty value is as if absent): ``0``, ``-5``,
     ``151.5`` or ``lots`` would
-    otherwise be ignored or build an impossible domain (issue 21, items 5 and 10).
+    otherwise be ignored or build an impossible domain.
     """
     m = _HEADER_RE.match(line)
     if m is None or m.group(1) not in SIZE_KEYS:

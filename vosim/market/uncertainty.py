@@ -136,8 +136,9 @@ class LocalJobChains:
 
     References
     ----------
-    Issue 21, item 11 (the schedule was rebuilt from every local job each cycle, 30 to 70
-    times the run time of either option alone); ICCS 2023 §2.1–2.2 (the events).
+    vosim's rule: the chains are kept across cycles (rebuilding the schedule from every local
+    job each cycle took 30 to 70 times the run time of either option alone); ICCS 2023
+    §2.1–2.2 (the events).
 
     Examples
     --------

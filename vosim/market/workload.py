@@ -26,10 +26,10 @@ __all__ = [
     "HypergeometricLocalLoad",
 ]
 
-#: Terminal states of a job; every job read ends in exactly one of them.
-#: Every job read ends in exactly one of these (issue 18): ``completed``; ``rejected`` (never
-#: runnable here, with the reason); ``withdrawn`` (its user left the VO, or it waited past the
-#: patience, with the reason); ``unfinished`` (still waiting or running at the ``horizon``).
+#: Terminal states of a job; every job read ends in exactly one of them: ``completed``;
+#: ``rejected`` (never runnable here, with the reason); ``withdrawn`` (its user left the VO, or
+#: it waited past the patience, with the reason); ``unfinished`` (still waiting or running at
+#: the ``horizon``).
 JOB_STATES = ("completed", "rejected", "withdrawn", "unfinished")
 
 
@@ -172,8 +172,7 @@ def jobs_from_trace(
         Length ``L`` of the metascheduler's scheduling interval, model time units (> 0).
     resources : str
         What a slot is on, one of :data:`~vosim.market.nodes.RESOURCE_KINDS` (default
-        ``"nodes"``, the mapping before issue 18; :class:`~vosim.model.VOModel` passes its
-        own, default processors).
+        ``"nodes"``; :class:`~vosim.model.VOModel` passes its own, default processors).
 
     Returns
     -------
@@ -271,7 +270,7 @@ def node_counts(
     vosim's mapping of SWF fields 5 and 8 (the SWF definition of the Parallel Workloads
     Archive) onto the VO Preferences §4 domain; used by :func:`jobs_from_trace` and
     :class:`~vosim.market.local_trace.TraceLocalFlow` (which places local jobs on whole
-    nodes). Processors as the resources: issue 18.
+    nodes). Processors as the resources: vosim's rule.
 
     Examples
     --------
@@ -338,7 +337,7 @@ def offered_load(trace: pd.DataFrame, processors: int) -> float:
     ----------
     Feitelson, *Workload Modeling for Computer Systems Performance Evaluation* (2015),
     §9.6.5 ("offered load": the work submitted per unit of capacity and time) and §10.6.4
-    (changing the load by scaling inter-arrival times). Issue 19 of vosim, §1.
+    (changing the load by scaling inter-arrival times).
 
     Examples
     --------

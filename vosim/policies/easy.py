@@ -26,7 +26,7 @@ class EASY:
     ``p_h``, and ``extra`` shrinks by ``p_j``). The head's window is not reserved at the
     owners: it is computed again at the next pass.
 
-    On identical processors this equals the count-based rule of the issue and the papers
+    On identical processors this equals the count-based rule of Mu'alem & Feitelson
     (:mod:`vosim.policies.windows` explains the tie rules that make node choice equivalent). A
     head that has no window in ``[t, t + L)`` (the slot list's interval) protects nothing;
     later jobs then backfill freely.

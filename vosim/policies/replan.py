@@ -1,4 +1,4 @@
-"""Re-planning of unstarted reservations before a policy's pass (compression, issue 18).
+"""Re-planning of unstarted reservations before a policy's pass (compression).
 
 Windows hold a job's requested time, and jobs mostly end long before it (on UniLu-Gaia the
 median run time is 0.0034 of the request). A reservation ahead of its pass (the cyclic scheme
@@ -17,7 +17,7 @@ lower.
 
 Where this departs from the papers: the cyclic scheduling scheme of VO Preferences §2 and AEP
 is studied over one scheduling cycle, and a window, once chosen, is never revised; moving
-reservations is issue 18's extension (``VOModel(replan="never")`` keeps the papers' scheme, as
+reservations is vosim's extension (``VOModel(replan="never")`` keeps the papers' scheme, as
 the ``aep`` and ``vo-preferences`` presets do). A move may give the owners less revenue than
 the window the VO's step 2 chose (``C -> max``): the users' earlier start comes first.
 """
@@ -359,7 +359,7 @@ def replan(
     References
     ----------
     Mu'alem & Feitelson (2001), §2 (compression: a reserved job moves earlier when jobs end
-    before their estimates, never later); vosim's issue 18 applies it to every policy's
+    before their estimates, never later); vosim's rule applies it to every policy's
     reservations.
     """
     decisions = Decisions()
@@ -481,7 +481,8 @@ class Replanner:
 
     References
     ----------
-    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2 (compression); vosim's issue 18.
+    Mu'alem & Feitelson (2001), IEEE TPDS 12(6), §2 (compression); vosim's rule applies it to
+    every policy's reservations.
     """
 
     def __init__(self, static: bool = False) -> None:

@@ -1,4 +1,4 @@
-"""Slots alike counted once: the pass's slot list as groups with multiplicities (issue 18).
+"""Slots alike counted once: the pass's slot list as groups with multiplicities.
 
 On processors (``VOModel(resources="processors")``, the default) the processors of one
 physical node share price and performance, and most of them are free over the same spans:

@@ -149,11 +149,11 @@ RUN_TABLES = (CYCLES, GROUPS, GROUP_SITES)
 NETWORKS = "networks"
 #: Model arguments that may name a file the run reads: their content goes in the run id.
 FILE_ARGUMENTS = ("trace", "local_trace")
-#: Seconds between a local worker's checks that the sweep's process is alive (issue 21,
-#: item 4): a worker outlives a killed sweep by at most this long (plus its exit).
+#: Seconds between a local worker's checks that the sweep's process is alive: a worker
+#: outlives a killed sweep by at most this long (plus its exit).
 PARENT_POLL_SECONDS = 0.5
 #: Seconds to wait for a Ray address to accept a TCP connection before ``ray.init``, which
-#: would otherwise retry an unreachable address for many minutes (issue 21, item 8).
+#: would otherwise retry an unreachable address for many minutes.
 RAY_CONNECT_TIMEOUT = 10.0
 
 
@@ -166,7 +166,7 @@ class UnreadablePartWarning(UserWarning):
     """A part of a sweep directory cannot be read (zero bytes, truncated, not Parquet).
 
     :func:`run_sweep` runs such a run again, :func:`load_results` and :func:`load_cycles`
-    skip it; the message names the parts (issue 21, item 9). The CLI prints it as one line
+    skip it; the message names the parts. The CLI prints it as one line
     ``vosim: warning: ...``.
     """
 
@@ -332,7 +332,8 @@ def run_id(
 
     References
     ----------
-    Issue 21, item 7 (an edited trace file reused the old results).
+    vosim's rule: a trace file's content is part of the run id, so an edited trace file does
+    not reuse the old results.
 
     Examples
     --------
@@ -373,8 +374,7 @@ def expand(config: SweepConfig) -> list[RunSpec]:
     Raises
     ------
     ConfigError
-        More than :data:`vosim.runs.config.MAX_RUNS` runs (counted before expanding; issue 21,
-        item 5).
+        More than :data:`vosim.runs.config.MAX_RUNS` runs (counted before expanding).
     ParameterError
         A trace file cannot be read.
     """
@@ -529,8 +529,8 @@ def _init_worker(parent: int) -> None:
 
     References
     ----------
-    Issue 21, item 4 (two workers and the resource tracker were alive 38 minutes after the
-    sweep was killed).
+    vosim's rule: a worker ends with its sweep (without the check, two workers and the
+    resource tracker were alive 38 minutes after the sweep was killed).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if os.getppid() != parent:  # already gone while this worker started
@@ -615,7 +615,8 @@ def _probe_ray_address(address: str | None) -> None:
 
     References
     ----------
-    Issue 21, item 8 (``--ray-address 127.0.0.1:1`` hung for more than 500 s).
+    vosim's rule: an unreachable address fails within :data:`RAY_CONNECT_TIMEOUT` (without the
+    probe, ``--ray-address 127.0.0.1:1`` hung for more than 500 s).
     """
     origin = ""
     if address is None:
@@ -704,8 +705,7 @@ def cycles_path(out: str | Path, run_id: str) -> Path:
 def network_path(out: str | Path, run_id: str) -> Path:
     """Where the market graph (GraphML) of run ``run_id`` is written under ``out``.
 
-    ``out/networks/part-<run_id>.graphml`` (:func:`vosim.analysis.network.graphml_text`;
-    issue 19 of vosim, §3).
+    ``out/networks/part-<run_id>.graphml`` (:func:`vosim.analysis.network.graphml_text`).
     """
     return Path(out) / NETWORKS / f"part-{run_id}.graphml"
 
@@ -797,7 +797,7 @@ def _statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple
 
     A run is done when its part reads and holds a status; one whose part, or whose
     ``"ok"`` run's cycle or group table, cannot be read (zero bytes, truncated) is not done, and its
-    file is listed with the reason (issue 21, item 9).
+    file is listed with the reason.
     """
     import pyarrow.parquet as pq
 
@@ -867,19 +867,17 @@ def run_sweep(
     ------
     ParameterError
         Unknown backend, ``workers < 1``, ``ray_address`` without Ray, Ray not installed, or
-        nothing answers at ``ray_address`` within :data:`RAY_CONNECT_TIMEOUT` (issue 21,
-        item 8).
+        nothing answers at ``ray_address`` within :data:`RAY_CONNECT_TIMEOUT`.
     ConfigError
         ``out`` holds results of another vosim version, another sweep is writing to it, or the
-        sweep has more than :data:`vosim.runs.config.MAX_RUNS` runs (issue 21, item 5).
+        sweep has more than :data:`vosim.runs.config.MAX_RUNS` runs.
     RuntimeError
         A local worker process died (the finished parts are kept).
 
     Warns
     -----
     UnreadablePartWarning
-        Parts of ``out`` cannot be read: they are named, and their runs run again (issue 21,
-        item 9).
+        Parts of ``out`` cannot be read: they are named, and their runs run again.
     """
     if backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
@@ -964,8 +962,7 @@ def _read_manifest(out: Path) -> dict:
     """The manifest of ``out``, checked to list its runs.
 
     Raises FileNotFoundError when there is none, and :class:`ConfigError` naming the file
-    when it cannot be read or parsed or has no ``runs`` list of entries with a ``run_id``
-    (issue 21, item 9).
+    when it cannot be read or parsed or has no ``runs`` list of entries with a ``run_id``.
     """
     path = out / MANIFEST
     try:
@@ -1053,7 +1050,7 @@ def load_results(out: str | Path) -> pd.DataFrame:
     FileNotFoundError
         ``out`` has no ``manifest.json``.
     ConfigError
-        The manifest cannot be read or lists no runs (issue 21, item 9).
+        The manifest cannot be read or lists no runs.
 
     Warns
     -----
@@ -1095,7 +1092,7 @@ def load_cycles(out: str | Path) -> pd.DataFrame:
     FileNotFoundError
         ``out`` has no ``manifest.json``.
     ConfigError
-        The manifest cannot be read or lists no runs (issue 21, item 9).
+        The manifest cannot be read or lists no runs.
 
     Warns
     -----

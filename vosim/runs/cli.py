@@ -661,7 +661,7 @@ def _output_dir(path: Path) -> Path:
     ------
     VosimError
         It cannot be created or written (a file on the way, no permission), naming it: the
-        check comes before the simulation, so nothing computed is lost (issue 21, item 10).
+        check comes before the simulation, so nothing computed is lost.
     """
     import tempfile
 
@@ -874,8 +874,8 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
     """``["--opt", "-1,1"]`` as ``["--opt=-1,1"]``: a negative value is a value, not an option.
 
     argparse takes a token starting with ``-`` for an option unless it is one plain negative
-    number, so ``--budget-range -1,1`` failed with "expected one argument" instead of the
-    range check's message naming the value (issue 21, item 10). Tokens after ``--`` are left
+    number, so ``--budget-range -1,1`` would fail with "expected one argument" instead of the
+    range check's message naming the value. Tokens after ``--`` are left
     alone.
     """
     out: list[str] = []

@@ -161,7 +161,7 @@ RUN_KEYS = ("repetitions", "seed", "paired", "segments", "factors")
 #: The string that stands for ``None`` (TOML has no null).
 NONE = "none"
 #: Most runs a sweep may have (combinations times repetitions); a bigger one is refused before
-#: it is expanded (issue 21, item 5: 100^5 x 1000 runs died after 15 s at 3.5 GB). Why this
+#: it is expanded (unbounded, 100^5 x 1000 runs died after 15 s at 3.5 GB). Why this
 #: bound: planning holds every run at once, about 2 KB each (its :class:`~vosim.runs.batch.RunSpec`
 #: and its manifest entry while the manifest is written; 100,000 runs: ~200 MB and ~2.5 s), the
 #: manifest keeps ~175 bytes per run (~17 MB), and even the tiniest runs (~0.2 s) make 100,000
@@ -422,7 +422,7 @@ class SweepConfig:
 
         Its keys and values, in file order.
 
-        Issue 19 of vosim, §1 (baselines beside the VO policies).
+        vosim's own design (baselines beside the VO policies).
         """
         return ", ".join(f"{k}={value_label(v)}" for k, v in baseline.items())
 
@@ -455,8 +455,8 @@ class SweepConfig:
         """Each baseline's runs: ``(label, {factor: value, ..., baseline keys})``, file order.
 
         A baseline varies the :attr:`factors` only (first factor slowest), its own keys fixed:
-        ``len(baselines) * prod(len(sweep[f]) for f in factors)`` points (issue 19 of vosim,
-        §1: baselines at every load).
+        ``len(baselines) * prod(len(sweep[f]) for f in factors)`` points
+        (baselines at every load).
         """
         return self._over_factors(self.baselines)
 
@@ -464,7 +464,7 @@ class SweepConfig:
         """Each ``[[policy]]`` table's runs, like :meth:`baseline_points`.
 
         ``len(policies) * prod(len(sweep[f]) for f in factors)`` points ``(label, point)``
-        (issue 19 of vosim, §1: ``knapsack`` and ``availability`` beside the cyclic scheme).
+        (e.g. ``knapsack`` and ``availability`` beside the cyclic scheme).
         """
         return self._over_factors(self.policies)
 
@@ -575,7 +575,7 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
         repeated list of values; a key both fixed and swept; ``repetitions < 1`` or
         ``seed < 0``; a name outside its registry; a value outside its parameter's range
         (:meth:`vosim.scenario.Param.validate`); a trace that does not exist; an unknown
-        preset; more than :data:`MAX_RUNS` runs (counted before expanding; issue 21, item 5).
+        preset; more than :data:`MAX_RUNS` runs (counted before expanding).
     """
     where = str(path) if path is not None else "<string>"
     base = Path(path).resolve().parent if path is not None else Path.cwd()
@@ -801,7 +801,7 @@ def check_run_count(config: SweepConfig) -> None:
 
     References
     ----------
-    Issue 21, item 5.
+    vosim's rule; :data:`MAX_RUNS` says why the bound is where it is.
 
     Examples
     --------

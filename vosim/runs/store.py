@@ -3,8 +3,8 @@
 Atomically and durably: the data go to a temporary file in the target's directory, which is
 flushed to disk (``fsync``) before it is renamed over the target, and the directory is flushed
 after the rename. Without the first flush a power cut after the rename can leave a zero-byte or
-truncated file under the final name (the rename reached the disk, the data did not; issue 21,
-item 9); without the second the rename itself may be lost.
+truncated file under the final name (the rename reached the disk, the data did not); without
+the second the rename itself may be lost.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a flushed temporary file and a rename.
 
     The file under ``path`` is never half-written, even after a power cut (see the module
-    docstring; issue 21, item 9).
+    docstring).
     """
     _write_atomically(Path(path), lambda fh: fh.write(data))
 
@@ -71,7 +71,7 @@ def write_table(frame: pd.DataFrame, path: Path) -> Path:
     """Write ``frame`` as Parquet at ``path`` atomically and durably; returns ``path``.
 
     Readable with ``pandas.read_parquet(path)``; the file is flushed to disk before it is
-    renamed to ``path`` (see the module docstring; issue 21, item 9).
+    renamed to ``path`` (see the module docstring).
     """
     return _write_atomically(Path(path), lambda fh: frame.to_parquet(fh, index=False))
 

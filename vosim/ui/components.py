@@ -299,7 +299,7 @@ def market_chart(model: LiveModel) -> alt.HConcatChart:
 
 
 def network_chart(model: LiveModel) -> alt.LayerChart:
-    """The user-owner market so far as a node-link picture (issue 19, §3).
+    """The user-owner market so far as a node-link picture.
 
     :func:`vosim.analysis.charts.market_graph_chart` of ``model.market_graph()``: users left,
     owners right, a line per pair that traded, as wide as the money paid (tasks that ended so
@@ -316,7 +316,7 @@ def network_chart(model: LiveModel) -> alt.LayerChart:
 
     References
     ----------
-    Issue 19 of vosim, §3 (the UI shows the live graph).
+    vosim's own design (the UI shows the live graph).
     """
     from vosim.analysis.charts import market_graph_chart
 

@@ -934,7 +934,7 @@ def fidelity_fig1_3(table: pd.DataFrame) -> list[Fidelity]:
 
     References
     ----------
-    AEP §3.2, Figs. 1-3 and Table 1 (CSA's 57 alternatives at 100 nodes); issue 20.
+    AEP §3.2, Figs. 1-3 and Table 1 (CSA's 57 alternatives at 100 nodes).
     """
     means = table.set_index(["algorithm", "metric"])["mean"]
     rows = []
@@ -1130,7 +1130,7 @@ def fidelity_table1_2(table: pd.DataFrame) -> list[Fidelity]:
     References
     ----------
     AEP §3.2, Tables 1-2 ("near cubic" CSA growth, "near linear" AMP, "at most quadratic"
-    AEP criteria in the nodes, linear in the interval); issue 20.
+    AEP criteria in the nodes, linear in the interval).
     """
     rows = []
     for p in _TABLE1_2_STATED:

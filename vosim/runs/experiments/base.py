@@ -73,7 +73,7 @@ class ExperimentConfig:
             yield np.random.default_rng([self.seed, *key, rep])
 
 
-#: One colour per method on every experiment chart (issue 20, item 7): a method drawn by two
+#: One colour per method on every experiment chart: a method drawn by two
 #: papers' charts keeps its colour, whatever each paper calls it (ICCS 2021's Knapsack is
 #: ICCS 2023's KnapsackSingle: ``knapsack_p``, the knapsack over single resources). Methods of
 #: different papers never share a chart, so a colour may serve two of them (Tableau 10/20).
@@ -132,7 +132,7 @@ def method_colour(field: str, labels: Iterable[str], title: str | None = "method
 
     References
     ----------
-    Issue 20, item 7: one colour per method across all charts.
+    vosim's rule: one colour per method across all charts.
     """
     drawn = set(labels)
     unknown = sorted(drawn - set(METHOD_COLOURS))
@@ -173,7 +173,7 @@ class Fidelity:
 
     References
     ----------
-    Issue 20: ``vosim experiment all`` writes one ``fidelity.md`` of these rows.
+    vosim's own design: ``vosim experiment all`` writes one ``fidelity.md`` of these rows.
     """
 
     figure: str
@@ -564,7 +564,7 @@ def experiment_settings(
 
     References
     ----------
-    Issue 20 (``vosim experiment all`` resumes from these records).
+    vosim's own design: ``vosim experiment all`` resumes from these records.
     """
     from vosim import __version__
 
@@ -603,7 +603,7 @@ def paper_marks(points: pd.DataFrame, x: str, y: str) -> alt.LayerChart:
 
     References
     ----------
-    Issue 20, item 7: every experiment chart shows the paper's values beside vosim's.
+    vosim's rule: every experiment chart shows the paper's values beside vosim's.
     """
     if "text" not in points:
         raise ParameterError(f"paper points need a 'text' column, got {list(points.columns)}")
@@ -634,7 +634,7 @@ def value_labels(x: str, y: str, at: tuple[float, float], texts: list[str]) -> a
 
     References
     ----------
-    Issue 20, item 7 (the paper's value beside vosim's on each chart).
+    vosim's rule: the paper's value beside vosim's on each chart.
     """
     fx, fy = x.split(":")[0], y.split(":")[0]
     frame = pd.DataFrame(

@@ -8,8 +8,8 @@ reading) and ``fidelity.csv`` (for pandas).
 
 References
 ----------
-Issue 20: "``vosim experiment all`` regenerates every figure, and writes one ``fidelity.md``
-table: figure, paper value, vosim value, match (yes / partly / no), reason."
+vosim's own design: ``vosim experiment all`` regenerates every figure, and writes one
+``fidelity.md`` table: figure, paper value, vosim value, match (yes / partly / no), reason.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def run_all(
 
     References
     ----------
-    Issue 20 (``vosim experiment all`` and ``fidelity.md``).
+    vosim's own design: see the module docstring.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

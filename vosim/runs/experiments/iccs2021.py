@@ -37,7 +37,7 @@ What the paper leaves open and what is chosen here:
 * **Environment.** :func:`vosim.market.availability.generate_environment` (ICCS 2021 §4.1; its
   docstring states its own choices), with local jobs of median length 200 (``L / 4``) instead of
   its default ``L / 8`` = 100, laid out over :data:`MARGIN` = 1000 time units before and after
-  the span scanned as well (issue 20 of vosim). The paper's local jobs form a job flow with no
+  the span scanned as well (vosim's choice). The paper's local jobs form a job flow with no
   edge at the scheduling interval's ends; laid out only inside it, the first and last windows
   had uncertain neighbours on one side only and the best start was an end of the interval in 18
   of 20 scenarios at job-load 0.5 (seed 11; with the margin in none), so Table 1's accuracy
@@ -620,7 +620,7 @@ def run_fig2(
     """ICCS 2021 Fig. 2: the job sizes of a trace against a flow generated from its fit.
 
     The flow is :func:`vosim.market.fitted.fitted_workload` (sizes: the trace's popular sizes
-    as point masses and a lognormal for the rest, as issue 19 fitted them); each repetition
+    as point masses and a lognormal for the rest); each repetition
     draws a flow as long as the trace and measures the two-sample K-S statistic of each
     marginal.
 

@@ -296,7 +296,7 @@ def _claims(table: pd.DataFrame) -> pd.DataFrame:
     # the credit-value (QoS) policies 1-3 at the main cycle tau = 1 h
     qos = ks[ks["policy"].isin([1, 2, 3]) & (ks["tau"] == 1.0)]
     # the largest speedup on the median task: the mean of per-task ratios is dominated by a
-    # few tasks that waited long under FCFS (issue 20, item 6: gang's mean 47x, median 0.47)
+    # few tasks that waited long under FCFS (gang's mean 47x, median 0.47)
     holds = [
         bool(best_ct.get("KS+BF", math.inf) <= best_ct.min() + 1e-9),
         bool(best_ct.get("KS", math.inf) < best_ct.get("gang", -math.inf)),

@@ -1,6 +1,6 @@
 """The validation ladder: from the recorded system to the full VO, one feature at a time.
 
-Experiment ``validation`` (issue 18). On one trace prefix it measures the mean wait, the mean
+Experiment ``validation``. On one trace prefix it measures the mean wait, the mean
 bounded slowdown (τ = 10 s), utilization and the completed share, step by step:
 
 1. ``recorded``: the trace's own record: each job's wait as logged (SWF field 3), its run
@@ -169,8 +169,8 @@ def recorded_summary(trace: pd.DataFrame) -> dict:
 
     References
     ----------
-    Feitelson's Standard Workload Format, fields 3-5; issue 18 of vosim (the validation
-    ladder's first step).
+    Feitelson's Standard Workload Format, fields 3-5; vosim's validation ladder (its
+    first step).
     """
     known = trace[(trace["wait_time"] >= 0) & (trace["run_time"] >= 0)]
     known = known[known["allocated_processors"] > 0]
