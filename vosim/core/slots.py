@@ -7,12 +7,15 @@ them for windows).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Protocol
 
 import numpy as np
 
+from vosim.core.code_path import reference
 from vosim.errors import SlotError
 
 __all__ = ["Slot", "SlotList", "lexsort_order", "merge_rows"]
@@ -347,9 +350,19 @@ class SlotList:
         """:meth:`cut` for spans on distinct nodes (a window): all spans at once.
 
         ``node``, ``a``, ``b``: the spans' nodes and ``[a, b)`` as columns, shape (n,).
+        Compiled (:mod:`vosim.core.slot_kernels`); the numpy below runs under
+        ``VOSIM_REFERENCE=1``.
         """
         if not node.size:
             return self
+        if len(self) and not reference():  # compiled: the same rows in the same order
+            bad, *columns = _kernels().cut_distinct(
+                self.node, self.start, self.end, self.price, self.performance, node, a, b
+            )
+            if bad >= 0:
+                span = spans[bad]
+                raise SlotError(f"reserved span {span} lies in no free slot of node {span.node}")
+            return SlotList.trusted(*columns)
         inside = (
             (self.node[None, :] == node[:, None])
             & (self.start[None, :] <= a[:, None])
@@ -453,3 +466,11 @@ def _splice(column: np.ndarray, new: np.ndarray, at: list[int]) -> np.ndarray:
         prev = p
     parts.append(column[prev:])
     return np.concatenate(parts)
+
+
+@functools.cache
+def _kernels() -> ModuleType:
+    """The compiled cut, imported at the first cut of a window (numba loads then)."""
+    from vosim.core import slot_kernels
+
+    return slot_kernels

@@ -1,0 +1,99 @@
+"""The compiled form of :meth:`vosim.core.slots.SlotList.cut` for a window's spans (numba).
+
+A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): the first
+cut of a process loads it. The result is the numpy method's, row for row: each span's slot is
+the first row of its node that holds it (the slots of a node are disjoint, so the only one),
+the slot keeps ``[start, a)`` in its own row (dropped when empty), and the remainders
+``[b, end)`` are merged into the rows in (start, node) order, each before the first row whose
+key is greater, as :func:`~vosim.core.slots.merge_rows`'s binary searches place them on rows
+in that order. ``VOSIM_REFERENCE=1`` runs the numpy method instead (the plain path, the oracle
+of the tests).
+
+References
+----------
+AEP §3.1 (CSA) and VO Preferences §2: found windows are cut out of the slot list.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["cut_distinct"]
+
+_jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
+
+
+@_jit
+def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cover - compiled
+    """Cut spans ``[a_i, b_i)`` on distinct nodes ``wnode`` out of ``m >= 1`` slots.
+
+    ``node, start, end, price, perf``: the slot list's columns in (start, node) order, shape
+    (m,); ``wnode`` (int), ``a``, ``b``: the spans, shape (n,). Returns ``(bad, node, start,
+    end, price, perf)``: ``bad`` the first span that lies in no slot of its node (the columns
+    are then empty), else -1 and the new columns. Raises nothing (compiled).
+    """
+    m, n = node.size, wnode.size
+    size = max(node.max(), wnode.max()) + 1
+    pos = np.full(size, -1, dtype=np.int64)
+    for i in range(n):
+        pos[wnode[i]] = i
+    hit = np.full(n, -1, dtype=np.int64)
+    for r in range(m):
+        i = pos[node[r]]
+        if i >= 0 and hit[i] < 0 and start[r] <= a[i] and end[r] >= b[i]:
+            hit[i] = r
+    for i in range(n):
+        if hit[i] < 0:
+            return i, node[:0], start[:0], end[:0], price[:0], perf[:0]
+    new_end = end.copy()
+    gone = np.zeros(m, dtype=np.bool_)
+    right = 0
+    for i in range(n):
+        r = hit[i]
+        new_end[r] = a[i]
+        if a[i] <= start[r]:
+            gone[r] = True
+        if end[r] > b[i]:
+            right += 1
+    # the remainders [b, end), by (start, node)
+    xs = np.empty(right)
+    xn = np.empty(right, dtype=node.dtype)
+    xe = np.empty(right)
+    xp = np.empty(right)
+    xf = np.empty(right)
+    q = 0
+    for i in range(n):
+        r = hit[i]
+        if end[r] > b[i]:
+            xs[q], xn[q], xe[q], xp[q], xf[q] = b[i], wnode[i], end[r], price[r], perf[r]
+            q += 1
+    order = np.argsort(xn, kind="mergesort")
+    order = order[np.argsort(xs[order], kind="mergesort")]
+    kept = m - np.count_nonzero(gone)
+    size_out = kept + right
+    o_node = np.empty(size_out, dtype=node.dtype)
+    o_start = np.empty(size_out)
+    o_end = np.empty(size_out)
+    o_price = np.empty(size_out)
+    o_perf = np.empty(size_out)
+    r, q, o = 0, 0, 0
+    while o < size_out:
+        if r < m and gone[r]:
+            r += 1
+            continue
+        if q < right:
+            x = order[q]
+            first = r >= m or start[r] > xs[x] or (start[r] == xs[x] and node[r] > xn[x])
+        else:
+            first = False
+        if first:
+            o_node[o], o_start[o], o_end[o] = xn[x], xs[x], xe[x]
+            o_price[o], o_perf[o] = xp[x], xf[x]
+            q += 1
+        else:
+            o_node[o], o_start[o], o_end[o] = node[r], start[r], new_end[r]
+            o_price[o], o_perf[o] = price[r], perf[r]
+            r += 1
+        o += 1
+    return -1, o_node, o_start, o_end, o_price, o_perf
