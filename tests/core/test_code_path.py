@@ -2,8 +2,9 @@
 
 The plain paths: re-planning (``replan``), the AEP criteria's scans and one-slot minima, the
 sleeping classes' bound and the classes themselves (the per-job cycle), EASY's and FCFS's
-count form (their node form) and the slot-list cache (the list built from every owner's
-busy intervals).
+count form (their node form), the slot-list cache (the list built from every owner's busy
+intervals), the screen of necessary conditions, the cut of a window and the earliest-window
+loop of the batch rules (their numpy forms).
 """
 
 import pandas as pd

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
-from types import ModuleType
 
 import numpy as np
 
 from vosim.allocators.aep import BUDGET_RTOL
-from vosim.core.code_path import reference
+from vosim.core.code_path import kernels, reference
 from vosim.core.slots import SlotList
 from vosim.core.windows import ResourceRequest
 
@@ -87,7 +85,9 @@ def screen_requests(
         return np.full(n.shape, TOO_FEW_LONG_SLOTS, dtype=np.int8)
     if not reference():  # compiled: the same codes, comparison for comparison
         columns = (slots.node, slots.start, slots.end, slots.price, slots.performance)
-        return _kernels().screen_codes(*columns, n, volume, budget, BUDGET_RTOL)
+        return kernels("vosim.allocators.screen_kernels").screen_codes(
+            *columns, n, volume, budget, BUDGET_RTOL
+        )
     size = int(slots.node.max()) + 1
     longest = np.zeros(size)
     np.maximum.at(longest, slots.node, slots.end - slots.start)
@@ -193,11 +193,3 @@ def unservable_reason(
     if floor > budget * (1 + 1e-9):
         return f"budget C={budget:.6g} below the cheapest possible window ({floor:.6g})"
     return ""
-
-
-@functools.cache
-def _kernels() -> ModuleType:
-    """The compiled screen, imported at the first screen (numba loads then)."""
-    from vosim.allocators import screen_kernels
-
-    return screen_kernels

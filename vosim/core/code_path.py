@@ -8,11 +8,14 @@ path is the oracle of the fast one's tests, and a run records which path made it
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
+from types import ModuleType
 
 from vosim.errors import ParameterError
 
-__all__ = ["REFERENCE_ENV", "code_path", "reference"]
+__all__ = ["REFERENCE_ENV", "code_path", "kernels", "reference"]
 
 #: The environment variable that selects the plain paths (``"1"``).
 REFERENCE_ENV = "VOSIM_REFERENCE"
@@ -40,3 +43,13 @@ def reference() -> bool:
 def code_path() -> str:
     """``"reference"`` under ``VOSIM_REFERENCE=1``, else ``"fast"``: what a run records."""
     return "reference" if reference() else "fast"
+
+
+@functools.cache
+def kernels(name: str) -> ModuleType:
+    """The module of compiled kernels ``name`` (e.g. ``"vosim.core.slot_kernels"``).
+
+    Imported at its first use, so that importing vosim does not import numba (~0.5 s,
+    ~100 MB). Raises ``ModuleNotFoundError`` for an unknown ``name``.
+    """
+    return importlib.import_module(name)

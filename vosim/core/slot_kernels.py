@@ -1,7 +1,9 @@
-"""The compiled form of :meth:`vosim.core.slots.SlotList.cut` for a window's spans (numba).
+"""Compiled forms of cutting a window out of a slot list and putting one back (numba).
 
 A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): the first
-cut of a process loads it. The result is the numpy method's, row for row: each span's slot is
+cut of a process loads it. :func:`cut_distinct` is :meth:`vosim.core.slots.SlotList.cut` for a
+window's spans, :func:`release_window` is :func:`vosim.policies.windows.release`. Each result
+is the numpy function's, row for row. In a cut each span's slot is
 the first row of its node that holds it (the slots of a node are disjoint, so the only one),
 the slot keeps ``[start, a)`` in its own row (dropped when empty), and the remainders
 ``[b, end)`` are merged into the rows in (start, node) order, each before the first row whose
@@ -11,7 +13,8 @@ of the tests).
 
 References
 ----------
-AEP §3.1 (CSA) and VO Preferences §2: found windows are cut out of the slot list.
+AEP §3.1 (CSA) and VO Preferences §2: found windows are cut out of the slot list; Mu'alem &
+Feitelson (2001), §2: compression takes a reservation out before searching it again.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["cut_distinct"]
+__all__ = ["cut_distinct", "release_window"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 
@@ -97,3 +100,87 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
             r += 1
         o += 1
     return -1, o_node, o_start, o_end, o_price, o_perf
+
+
+@_jit
+def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):  # pragma: no cover
+    """``windows.release``: the slot list with a window's spans free again, merged.
+
+    ``node, start, end, price, perf``: the slot list's columns in (start, node) order, shape
+    (m,); ``snode, sa, sb, sprice, sperf``: the window's spans (busy time in that list),
+    shape (n,). The rows of the spans' nodes and the spans are sorted by (node, start); a row
+    starts a new free span unless it touches the previous one of its node (its start at most
+    that row's end), and a merged span ends at the latest end of its rows and keeps its first
+    row's price and performance. The merged spans go back among the other rows in (start,
+    node) order. Returns the new columns. Raises nothing (compiled).
+    """
+    m, n = node.size, snode.size
+    top = snode.max()
+    if m:
+        top = max(top, node.max())
+    mark = np.zeros(top + 1, dtype=np.bool_)
+    for i in range(n):
+        mark[snode[i]] = True
+    touched = 0
+    for r in range(m):
+        if mark[node[r]]:
+            touched += 1
+    k = touched + n
+    tn = np.empty(k, dtype=node.dtype)
+    ta = np.empty(k)
+    tb = np.empty(k)
+    tp = np.empty(k)
+    tf = np.empty(k)
+    q = 0
+    for r in range(m):
+        if mark[node[r]]:
+            tn[q], ta[q], tb[q], tp[q], tf[q] = node[r], start[r], end[r], price[r], perf[r]
+            q += 1
+    for i in range(n):
+        tn[q], ta[q], tb[q], tp[q], tf[q] = snode[i], sa[i], sb[i], sprice[i], sperf[i]
+        q += 1
+    order = np.argsort(ta, kind="mergesort")
+    order = order[np.argsort(tn[order], kind="mergesort")]
+    # merged spans: (node, start, end, price, perf), then by (start, node)
+    mn = np.empty(k, dtype=node.dtype)
+    ms = np.empty(k)
+    me = np.empty(k)
+    mp = np.empty(k)
+    mf = np.empty(k)
+    g = -1
+    for j in range(k):
+        x = order[j]
+        if j == 0 or tn[x] != tn[order[j - 1]] or ta[x] > tb[order[j - 1]]:
+            g += 1
+            mn[g], ms[g], me[g], mp[g], mf[g] = tn[x], ta[x], tb[x], tp[x], tf[x]
+        else:
+            me[g] = max(me[g], tb[x])
+    g += 1
+    by = np.argsort(mn[:g], kind="mergesort")
+    by = by[np.argsort(ms[:g][by], kind="mergesort")]
+    size_out = m - touched + g
+    o_node = np.empty(size_out, dtype=node.dtype)
+    o_start = np.empty(size_out)
+    o_end = np.empty(size_out)
+    o_price = np.empty(size_out)
+    o_perf = np.empty(size_out)
+    r, q, o = 0, 0, 0
+    while o < size_out:
+        if r < m and mark[node[r]]:
+            r += 1
+            continue
+        if q < g:
+            x = by[q]
+            first = r >= m or start[r] > ms[x] or (start[r] == ms[x] and node[r] > mn[x])
+        else:
+            first = False
+        if first:
+            o_node[o], o_start[o], o_end[o] = mn[x], ms[x], me[x]
+            o_price[o], o_perf[o] = mp[x], mf[x]
+            q += 1
+        else:
+            o_node[o], o_start[o], o_end[o] = node[r], start[r], end[r]
+            o_price[o], o_perf[o] = price[r], perf[r]
+            r += 1
+        o += 1
+    return o_node, o_start, o_end, o_price, o_perf

@@ -7,15 +7,13 @@ them for windows).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Protocol
 
 import numpy as np
 
-from vosim.core.code_path import reference
+from vosim.core.code_path import kernels, reference
 from vosim.errors import SlotError
 
 __all__ = ["Slot", "SlotList", "lexsort_order", "merge_rows"]
@@ -356,7 +354,7 @@ class SlotList:
         if not node.size:
             return self
         if len(self) and not reference():  # compiled: the same rows in the same order
-            bad, *columns = _kernels().cut_distinct(
+            bad, *columns = kernels("vosim.core.slot_kernels").cut_distinct(
                 self.node, self.start, self.end, self.price, self.performance, node, a, b
             )
             if bad >= 0:
@@ -466,11 +464,3 @@ def _splice(column: np.ndarray, new: np.ndarray, at: list[int]) -> np.ndarray:
         prev = p
     parts.append(column[prev:])
     return np.concatenate(parts)
-
-
-@functools.cache
-def _kernels() -> ModuleType:
-    """The compiled cut, imported at the first cut of a window (numba loads then)."""
-    from vosim.core import slot_kernels
-
-    return slot_kernels

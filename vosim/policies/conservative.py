@@ -178,8 +178,8 @@ class Conservative:
                 if not (search_all or self._may_move(slots, job, old, state.time, searched)):
                     continue
                 free = release(slots, old)
-                window = earliest_window(free, job, state.time)
-                if window is None or window.start >= old.start:
+                window = earliest_window(free, job, state.time, before=old.start)
+                if window is None:
                     continue  # keeps its place
                 decisions.cancel.append(job.index)
                 slots = free

@@ -25,15 +25,13 @@ is its oracle in the tests (equal windows, spans in the same order, equal costs)
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
-from types import ModuleType
 
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core.code_path import reference
+from vosim.core.code_path import kernels, reference
 from vosim.core.slots import lexsort_order, merge_rows
 from vosim.core.windows import Spans, distinct, filled
 from vosim.market.slots import Slot, SlotList
@@ -110,7 +108,9 @@ def window_at(slots: SlotList, start: float, job: QueuedJob) -> Window | None:
     return Window(slots=spans, start=start, runtime=float(d[pick].max()), cost=total)
 
 
-def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Window | None:
+def earliest_window(
+    slots: SlotList, job: QueuedJob, not_before: float, before: float = math.inf
+) -> Window | None:
     """The window for ``job`` with the earliest start ``>= not_before``, or ``None``.
 
     Candidate starts are ``not_before`` and the slot starts after it (a window's start is
@@ -127,11 +127,15 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
         The resource request.
     not_before : float
         Earliest allowed start, model time units.
+    before : float
+        Only windows starting before it (model time units; default any): a reservation
+        asks whether it can move earlier without building the window it keeps.
 
     Returns
     -------
     Window or None
-        ``None`` when no start inside the slot list's interval holds the job.
+        ``None`` when no start inside the slot list's interval, before ``before``, holds the
+        job.
 
     Notes
     -----
@@ -152,23 +156,19 @@ def earliest_window(slots: SlotList, job: QueuedJob, not_before: float) -> Windo
     30.0
     """
     starts = candidate_starts(slots, job, not_before)
+    if before < math.inf:
+        starts = starts[starts < before]
     if starts.size > 1 and not reference():  # the compiled loop finds the same first start
         free = (slots.node, slots.start, slots.end, slots.price, slots.performance)
-        first = _kernels().first_window(free, starts, job.n, float(job.volume), job.budget)
+        first = kernels("vosim.policies.compression_kernels").first_window(
+            free, starts, job.n, float(job.volume), job.budget
+        )
         starts = starts[first:] if first >= 0 else starts[:0]
     for t in starts.tolist():
         window = window_at(slots, t, job)  # None only when the budget does not allow it
         if window is not None:
             return window
     return None
-
-
-@functools.cache
-def _kernels() -> ModuleType:
-    """The compiled kernels, imported at the first search that needs them (numba loads then)."""
-    from vosim.policies import compression_kernels
-
-    return compression_kernels
 
 
 def task_starts(
@@ -260,7 +260,9 @@ def release(slots: SlotList, window: Window) -> SlotList:
     -----
     ``O(m + k log k)`` for ``m`` slots and ``k`` rows on the window's nodes (its ``n`` spans
     and those nodes' free slots): the other rows keep their order
-    (:func:`~vosim.core.slots.merge_rows`).
+    (:func:`~vosim.core.slots.merge_rows`). Compiled
+    (``vosim.core.slot_kernels.release_window``); the numpy below runs under
+    ``VOSIM_REFERENCE=1``.
 
     References
     ----------
@@ -270,6 +272,12 @@ def release(slots: SlotList, window: Window) -> SlotList:
     spans = window.spans  # columns (kept as such by reservations: no per-span objects)
     if not len(spans):
         return slots
+    if not reference():  # compiled: the same rows in the same order
+        columns = (slots.node, slots.start, slots.end, slots.price, slots.performance)
+        released = kernels("vosim.core.slot_kernels").release_window(
+            *columns, spans.node, spans.start, spans.end, spans.price, spans.performance
+        )
+        return SlotList.trusted(*released)
     # only the rows of the window's nodes change: merge those with the spans, then put the
     # merged rows back among the others, which stay in order (no sort of the whole list)
     top = int(spans.node.max())
