@@ -73,33 +73,8 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
             q += 1
     order = np.argsort(xn, kind="mergesort")
     order = order[np.argsort(xs[order], kind="mergesort")]
-    kept = m - np.count_nonzero(gone)
-    size_out = kept + right
-    o_node = np.empty(size_out, dtype=node.dtype)
-    o_start = np.empty(size_out)
-    o_end = np.empty(size_out)
-    o_price = np.empty(size_out)
-    o_perf = np.empty(size_out)
-    r, q, o = 0, 0, 0
-    while o < size_out:
-        if r < m and gone[r]:
-            r += 1
-            continue
-        if q < right:
-            x = order[q]
-            first = r >= m or start[r] > xs[x] or (start[r] == xs[x] and node[r] > xn[x])
-        else:
-            first = False
-        if first:
-            o_node[o], o_start[o], o_end[o] = xn[x], xs[x], xe[x]
-            o_price[o], o_perf[o] = xp[x], xf[x]
-            q += 1
-        else:
-            o_node[o], o_start[o], o_end[o] = node[r], start[r], new_end[r]
-            o_price[o], o_perf[o] = price[r], perf[r]
-            r += 1
-        o += 1
-    return -1, o_node, o_start, o_end, o_price, o_perf
+    merged = _merge_rows(node, start, new_end, price, perf, gone, xn, xs, xe, xp, xf, order)
+    return -1, merged[0], merged[1], merged[2], merged[3], merged[4]
 
 
 @_jit
@@ -158,7 +133,24 @@ def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):
     g += 1
     by = np.argsort(mn[:g], kind="mergesort")
     by = by[np.argsort(ms[:g][by], kind="mergesort")]
-    size_out = m - touched + g
+    drop = np.empty(m, dtype=np.bool_)
+    for r in range(m):
+        drop[r] = mark[node[r]]
+    return _merge_rows(node, start, end, price, perf, drop, mn, ms, me, mp, mf, by)
+
+
+@_jit
+def _merge_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):  # pragma: no cover
+    """The rows not dropped and the extra rows ``order`` picks, merged in (start, node) order.
+
+    ``node, start, end, price, perf``: rows in (start, node) order, shape (m,), ``drop``
+    (bool, shape (m,)) the ones left out; ``xn, xs, xe, xp, xf``: extra rows taken in the
+    order ``order`` (ascending (start, node)), none with a (start, node) pair of a kept row.
+    Each extra row goes before the first kept row with a greater key, as the binary searches
+    of :func:`~vosim.core.slots.merge_rows` place it. Returns the five merged columns.
+    """
+    m, g = node.size, order.size
+    size_out = m - np.count_nonzero(drop) + g
     o_node = np.empty(size_out, dtype=node.dtype)
     o_start = np.empty(size_out)
     o_end = np.empty(size_out)
@@ -166,17 +158,16 @@ def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):
     o_perf = np.empty(size_out)
     r, q, o = 0, 0, 0
     while o < size_out:
-        if r < m and mark[node[r]]:
+        if r < m and drop[r]:
             r += 1
             continue
+        first = False
         if q < g:
-            x = by[q]
-            first = r >= m or start[r] > ms[x] or (start[r] == ms[x] and node[r] > mn[x])
-        else:
-            first = False
+            x = order[q]
+            first = r >= m or start[r] > xs[x] or (start[r] == xs[x] and node[r] > xn[x])
         if first:
-            o_node[o], o_start[o], o_end[o] = mn[x], ms[x], me[x]
-            o_price[o], o_perf[o] = mp[x], mf[x]
+            o_node[o], o_start[o], o_end[o] = xn[x], xs[x], xe[x]
+            o_price[o], o_perf[o] = xp[x], xf[x]
             q += 1
         else:
             o_node[o], o_start[o], o_end[o] = node[r], start[r], end[r]
