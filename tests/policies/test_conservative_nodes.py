@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from unittest import mock
 
@@ -38,18 +39,20 @@ def _slots_and_job(draw):
     volume = draw(st.sampled_from([5.0, 10.0, 20.0, 30.0, 45.0]))
     budget = draw(st.sampled_from([10.0, 30.0, 60.0, 100.0, 1e9]))
     not_before = draw(st.sampled_from([0.0, 5.0, 20.0]))
-    return slots, QueuedJob(index=0, n=n, volume=volume, budget=budget), not_before
+    before = draw(st.sampled_from([math.inf, 10.0, 30.0, 60.0]))
+    return slots, QueuedJob(index=0, n=n, volume=volume, budget=budget), not_before, before
 
 
 @settings(max_examples=300, deadline=None)
 @given(_slots_and_job())
 def test_the_compiled_loop_finds_the_plain_loops_window(case):
-    """``earliest_window``'s compiled loop over candidate starts returns the very window of
-    trying :func:`window_at` at each start in turn (the plain path)."""
-    slots, job, not_before = case
+    """``earliest_window``'s compiled search (candidate starts and the test at each) returns
+    the very window of :func:`candidate_starts` and trying :func:`window_at` at each start
+    in turn (the plain path), with and without a bound on the start."""
+    slots, job, not_before, before = case
     with mock.patch.dict(os.environ, {REFERENCE_ENV: "1"}):
-        plain = earliest_window(slots, job, not_before)
-    fast = earliest_window(slots, job, not_before)
+        plain = earliest_window(slots, job, not_before, before)
+    fast = earliest_window(slots, job, not_before, before)
     assert (plain is None) == (fast is None)
     if plain is not None:
         assert (plain.start, plain.nodes, plain.cost, plain.runtime) == (

@@ -93,26 +93,44 @@ def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
 
 
 @_jit
-def first_window(free, starts, n, volume, budget):  # pragma: no cover - compiled
-    """The loop of ``windows.earliest_window``: the first of ``starts`` that holds a window.
+def earliest_start(free, n, volume, budget, not_before, before):  # pragma: no cover - compiled
+    """``windows.earliest_window``'s start: the first candidate start that holds a window.
 
-    ``free``: ``(node, start, end, price, perf)`` of the slot list; ``starts``: its candidate
-    starts, ascending (model time units). Returns the index of the first start at which
-    ``windows.window_at`` finds ``n`` tasks of ``volume`` within ``budget``, or -1: the slots
-    free over a task's whole span at that start (its test, operation for operation), and the
-    sum of the ``n`` least costs among them in increasing order, summed as numpy sums
-    (:func:`pairwise_sum`), against the budget as it compares them. Which slots tie does not
-    change the values summed.
+    ``free``: ``(node, start, end, price, perf)`` of the slot list. The candidates are those
+    of ``windows.candidate_starts`` (the distinct ``lo_r = max(start_r, not_before)`` where at
+    least ``n`` slots have ``lo_r <= t <= hi_r``, ``hi_r = end_r - V / perf_r (1 - 1e-9)``),
+    before ``before``, ascending. At each, the slots free over a task's whole span (the test
+    of ``windows.window_at``, operation for operation) and the sum of the ``n`` least costs
+    among them in increasing order, summed as numpy sums them (:func:`pairwise_sum`), against
+    the budget as ``window_at`` compares them; which slots tie does not change the values
+    summed. Returns that start (model time units) or NaN.
     """
     fnode, fstart, fend, fprice, fperf = free
     m = fnode.size
+    if m < n:
+        return np.nan
     d = volume / fperf
     least = d * (1 - _EPS)
+    lo = np.maximum(fstart, not_before)
+    hi = fend - least
+    ok = np.flatnonzero(lo <= hi)
+    if ok.size < n:
+        return np.nan
+    slo = np.sort(lo[ok])
+    shi = np.sort(hi[ok])
     cost = fprice * d
     limit = budget * (1 + _EPS)
     buf = np.empty(m)
-    for c in range(starts.size):
-        t = starts[c]
+    c = 0
+    while c < slo.size:
+        t = slo[c]
+        while c < slo.size and slo[c] == t:  # the distinct values of lo, ascending
+            c += 1
+        if not t < before:
+            break
+        held = np.searchsorted(slo, t, side="right") - np.searchsorted(shi, t, side="left")
+        if held < n:
+            continue
         k = 0
         for r in range(m):
             if fstart[r] <= t and fend[r] - t >= least[r]:
@@ -122,8 +140,8 @@ def first_window(free, starts, n, volume, budget):  # pragma: no cover - compile
             continue
         chosen = np.sort(np.partition(buf[:k], n - 1)[:n]) if k > n else np.sort(buf[:k])
         if pairwise_sum(chosen, 0, n) <= limit:
-            return c
-    return -1
+            return t
+    return np.nan
 
 
 @_jit

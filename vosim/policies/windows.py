@@ -140,8 +140,8 @@ def earliest_window(
     Notes
     -----
     ``O(m log m)`` for ``m`` slots, plus ``O(m)`` per candidate that fails on the budget:
-    compiled (``compression_kernels.first_window``, the same comparisons as
-    :func:`window_at`), plain under ``VOSIM_REFERENCE=1``.
+    compiled (``compression_kernels.earliest_start``, the same comparisons as
+    :func:`candidate_starts` and :func:`window_at`), plain under ``VOSIM_REFERENCE=1``.
 
     References
     ----------
@@ -155,15 +155,15 @@ def earliest_window(
     >>> earliest_window(sl, QueuedJob(index=0, n=2, volume=40.0, budget=1e9), 0.0).start
     30.0
     """
-    starts = candidate_starts(slots, job, not_before)
-    if before < math.inf:
+    if reference():
+        starts = candidate_starts(slots, job, not_before)
         starts = starts[starts < before]
-    if starts.size > 1 and not reference():  # the compiled loop finds the same first start
+    else:  # compiled: the candidates and the test of each, the same first start
         free = (slots.node, slots.start, slots.end, slots.price, slots.performance)
-        first = kernels("vosim.policies.compression_kernels").first_window(
-            free, starts, job.n, float(job.volume), job.budget
+        start = kernels("vosim.policies.compression_kernels").earliest_start(
+            free, job.n, float(job.volume), job.budget, float(not_before), float(before)
         )
-        starts = starts[first:] if first >= 0 else starts[:0]
+        starts = np.array([] if math.isnan(start) else [start])
     for t in starts.tolist():
         window = window_at(slots, t, job)  # None only when the budget does not allow it
         if window is not None:
