@@ -1,6 +1,6 @@
 """The whole UniLu-Gaia trace through vosim's VO scenario (AMP, or the default), beside AccaSim.
 
-Issue 6's target: all 51,987 jobs of UniLu-Gaia-2014-2 through the default VO scenario with
+The target: all 51,987 jobs of UniLu-Gaia-2014-2 through the default VO scenario with
 every user's window search set to AMP, per-job output written, at >= 2,700 jobs/s (AccaSim
 1.1.3's speed with FIFO + first fit on this machine), peak memory reported, and a per-cycle
 cost that does not grow with the number of finished jobs.
@@ -75,7 +75,7 @@ COLUMNS = [
     "calibration",
     "busy",
 ]
-TARGET = 2700.0  # jobs/s, issue 6
+TARGET = 2700.0  # jobs/s: AccaSim 1.1.3's speed with FIFO + first fit on this machine
 
 _WORKER = r"""
 import json, resource, sys, time
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--allocator",
         default="amp",
-        help="every user's window search (default amp, issue 6's scenario); '' keeps each "
+        help="every user's window search (default amp, the target's scenario); '' keeps each "
         "criterion's own: the default scenario",
     )
     parser.add_argument(

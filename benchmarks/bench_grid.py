@@ -1,6 +1,6 @@
 """Wall time of each Knapsack Grid strategy on the slides' 2000-task stream, side by side.
 
-The target (issue 5): the full 2000-task experiment for one strategy finishes in under a
+The target: the full 2000-task experiment for one strategy finishes in under a
 minute, and one knapsack cycle with 200 waiting tasks x 4 options solves in well under 100 ms
 (that part: ``bench_mckp.py``). Each strategy simulates the same stream (Poisson arrivals,
 ``lambda = 0.64 h``, clusters 4/8/16/32); the script prints its wall time, the share of it

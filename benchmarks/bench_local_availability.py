@@ -1,11 +1,11 @@
-"""Availability with a local trace: the working tree beside a previous revision (issue 21, item 11).
+"""Availability with a local trace: the working tree beside a previous revision.
 
 ``vosim run --availability --local-trace NASA-iPSC-1993-3.1-cln`` was 30-70 times slower than
-either option alone: every scheduling cycle rebuilt (and revalidated) the utilization
-schedule from every local job the owners had placed, and a local trace is placed whole from
-time 0 (tens of thousands of chains, most in the future). Issue 21, item 11 keeps each
-owner's local jobs as event chains derived once and reuses the schedule while no local job is
-added or forgotten; the results must not change.
+either option alone: every scheduling cycle rebuilt (and revalidated) the utilization schedule
+from every local job the owners had placed, and a local trace is placed whole from time 0 (tens
+of thousands of chains, most in the future). vosim keeps each owner's local jobs as event
+chains derived once and reuses the schedule while no local job is added or forgotten; the
+results must not change.
 
 In one run, each in a fresh interpreter (so no side warms another's caches), for the working
 tree and for ``--previous REV`` (default ``HEAD``; extracted with ``git archive REV vosim``

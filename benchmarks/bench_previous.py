@@ -1,15 +1,15 @@
 """One vosim run at the working tree beside the same run at another revision, in one run.
 
-Issue 17's target: the whole UniLu-Gaia trace with every user's window search set to AMP is
-no slower than before the one-cycle refactor (ratio >= 0.95 against the previous commit). The
-script extracts the revision's vosim/ into a temporary folder (``git archive``, no git state
-touched: ``_common.extract_vosim``), then runs the same model in a fresh interpreter per side,
-alternating sides ``--repeat`` times (the machine's speed drifts;
-pairs measured back to back share it; an untimed short run per side first lets numba compile
-and cache vosim's kernels in each tree), and prints per pair the seconds of each (model build,
-``run()`` and ``job_frame()``), completed jobs per second, and the ratio
-previous / working tree (> 1: the working tree is faster). The two sides' per-job tables must
-be identical: a refactor that changes a result is not a speed-up.
+The target: the whole UniLu-Gaia trace with every user's window search set to AMP runs no
+slower at the working tree than at the previous commit (ratio >= 0.95). The script extracts the
+revision's vosim/ into a temporary folder (``git archive``, no git state touched:
+``_common.extract_vosim``), then runs the same model in a fresh interpreter per side,
+alternating sides ``--repeat`` times (the machine's speed drifts; pairs measured back to back
+share it; an untimed short run per side first lets numba compile and cache vosim's kernels in
+each tree), and prints per pair the seconds of each (model build, ``run()`` and
+``job_frame()``), completed jobs per second, and the ratio previous / working tree (> 1: the
+working tree is faster). The two sides' per-job tables must be identical: a refactor that
+changes a result is not a speed-up.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous 807ebb8
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~3 \\

@@ -12,7 +12,7 @@ each side): two workers then get less than two cores and the ratio falls.
     PYTHONPATH=. python benchmarks/bench_sweep.py --jobs 60  # a quick look
     PYTHONPATH=. python benchmarks/bench_sweep.py --study vo-policies --repetitions 2
 
-``--study NAME`` times a built-in study's sweep instead (issue 19's target: its runs per hour
+``--study NAME`` times a built-in study's sweep instead (the target: its runs per hour
 with 2 workers at least 1.7 times those with 1), with ``--repetitions`` replacing the study's
 own count so that the 1-worker side stays short.
 """

@@ -14,7 +14,7 @@ settings.load_profile(os.environ.get("VOSIM_HYPOTHESIS_PROFILE", "default"))
 
 
 def last_submission_plus_l(**kwargs) -> float:
-    """The horizon a run had before issue 18 made runs drain: last submission plus ``L``.
+    """The horizon of a run that does not drain: last submission plus ``L``.
 
     ``kwargs`` are ``VOModel`` arguments; snapshot tests written before the drain pass this
     as ``horizon`` so that their runs end where the snapshots' did.

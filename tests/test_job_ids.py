@@ -1,4 +1,4 @@
-"""Jobs are told apart by their position in the trace, never by their SWF id (issue 21).
+"""Jobs are told apart by their position in the trace, never by their SWF id.
 
 Before, two jobs with one id crashed the run or silently changed other jobs' rows, and an id
 of -1 (SWF's "unknown") was the tag of owners' local jobs, so that job's early end cut their

@@ -17,19 +17,23 @@ def test_the_metascheduler_stays_one_short_cycle():
 
 
 def test_the_code_carries_no_history():
-    """History lives in git and docs/decisions.md: no issue numbers or dates in vosim/.
+    """History lives in git and docs/decisions.md: no issue numbers or dates in the code.
 
-    A docstring describes the code as it is; "issue 18" or a date says when it changed. The
-    pattern also catches a number on the next line ("issue\\n    18").
+    The code is ``vosim/``, ``tests/`` and ``benchmarks/`` (its ``.py`` files, but not the
+    ignored scratch folder ``benchmarks/_work/``). A docstring describes the code as it is; an
+    issue's number or a date says when it changed. The pattern also catches a number on the
+    line after the word.
     """
     import re
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1] / "vosim"
+    root = Path(__file__).resolve().parents[1]
     pattern = re.compile(r"\bissues?\s+\d+|\b20\d\d-\d\d-\d\d\b", re.IGNORECASE)
     found = [
-        f"{path.relative_to(root.parent)}:{text[: m.start()].count(chr(10)) + 1}: {m.group()}"
-        for path in sorted(root.rglob("*.py"))
+        f"{path.relative_to(root)}:{text[: m.start()].count(chr(10)) + 1}: {m.group()}"
+        for folder in ("vosim", "tests", "benchmarks")
+        for path in sorted((root / folder).rglob("*.py"))
+        if not path.is_relative_to(root / "benchmarks" / "_work")
         for text in [path.read_text(encoding="utf-8")]
         for m in pattern.finditer(text)
     ]

@@ -35,7 +35,7 @@ def nasa_run(request):
 def test_every_job_ends_in_exactly_one_state(nasa_run):
     jobs = nasa_run.job_frame()
     assert len(jobs) == len(nasa_run.jobs) >= 160
-    # no horizon: the run drains, so no job is left unfinished (issue 18)
+    # no horizon: the run drains, so no job is left unfinished
     assert set(jobs["state"].unique()) <= {"completed", "rejected", "withdrawn"}
     assert jobs["state"].notna().all()
     assert jobs["job_id"].is_unique
@@ -87,7 +87,7 @@ def test_cycles_table_is_one_row_per_cycle(nasa_run):
     cycles = nasa_run.cycle_frame()
     assert len(cycles) == nasa_run.metascheduler.cycles
     assert cycles["time"].is_monotonic_increasing
-    # cycles run at multiples of the period; idle stretches are skipped (issue 21, item 3)
+    # cycles run at multiples of the period; idle stretches are skipped
     periods = cycles["time"].to_numpy() / nasa_run.cycle_period
     assert (periods == np.round(periods)).all() and (np.diff(periods) >= 1).all()
     assert cycles["utilization"].between(0, 1).all()

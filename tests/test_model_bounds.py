@@ -1,8 +1,8 @@
 """Runs that never end, and domains too large to build, are made short or refused.
 
-Issue 21, item 3 (periodic cycles skip idle stretches; periods and run lengths bounded) and
-item 5 (``nodes``, and processors after ``resources="processors"``, at most
-``MAX_RESOURCES``). Every refusal is one line naming the parameter and the value.
+Periodic cycles skip idle stretches; periods and run lengths are bounded; ``nodes``, and
+processors after ``resources="processors"``, are at most ``MAX_RESOURCES``. Every refusal is
+one line naming the parameter and the value.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Money and resource time are conserved: users pay for what ran, nothing is sold twice.
 
-Issue 18: a user pays for what ran (price x used time per slot); a window released before its
+A user pays for what ran (price x used time per slot); a window released before its
 end (early end, interruption, cancellation) is paid only for the time used; owners' revenue is
 the sum of the payments exactly; ``tasks.parquet`` has one row per task and tasks on a resource
 never overlap each other nor the owners' local jobs.

@@ -1,4 +1,4 @@
-"""Users' per-period accounts (issue 6): budgets replenished every ``budget_period``.
+"""Users' per-period accounts: budgets replenished every ``budget_period``.
 
 VO Preferences §4 gives each job a budget ``C`` from its user's budget rule; the per-period
 account (a balance reset to an allowance every period, charged for every reserved window) is
@@ -64,7 +64,7 @@ _BEFORE = {
 @pytest.mark.parametrize("trace", [NASA, GAIA])
 def test_no_period_is_bit_identical(trace):
     jobs, completed, unfinished, starts, cost = _BEFORE[trace]
-    # the snapshot predates re-planning (issue 18): reservations stay where they were made;
+    # the snapshot predates re-planning: reservations stay where they were made;
     # and the new defaults (processors, 5-10 % local load): the snapshot's are passed
     fixed = dict(
         trace=trace,

@@ -1,4 +1,4 @@
-"""Periodic cycles skip idle stretches and decide exactly as every period (issue 21, item 3)."""
+"""Periodic cycles skip idle stretches and decide exactly as every period."""
 
 from __future__ import annotations
 

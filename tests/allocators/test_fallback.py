@@ -1,4 +1,4 @@
-"""Tests of the fallback chains (issue 17 §3): ``knapsack_group>greedy_plus``, ``min_cost>amp``
+"""Tests of the fallback chains: ``knapsack_group>greedy_plus``, ``min_cost>amp``
 and ``milp>greedy``.
 
 With a budget that suffices a chain returns the exact method's answer; with a tiny one it

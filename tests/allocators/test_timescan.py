@@ -461,7 +461,7 @@ def test_unknown_method_is_an_unknown_allocator_error():
 
 
 # ---------------------------------------------------------------------------------------------
-# GreedyJnt's full scan, vectorised over time (issue 20, item 2)
+# GreedyJnt's full scan, vectorised over time
 
 
 def _united_by_column(p, cost, n, budget):

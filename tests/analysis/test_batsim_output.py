@@ -1,4 +1,4 @@
-"""Batsim-compatible job output (issue 18): the Batsim columns, ``--csv`` and evalys.
+"""Batsim-compatible job output: the Batsim columns, ``--csv`` and evalys.
 
 Batsim's ``_jobs.csv`` columns (Batsim docs, "Jobs" output file) lead ``jobs.parquet``;
 ``vosim run --csv`` writes them alone to ``jobs.csv``, which evalys (Batsim's analysis

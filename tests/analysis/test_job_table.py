@@ -1,7 +1,7 @@
 """The columnar :func:`~vosim.analysis.metrics.job_table` equals a plain row-by-row build.
 
 The oracle below builds the table one job at a time, as vosim did before the table was built
-by columns (issue 17's speed target: the per-job output is part of the timed run). Both are
+by columns (for speed: the per-job output is part of the timed run). Both are
 compared on hand-made jobs of every state and on runs that leave jobs completed, rejected,
 withdrawn, unfinished, interrupted and moved.
 """

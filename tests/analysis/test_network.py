@@ -1,4 +1,4 @@
-"""The market as a network (issue 19, §3): a hand-made market, GraphML, a model's market."""
+"""The market as a network: a hand-made market, GraphML, a model's market."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Intervals, Holm's correction and paired tests (issue 19, §2) against independent oracles."""
+"""Intervals, Holm's correction and paired tests against independent oracles."""
 
 from __future__ import annotations
 

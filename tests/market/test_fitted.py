@@ -1,4 +1,4 @@
-"""The job flow fitted to a trace (issue 19, §1): fits, generation, K-S, use as a trace."""
+"""The job flow fitted to a trace: fits, generation, K-S, use as a trace."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Owners' local jobs kept as event chains across cycles (issue 21, item 11).
+"""Owners' local jobs kept as event chains across cycles.
 
 The incremental schedule (:class:`LocalJobChains`, :func:`local_chains_schedule`, built
 through :meth:`UtilizationSchedule.trusted`) must equal, array for array and bit for bit, the

@@ -1,4 +1,4 @@
-"""Load as a factor (issue 19, §1): inter-arrival times scaled to a target offered load."""
+"""Load as a factor: inter-arrival times scaled to a target offered load."""
 
 from __future__ import annotations
 

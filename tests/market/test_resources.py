@@ -1,4 +1,4 @@
-"""Processors are the resources (issue 18): a job of ``p`` processors gets ``p`` slots.
+"""Processors are the resources: a job of ``p`` processors gets ``p`` slots.
 
 A trace's ``MaxProcs`` processors are grouped into its ``MaxNodes`` physical nodes, whose
 processors share performance, price, owner and local load; ``resources="nodes"`` keeps the
@@ -63,7 +63,7 @@ def test_processor_counts_are_as_even_as_possible():
 def test_a_nodes_processors_share_performance_price_and_owner():
     model = VOModel(trace=GAIA, jobs=50, resources="processors", rng=3)
     assert model.resources == "processors"
-    assert VOModel(trace=GAIA, jobs=5, rng=3).resources == "processors"  # the default (issue 18)
+    assert VOModel(trace=GAIA, jobs=5, rng=3).resources == "processors"  # the default
     assert (model.physical_node_count, model.node_count) == (151, 2004)
     assert np.array_equal(np.bincount(model.resource_node), processor_counts(151, 2004))
     owner = [o.owner_id for o in model.owner_of_node]

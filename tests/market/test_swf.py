@@ -486,7 +486,7 @@ def test_header_int():
     assert header_int({}, "MaxNodes") is None
 
 
-# -- ranges and repeated ids (issue 21) ------------------------------------------------------
+# -- ranges and repeated ids -----------------------------------------------------------------
 @pytest.mark.parametrize(
     ("field", "value"),
     [("submit_time", "1e300"), ("requested_processors", "9.3e18"), ("user_id", "-1e19")],
@@ -520,7 +520,7 @@ def test_distinct_ids_do_not_warn(tmp_path, recwarn):
     assert not [w for w in recwarn if issubclass(w.category, TraceWarning)]
 
 
-# -- header sizes and long lines (issue 21, items 5 and 10) -----------------------------------
+# -- header sizes and long lines --------------------------------------------------------------
 @pytest.mark.parametrize("value", ["-5", "0", "151.5", "lots", "100000000000", "-1"])
 @pytest.mark.parametrize("key", ["MaxNodes", "MaxProcs"])
 def test_a_bad_domain_size_in_the_header_names_file_line_and_value(tmp_path, key, value):
@@ -557,7 +557,7 @@ def test_a_directory_given_as_a_trace_name_is_called_a_directory(tmp_path):
         trace_path(str(tmp_path))
 
 
-# -- fuzzing (issue 21, Tests: "the SWF fuzz harness, hypothesis, bounded time") -------------
+# -- fuzzing: the SWF fuzz harness, hypothesis, bounded time ---------------------------------
 _TOKENS = ["1", "0", "-1", "12.5", "1e3", "9e18", "1e300", "nan", "inf", "x", "", "-", "1,2"]
 
 

@@ -1,6 +1,6 @@
 """Writes the CSS regression oracle: today's job records on prefixes of the bundled traces.
 
-Run once, before the pluggable-policy refactor (issue 17), from the repository root:
+Run once, before the scheduling cycle became a pluggable policy, from the repository root:
 ``python tests/policies/make_css_oracle.py``. The files it writes are the oracle of
 ``test_css_regression.py``; regenerating them after a change to the cyclic scheme defeats
 the test, so do it only when a change of records is intended and said in the commit.

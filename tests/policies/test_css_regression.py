@@ -1,24 +1,23 @@
 """The cyclic scheduling scheme keeps its job records: same seed, same ``jobs.parquet``.
 
 The oracle files were written by ``make_css_oracle.py`` before the scheduling cycle became a
-pluggable policy (issue 17), so any change of CSS's decisions shows here.
+pluggable policy, so any change of CSS's decisions shows here.
 
-Issue 18 changed what a job costs: the user pays for what ran (column ``cost``), and the
-reserved window's cost the oracle holds under ``cost`` is now ``window_cost``. The decisions
-(every other column) must not change: paying later moves no window. An interrupted task
-that had ended before the interruption (on a faster node) now pays to its own end, not to
-the interruption, so ``paid_for_failures`` may only fall. The oracle's runs had no patience
-(issue 18's withdrawals): the cases run with ``patience=None``. Issue 18 also made every pass
-re-plan unstarted reservations (``replan="always"``, the default), which moves windows
-earlier; the oracle's scheme is the single-cycle one, so the cases run with
-``replan="never"`` (re-planning has its own tests, ``test_replan.py``). And issue 18 made
-runs drain by default; the oracle's runs ended at the last submission plus ``L``, which the
-cases pass as ``horizon``. Issue 18 then made processors the default resources and 5-10 % the
-default local load; the oracle's runs had whole nodes and 10-50 %, which the cases pass. The
-online local-load model became the default after that; the oracle's load was drawn per
-interval ahead (``local_model="interval"``), which the cases pass. Each job now searches
-its own interval (``look_ahead``, 6 requested times by default); the oracle's runs searched
-one ``L`` for all, which the cases pass (``look_ahead=inf``).
+Since the oracle was written, what a job costs has changed: the user pays for what ran (column
+``cost``), and the reserved window's cost the oracle holds under ``cost`` is now
+``window_cost``. The decisions (every other column) must not change: paying later moves no
+window. An interrupted task that had ended before the interruption (on a faster node) now pays
+to its own end, not to the interruption, so ``paid_for_failures`` may only fall. The oracle's
+runs had no patience (no withdrawals): the cases run with ``patience=None``. Every pass now
+re-plans unstarted reservations (``replan="always"``, the default), which moves windows
+earlier; the oracle's scheme is the single-cycle one, so the cases run with ``replan="never"``
+(re-planning has its own tests, ``test_replan.py``). Runs now drain by default; the oracle's
+runs ended at the last submission plus ``L``, which the cases pass as ``horizon``. Processors
+are now the default resources and 5-10 % the default local load; the oracle's runs had whole
+nodes and 10-50 %, which the cases pass. The online local-load model is now the default; the
+oracle's load was drawn per interval ahead (``local_model="interval"``), which the cases pass.
+Each job now searches its own interval (``look_ahead``, 6 requested times by default); the
+oracle's runs searched one ``L`` for all, which the cases pass (``look_ahead=inf``).
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from vosim.core.code_path import reference
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_css_records_unchanged(name, until_last_submission):
     expected = pd.read_parquet(HERE / f"{name}.parquet").rename(columns={"cost": "window_cost"})
-    before = {  # as before issue 18
+    before = {  # the oracle's settings, not today's defaults
         "patience": None,
         "replan": "never",
         "resources": "nodes",
@@ -46,7 +45,7 @@ def test_css_records_unchanged(name, until_last_submission):
     before["horizon"] = until_last_submission(**CASES[name])
     got = records({**CASES[name], **before})
     failures = expected.pop("paid_for_failures")
-    # the state column's categories gained "withdrawn" (issue 18); the values must not change
+    # the state column's categories now include "withdrawn"; the values must not change
     expected["state"] = expected["state"].cat.set_categories(got["state"].cat.categories)
     columns = list(expected.columns)
     if reference():  # the per-job cycle: a waiting job's reason names its latest search

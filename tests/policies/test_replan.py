@@ -1,4 +1,4 @@
-"""Re-planning of unstarted reservations (issue 18): moves earlier, never later, no worse."""
+"""Re-planning of unstarted reservations: moves earlier, never later, no worse."""
 
 from __future__ import annotations
 

@@ -30,12 +30,12 @@ def _records(fast: bool, **kwargs) -> tuple[pd.DataFrame, pd.DataFrame, VOModel]
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     trace=st.sampled_from(["UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln"]),
-    jobs=st.integers(150, 400),  # 700 took minutes on processors (the default since issue 18)
+    jobs=st.integers(150, 400),  # 700 take minutes with processors as the resources (the default)
     seed=st.integers(0, 2**16),
     allocators=st.sampled_from([None, AMP]),
     accounts=st.booleans(),
 )
-# a returned hold (issue 18's accounting) grows a balance mid-period: found by CI
+# a returned hold (paid only for the time used) grows a balance mid-period: found by CI
 @example(trace="UniLu-Gaia-2014-2", jobs=150, seed=0, allocators=None, accounts=True)
 # NASA's whole-machine jobs: classes woken by freed time are held back by the concurrency bound
 @example(trace="NASA-iPSC-1993-3.1-cln", jobs=300, seed=1, allocators=None, accounts=False)
@@ -78,7 +78,7 @@ def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
 
     monkeypatch.setattr(css, "allocate_window", counted)
     monkeypatch.setenv(REFERENCE_ENV, "0")  # the classes: the fast path's
-    # a long queue: whole nodes and 10-50 % local load (the defaults before issue 18)
+    # a long queue: whole nodes and 10-50 % local load (not the defaults)
     model = VOModel(
         trace="UniLu-Gaia-2014-2",
         jobs=2000,

@@ -1,4 +1,4 @@
-"""Baselines in sweeps (issue 19, §1-2): reference policies over the factors, paired by seed."""
+"""Baselines in sweeps: reference policies over the factors, paired by seed."""
 
 from __future__ import annotations
 

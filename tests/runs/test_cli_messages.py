@@ -1,4 +1,4 @@
-"""CLI messages for bad input and interrupted runs (issue 21, item 10)."""
+"""CLI messages for bad input and interrupted runs."""
 
 from __future__ import annotations
 

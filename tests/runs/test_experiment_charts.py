@@ -1,7 +1,7 @@
 """Every experiment chart: one colour per method, and the paper's values beside vosim's.
 
-Issue 20, item 7: "every experiment chart shows the paper's values beside vosim's; one colour
-per method across all charts".
+Every experiment chart shows the paper's values beside vosim's, with one colour per method
+across all charts.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def test_quick_run_writes_the_table_and_the_chart(quick_runs, name):
     assert ((table["mean_probability"] >= 0) & (table["mean_probability"] <= 1)).all()
     assert (table["mean_seconds"] > 0).all()
     assert (table["repetitions"] == experiments()[name].quick_repetitions).all()
-    # the chart shows the paper's values beside vosim's (issue 20, item 7): labelled marks
+    # the chart shows the paper's values beside vosim's: labelled marks
     # ("paper: ...") or, in Table 1's dot plot, a series of the paper's own
     html = (out / f"{name}.html").read_text()
     assert "paper: " in html or "paper (Table 1" in html
@@ -225,7 +225,7 @@ def test_another_seed_other_instances(quick_runs, tmp_path):
 
 
 def test_iccs2021_optima_are_inside_the_interval_in_most_scenarios():
-    # issue 20: local jobs laid out beyond both ends of the span scanned, so the best start is
+    # local jobs laid out beyond both ends of the span scanned, so the best start is
     # not pushed to t = 0 or t = 800 (it was in 20 of 20 scenarios without the margin)
     from vosim.allocators.timescan import time_scan
     from vosim.runs.experiments.iccs2021 import BUDGET, NODE_COUNT, environment
@@ -235,7 +235,7 @@ def test_iccs2021_optima_are_inside_the_interval_in_most_scenarios():
         time_scan(*environment(rng, 0.5), NODE_COUNT, BUDGET, fast=True).time_index for rng in rngs
     ]
     inside = [0 < k < 800 for k in best]
-    assert np.mean(inside) > 0.5  # "most" (issue 20)
+    assert np.mean(inside) > 0.5  # "most"
 
 
 def test_iccs2021_fig3_draws_curves_beside_the_papers_maximum(quick_runs):
@@ -273,7 +273,7 @@ def test_iccs2021_fig2_job_sizes_beat_the_papers_fit(tmp_path):
     table = pd.read_parquet(tmp_path / "iccs2021-fig2.parquet")
     sizes = table[table["marginal"] == "processors"]
     assert len(sizes) == 1 and (sizes["paper_ks"] == 0.14).all()
-    assert (sizes["ks"] <= sizes["paper_ks"]).all()  # issue 19: match or beat 0.14
+    assert (sizes["ks"] <= sizes["paper_ks"]).all()  # match or beat the paper's 0.14
     assert set(table["marginal"]) == {"processors", "run_time", "interarrival", "estimate_ratio"}
     assert ((table["ks"] >= 0) & (table["ks"] <= 1)).all()
     assert "paper: K-S 0.14" in (tmp_path / "iccs2021-fig2.html").read_text()

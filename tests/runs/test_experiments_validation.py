@@ -1,4 +1,4 @@
-"""The validation ladder (issue 18): recorded waits, the traced machine, one VO feature a step."""
+"""The validation ladder: recorded waits, the traced machine, one VO feature a step."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fidelity rows of the Knapsack Grid and VO Preferences experiments (issue 20).
+"""Fidelity rows of the Knapsack Grid and VO Preferences experiments.
 
 Each experiment's ``fidelity(table)`` on its own quick run (the paper's constants in the
 ``paper`` fields), and on hand-made tables where the verdicts flip as each rule says.

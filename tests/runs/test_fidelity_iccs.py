@@ -1,4 +1,4 @@
-"""Fidelity rows of the ICCS 2021 and ICCS 2023 experiments (issue 20's ``fidelity.md``)."""
+"""Fidelity rows of the ICCS 2021 and ICCS 2023 experiments (rows of ``fidelity.md``)."""
 
 from __future__ import annotations
 

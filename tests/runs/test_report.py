@@ -191,7 +191,7 @@ def test_studies_are_valid_sweeps():
         assert [c.run_count for c in sizes] == sorted(c.run_count for c in sizes)
         assert all(c.scenario["trace"] == sizes[0].scenario["trace"] for c in sizes)
     main = study_config("vo-policies")
-    # the issue's floor: month-scale windows, five U_a per objective, five repetitions
+    # the study's floor: month-scale windows, five U_a per objective, five repetitions
     assert main.scenario["jobs"] >= 5000 and main.repetitions >= 5 and main.run_count == 95
     assert set(main.sweep["vo_objective"]) == {"cost", "finish", "runtime"}
     assert len(main.sweep["ua"]) >= 5 and min(main.sweep["ua"]) < 37 < max(main.sweep["ua"])
@@ -287,7 +287,7 @@ def _strict_json(text: str) -> dict:
 
 
 def test_charts_of_undefined_means_are_valid_json():
-    # mean A is NaN for a policy whose runs had no cycle with a choice (issue 18), and an
+    # mean A is NaN for a policy whose runs had no cycle with a choice, and an
     # infinite value must not reach the spec either: Vega-Lite rejects NaN and Infinity
     from vosim.analysis.report import _parameter_chart, _summary
 

@@ -152,7 +152,7 @@ def test_expansion_order_ids_and_seeds_are_stable():
         ("cost", 25.0, 0),
     ]
     assert len({r.run_id for r in runs}) == 12
-    # Ids are a hash of values (and of the vosim version, issue 21 item 7): pinned, so a change
+    # Ids are a hash of values (and of the vosim version): pinned, so a change
     # to them (which orphans finished parts) is deliberate.
     assert runs[0].run_id == expand(parse_sweep(SWEEP))[0].run_id == "d15ef97ca50c"
     # Paired seeds: repetition r has one seed across the combinations.

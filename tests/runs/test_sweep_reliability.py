@@ -1,4 +1,4 @@
-"""Sweep reliability (issue 21, items 4, 5, 7, 8 and 9).
+"""Sweep reliability.
 
 Workers that outlive a killed sweep, sweeps too big to expand, results reused after the trace
 changed, an unreachable Ray address, and unreadable parts or manifests.

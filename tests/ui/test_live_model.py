@@ -209,7 +209,7 @@ def test_step_is_step_cycle():
 
 def test_advance_drains_and_finishes():
     model = _model(workload=AEP_SCENARIO, users=3)
-    assert math.isinf(model.horizon)  # no horizon: the run drains (issue 18)
+    assert math.isinf(model.horizon)  # no horizon: the run drains
     span = model.run_span
     assert span == max(j.submit_time for j in model.jobs)
     assert model.next_cycle_time() == model.cycle_period
@@ -292,8 +292,8 @@ def test_trace_scenario_steps():
     model.step()
     c = model.cycle_period
     assert model.time == 2 * c
-    # cycles at 0, c, 2c, but those that cannot act are skipped to the next event (issue 21,
-    # item 3): here the one at 2c (nothing waits; the next submission is at 1460 s)
+    # cycles at 0, c, 2c, but those that cannot act are skipped to the next event:
+    # here the one at 2c (nothing waits; the next submission is at 1460 s)
     times = model.cycle_frame()["time"].tolist()
     assert times[0] == 0.0 and set(times) <= {0.0, c, 2 * c}
     assert len(times) == model.periodic.ran and len(times) + model.periodic.skipped >= 3
