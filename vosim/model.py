@@ -943,31 +943,6 @@ class VOModel(mesa.Model):
 
     # -- reporters ---------------------------------------------------------------------------
     @property
-    def cycle_batch(self) -> int:
-        """Jobs in the batch of the last cycle."""
-        return self.metascheduler.last_batch
-
-    @property
-    def cycle_scheduled(self) -> int:
-        """Jobs given a window in the last cycle."""
-        return self.metascheduler.last_scheduled
-
-    @property
-    def cycle_alternatives(self) -> int:
-        """Alternatives found in the last cycle (step 1 of the cyclic scheme)."""
-        return self.metascheduler.last_alternatives
-
-    @property
-    def cycle_ua(self) -> float:
-        """Mean user evaluation ``U`` of the alternatives chosen in the last cycle (NaN: none)."""
-        return self.metascheduler.last_ua
-
-    @property
-    def cycle_vo_evaluation(self) -> float:
-        """VO evaluation ``A`` (%) of the last cycle's combination (NaN without step 2)."""
-        return self.metascheduler.last_vo_evaluation
-
-    @property
     def queue_length(self) -> int:
         """Jobs waiting for a window."""
         return self.metascheduler.queue_length
