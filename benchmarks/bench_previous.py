@@ -25,6 +25,7 @@ changes a result is not a speed-up.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import statistics
 import subprocess
@@ -36,6 +37,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import ROOT, extract_vosim
+from vosim import VOModel
 
 TARGET = 0.95
 
@@ -71,7 +73,8 @@ def run_side(tree: Path, options: dict, parquet: Path) -> dict:
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode or not lines:
-        raise RuntimeError(f"run in {tree} failed: {proc.stderr[-1500:]}")
+        err = proc.stderr.strip().splitlines() or ["no error output"]
+        raise RuntimeError(f"run in {tree} failed: {err[-1]}")  # the child's error line
     result = json.loads(lines[-1][len("RESULT ") :])
     if not Path(result["vosim"]).resolve().is_relative_to(tree.resolve()):
         raise RuntimeError(f"imported {result['vosim']}, not the vosim in {tree}")
@@ -144,10 +147,13 @@ def main(argv: list[str] | None = None) -> int:
         options["owners"] = args.owners if args.owners == "trace" else int(args.owners)
     if args.availability:
         options["availability"] = True
+    known = inspect.signature(VOModel).parameters
     for item in args.set:
         name, sep, value = item.partition("=")
         if not sep or not name:
             parser.error(f"--set {item!r}: expected NAME=VALUE")
+        if name not in known:
+            parser.error(f"--set {item!r}: VOModel has no argument {name!r}")
         try:
             options[name] = json.loads(value)
         except json.JSONDecodeError:
@@ -191,4 +197,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except RuntimeError as exc:  # a side's run failed: its error, without this script's trace
+        print(f"bench_previous.py: error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
