@@ -35,9 +35,11 @@ _FITS_MAYBE, _TOO_FEW_LONG_SLOTS, _BUDGET_TOO_LOW = 0, 1, 2
 def screen_codes(node, start, end, price, perf, n, volume, budget, rtol):  # pragma: no cover
     """Screening codes of ``k`` requests against ``m`` slots (int8, shape (k,)).
 
-    ``node, start, end, price, perf``: the slots' columns, shape (m,), ``m >= 1``; ``n``
-    (int64), ``volume``, ``budget``: the requests, shape (k,); ``rtol``: the budget's relative
-    tolerance. Raises nothing (compiled).
+    ``node, start, end, price, perf``: the slots' columns, shape (m,), ``m >= 1`` (times in
+    model time units, price in cost units per time unit); ``n`` (int64), ``volume``
+    (performance x time units), ``budget`` (cost units): the requests, shape (k,); ``rtol``:
+    the budget's relative tolerance. Raises nothing (compiled). Source: AEP §2.1 (a slot
+    holds a task of volume ``V`` when ``length x performance >= V``; a window's cost).
     """
     size = node.max() + 1
     longest = np.zeros(size)

@@ -32,9 +32,11 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
     """Cut spans ``[a_i, b_i)`` on distinct nodes ``wnode`` out of ``m >= 1`` slots.
 
     ``node, start, end, price, perf``: the slot list's columns in (start, node) order, shape
-    (m,); ``wnode`` (int), ``a``, ``b``: the spans, shape (n,). Returns ``(bad, node, start,
-    end, price, perf)``: ``bad`` the first span that lies in no slot of its node (the columns
-    are then empty), else -1 and the new columns. Raises nothing (compiled).
+    (m,) (times in model time units, price per time unit); ``wnode`` (int), ``a``, ``b``
+    (model time units): the spans, shape (n,). Returns ``(bad, node, start, end, price,
+    perf)``: ``bad`` the first span that lies in no slot of its node (the columns are then
+    empty; the caller raises ``SlotError``), else -1 and the new columns. Raises nothing
+    (compiled). Source: AEP §3.1 and VO Preferences §2 (a found window is cut out).
     """
     m, n = node.size, wnode.size
     size = max(node.max(), wnode.max()) + 1
@@ -60,11 +62,7 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
         if end[r] > b[i]:
             right += 1
     # the remainders [b, end), by (start, node)
-    xs = np.empty(right)
-    xn = np.empty(right, dtype=node.dtype)
-    xe = np.empty(right)
-    xp = np.empty(right)
-    xf = np.empty(right)
+    xn, xs, xe, xp, xf = _rows(right, node)
     q = 0
     for i in range(n):
         r = hit[i]
@@ -83,11 +81,13 @@ def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):
 
     ``node, start, end, price, perf``: the slot list's columns in (start, node) order, shape
     (m,); ``snode, sa, sb, sprice, sperf``: the window's spans (busy time in that list),
-    shape (n,). The rows of the spans' nodes and the spans are sorted by (node, start); a row
-    starts a new free span unless it touches the previous one of its node (its start at most
-    that row's end), and a merged span ends at the latest end of its rows and keeps its first
-    row's price and performance. The merged spans go back among the other rows in (start,
-    node) order. Returns the new columns. Raises nothing (compiled).
+    shape (n,); times in model time units, prices per time unit. The rows of the spans'
+    nodes and the spans are sorted by (node, start); a row starts a new free span unless it
+    touches the previous one of its node (its start at most that row's end), and a merged
+    span ends at the latest end of its rows and keeps its first row's price and performance.
+    The merged spans go back among the other rows in (start, node) order. Returns the new
+    columns. Raises nothing (compiled). Source: Mu'alem & Feitelson (2001), §2 (compression
+    puts a reservation back before searching it again).
     """
     m, n = node.size, snode.size
     top = snode.max()
@@ -101,11 +101,7 @@ def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):
         if mark[node[r]]:
             touched += 1
     k = touched + n
-    tn = np.empty(k, dtype=node.dtype)
-    ta = np.empty(k)
-    tb = np.empty(k)
-    tp = np.empty(k)
-    tf = np.empty(k)
+    tn, ta, tb, tp, tf = _rows(k, node)
     q = 0
     for r in range(m):
         if mark[node[r]]:
@@ -117,11 +113,7 @@ def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):
     order = np.argsort(ta, kind="mergesort")
     order = order[np.argsort(tn[order], kind="mergesort")]
     # merged spans: (node, start, end, price, perf), then by (start, node)
-    mn = np.empty(k, dtype=node.dtype)
-    ms = np.empty(k)
-    me = np.empty(k)
-    mp = np.empty(k)
-    mf = np.empty(k)
+    mn, ms, me, mp, mf = _rows(k, node)
     g = -1
     for j in range(k):
         x = order[j]
@@ -151,11 +143,7 @@ def _merge_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):
     """
     m, g = node.size, order.size
     size_out = m - np.count_nonzero(drop) + g
-    o_node = np.empty(size_out, dtype=node.dtype)
-    o_start = np.empty(size_out)
-    o_end = np.empty(size_out)
-    o_price = np.empty(size_out)
-    o_perf = np.empty(size_out)
+    o_node, o_start, o_end, o_price, o_perf = _rows(size_out, node)
     r, q, o = 0, 0, 0
     while o < size_out:
         if r < m and drop[r]:
@@ -175,3 +163,9 @@ def _merge_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):
             r += 1
         o += 1
     return o_node, o_start, o_end, o_price, o_perf
+
+
+@_jit
+def _rows(k, node):  # pragma: no cover - compiled
+    """Room for ``k`` slot rows: ``node`` (``node``'s dtype), ``start, end, price, perf``."""
+    return np.empty(k, dtype=node.dtype), np.empty(k), np.empty(k), np.empty(k), np.empty(k)

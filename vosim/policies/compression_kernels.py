@@ -103,7 +103,10 @@ def earliest_start(free, n, volume, budget, not_before, before):  # pragma: no c
     of ``windows.window_at``, operation for operation) and the sum of the ``n`` least costs
     among them in increasing order, summed as numpy sums them (:func:`pairwise_sum`), against
     the budget as ``window_at`` compares them; which slots tie does not change the values
-    summed. Returns that start (model time units) or NaN.
+    summed. ``volume`` in performance x time units, ``budget`` in cost units, ``not_before``
+    and ``before`` in model time units. Returns that start (model time units) or NaN. Raises
+    nothing (compiled). Source: Mu'alem & Feitelson (2001), §2 (the earliest start with
+    enough processors free for the estimate); AEP §2.1 (a window's cost within ``C``).
     """
     fnode, fstart, fend, fprice, fperf = free
     m = fnode.size
