@@ -129,7 +129,7 @@ def calibrate():
 def timed(self):
     if self.cycles % EVERY == 0:
         calibrate()
-    done, queue = self.execution.completed, self.queue_length
+    done, queue = self.model.ledger.completed, self.queue_length
     classes = getattr(self.scheduler, "classes", None)  # the cyclic scheme's request classes
     waiting = 0 if classes is None else int((classes.count > 0).sum())
     t = time.perf_counter()

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
+from vosim.agents.ledger import JobLedger
 from vosim.agents.local import LocalJobs
 from vosim.agents.periodic import PeriodicCycles
 from vosim.agents.user import USER_CRITERIA
@@ -723,6 +724,8 @@ class VOModel(mesa.Model):
             # the traced machine's processors are its nodes: n = ceil(p * N / N) = p either way
             resources="nodes" if self.machine else resources,
         )
+        #: The one writer of the jobs' states (submission to end) and their counts.
+        self.ledger = JobLedger(self.jobs)
         # Request columns as arrays, so the metascheduler screens a whole batch at once.
         self.job_n = np.array([j.n for j in self.jobs], dtype=np.int64)
         self.job_volume = np.array([j.volume for j in self.jobs], dtype=float)
@@ -1021,13 +1024,12 @@ class VOModel(mesa.Model):
     @property
     def completed(self) -> int:
         """Jobs completed so far."""
-        return self.metascheduler.execution.completed
+        return self.ledger.completed
 
     @property
     def done(self) -> bool:
         """``True`` when every job has completed or left (rejected or withdrawn)."""
-        ms = self.metascheduler
-        return ms.execution.completed + ms.rejected + ms.withdrawn == len(self.jobs)
+        return self.ledger.settled
 
     def record_cycle(self) -> None:
         """Append one row of per-cycle data (called by the metascheduler)."""
@@ -1047,7 +1049,7 @@ class VOModel(mesa.Model):
                 self.price_factor,
                 self.owners_active,
                 *self._users(),
-                ms.execution.completed,
+                self.ledger.completed,
                 self.mean_balance,
                 *(self.local_jobs.counts(self.time) if self.local_jobs else _NO_LOCAL),
             )
@@ -1064,13 +1066,13 @@ class VOModel(mesa.Model):
         chunks : int
             Number of time slices (>= 1) the run is split into for progress reports.
         """
-        ms = self.metascheduler
         step = max(self.run_span / max(chunks, 1), self.cycle_period, 1.0)
         with deferred_full_collections():  # the run's records live to its end
             while not self.ended:
                 self.run_until(min(self.horizon, self.time + step))
                 if progress is not None:
-                    progress(ms.execution.completed + ms.rejected + ms.withdrawn, len(self.jobs))
+                    ledger = self.ledger
+                    progress(ledger.completed + ledger.rejected + ledger.withdrawn, len(self.jobs))
         self.finish()
 
     @property
@@ -1122,20 +1124,17 @@ class VOModel(mesa.Model):
             ("interrupted at t=...") instead of naming the horizon.
         """
         for job in self.jobs:
-            if job.state not in ("completed", "rejected", "withdrawn"):
-                if job.state != "pending":  # submitted: it leaves the queue now
-                    job.left_time = float(self.time)
-                elif not job.reason:
-                    job.reason = "not submitted before the horizon"
-                why = job.reason or self._balance_reason(job) or self.metascheduler.wait_reason(job)
+            if not self.ledger.is_final(job):
+                submitted = job.state != "pending"  # it leaves the queue now
+                at = float(self.time) if submitted else math.nan
+                why = job.reason or ("" if submitted else "not submitted before the horizon")
+                why = why or self._balance_reason(job) or self.metascheduler.wait_reason(job)
                 if interrupted:  # the run's end was Ctrl-C, not the horizon
-                    job.reason = (
-                        f"still {job.state} when the run was interrupted at t={self.time:g}"
-                    )
-                    job.reason += f" (last search: {why})" if why and job.state == "waiting" else ""
+                    reason = f"still {job.state} when the run was interrupted at t={self.time:g}"
+                    reason += f" (last search: {why})" if why and job.state == "waiting" else ""
                 else:
-                    job.reason = why or f"still {job.state} at the horizon"
-                job.state = "unfinished"
+                    reason = why or f"still {job.state} at the horizon"
+                self.ledger.end(job, reason, at)
 
     def _balance_reason(self, job: Job) -> str:
         """Why a waiting job's last screen failed on its user's balance ("" if not that)."""

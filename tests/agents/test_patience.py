@@ -83,9 +83,11 @@ def test_every_job_ends_in_exactly_one_state(options):
     frame = model.job_frame()
     counts = frame["state"].value_counts()
     assert counts.sum() == len(model.jobs) == 300
-    ms = model.metascheduler
     assert counts["completed"] == model.completed
-    assert counts["rejected"] == ms.rejected and counts["withdrawn"] == ms.withdrawn
+    assert (
+        counts["rejected"] == model.ledger.rejected
+        and counts["withdrawn"] == model.ledger.withdrawn
+    )
     if math.isinf(options["horizon"]):
         assert counts["unfinished"] == 0  # a drained run ends every job
     else:

@@ -62,6 +62,6 @@ def test_cached_slot_list_equals_the_one_built_from_scratch(monkeypatch, kwargs)
     monkeypatch.setattr(MetaschedulerAgent, "slot_list", both)
     model = VOModel(rng=3, **kwargs)
     model.run()
-    assert len(checked) > 100 and model.metascheduler.execution.completed > 0
+    assert len(checked) > 100 and model.ledger.completed > 0
     if "owner_exit_revenue" in kwargs:  # the case is one where owners do leave
         assert not all(owner.active for owner in model.owners)

@@ -68,7 +68,6 @@ class Execution:
         self.freed = freed
         self.request_pass = request_pass
         self.running: list[Job] = []
-        self.completed = 0
         # busy_nodes: +1/-1 events at task starts and ends, (time, delta, job index, attempt)
         self._busy_events: list[tuple[float, int, int, int]] = []
         self._stopped: dict[tuple[int, int], float] = {}  # interrupted attempts: when
@@ -96,10 +95,12 @@ class Execution:
         self._uncertain: UtilizationSchedule | None = None
         self._uncertain_key: tuple = ()
 
-    def cancel(self, job: Job) -> None:
+    def cancel(self, job: Job, displaced: bool = False) -> None:
         """Cancel ``job``'s unstarted reservation: nodes released, nothing paid.
 
         Under per-period accounts the window's cost held on the user's balance is returned.
+        ``displaced``: an owner's arriving local job took processors of the reservation
+        (:meth:`JobLedger.cancel <vosim.agents.ledger.JobLedger.cancel>` counts it).
         """
         model = self.model
         self.running.remove(job)
@@ -111,11 +112,7 @@ class Execution:
         row = self._attempt_row.pop(job.index, None)
         if row is not None:  # its draw never comes: the attempt moved, it did not fail
             model.attempts[row] = (*model.attempts[row][:4], False, math.inf, True)
-        job.attempt += 1  # its completion event lapses
-        job.state = "waiting"
-        job.window = None
-        job.start = job.finish = math.nan
-        job.task_ends = ()
+        model.ledger.cancel(job, displaced)  # a new attempt: its completion event lapses
 
     def utilization_schedule(self, now: float) -> UtilizationSchedule:
         """Owners' local jobs as uncertain event chains plus each node's global event.
@@ -151,7 +148,7 @@ class Execution:
         """Predict the window's ``P_a^w`` and draw when (if ever) one of its nodes is taken."""
         model = self.model
         predicted = window_availability(window, uncertain)
-        job.predicted_availability = predicted
+        model.ledger.predict(job, predicted)
         spans = window.spans
         ends = np.minimum(spans.end, np.asarray(job.task_ends, dtype=float))
         fail = float(
@@ -179,14 +176,12 @@ class Execution:
         ``rng``.
         """
         model = self.model
+        held_in = None
         if model.budget_period is not None:  # per-period account (vosim's extension)
             model.users[model.job_user_index[job.index]].charge(window.cost)
-            job.held_in = model.budget_periods
+            held_in = model.budget_periods
         if not isinstance(window.slots, Spans):  # held as columns from here on
             window = dataclasses.replace(window, slots=window.spans)
-        job.window = window
-        job.state = "scheduled"
-        job.start = window.start
         # The job runs run_time on a reference-performance node; on node i it takes
         # run_time * p_ref / p_i, and the job ends with its slowest task.
         work = job.run_time * model.reference_performance
@@ -194,15 +189,14 @@ class Execution:
         nodes = spans.node
         ends = start + work / spans.performance
         task_ends = ends.tolist()
-        job.task_ends = tuple(task_ends)
-        job.finish = finish = max(task_ends)
+        model.ledger.reserve(job, window, task_ends, held_in)
+        finish = job.finish
         self.reserved_until[nodes] = spans.end
         self._changes += 1
         self.ahead = self.ahead or start > model.time
         for owner, at, _ in self._by_owner(nodes):
             owner.reserve(nodes[at], start, spans.end[at], job.index)
         self.running.append(job)
-        job.attempt += 1
         # tasks keep their nodes busy over [start, end): one event per job start and per
         # distinct task end, carrying the count
         events, key = self._busy_events, (job.index, job.attempt)
@@ -271,15 +265,11 @@ class Execution:
         ran = max(now, job.start)
         stops = np.minimum(np.minimum(job.window.spans.end, job.task_ends), ran)
         lost = float(np.sum(stops - job.start))
-        job.paid_for_failures += self._settle(job, stops)
+        paid = self._settle(job, stops)
         row = self._attempt_row.pop(job.index, None)
         if row is not None and math.isinf(self.model.attempts[row][5]):  # taken, not drawn
             self.model.attempts[row] = (*self.model.attempts[row][:4], False, float(now), False)
-        job.failures += 1
-        job.state = "waiting"
-        job.window = None
-        job.start = job.finish = math.nan
-        job.task_ends = ()
+        self.model.ledger.interrupt(job, paid)
         self.queue.append(job.index)
         return lost
 
@@ -292,12 +282,10 @@ class Execution:
             if job.attempt != attempt or job.state != "scheduled":
                 continue
             completed = True
-            job.state = "completed"
-            self.completed += 1
             self.running.remove(job)
             # Task on node i ends after run_time * p_ref / p_i, never past its slot.
             spans = job.window.spans
-            job.paid = self._settle(job, np.minimum(spans.end, job.task_ends))
+            self.model.ledger.complete(job, self._settle(job, np.minimum(spans.end, job.task_ends)))
             # [now, s.end) is free again: waiting jobs may fit
             self.freed.update(spans.node[spans.end > now].tolist())
         if completed:

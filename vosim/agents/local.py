@@ -128,9 +128,7 @@ class LocalJobs:
             return False
         lost = 0.0
         for tag in p.displaced.tolist():
-            job = model.jobs[tag]
-            execution.cancel(job)
-            job.displaced += 1
+            execution.cancel(model.jobs[tag], displaced=True)
             ms.queue.arrived.append(tag)
         for tag in p.killed.tolist():
             lost += execution.interrupt(model.jobs[tag], arrival)

@@ -10,6 +10,7 @@ import numpy as np
 
 from vosim.agents.callbacks import callback
 from vosim.agents.execution import Execution
+from vosim.agents.ledger import JobStateError
 from vosim.agents.offers import Offers
 from vosim.agents.patience import Patience
 from vosim.agents.queue import JobQueue
@@ -108,7 +109,7 @@ class MetaschedulerAgent(mesa.Agent):
         self.patience = (
             Patience(model, model.patience, self.withdraw) if model.patience is not None else None
         )
-        self.rejected = self.withdrawn = self.cycles = 0
+        self.cycles = 0
         self.last_batch = self.last_scheduled = self.last_alternatives = 0
         self.last_ua = self.last_vo_evaluation = self.last_vo_total = math.nan
 
@@ -121,7 +122,6 @@ class MetaschedulerAgent(mesa.Agent):
         then asks for the pass (:meth:`request_pass`).
         """
         if not self.queue.admit(job):
-            self.rejected += 1
             return False
         if self.patience is not None:
             self.patience.watch(job)
@@ -134,14 +134,16 @@ class MetaschedulerAgent(mesa.Agent):
 
         Raises
         ------
-        ValueError
-            ``job`` is not waiting.
+        JobStateError
+            ``job`` is not waiting (a ``ValueError``).
         """
         if job.state != "waiting":
-            raise ValueError(f"job {job.job_id} is {job.state}, not waiting: cannot withdraw")
+            raise JobStateError(
+                f"job {job.job_id} (trace row {job.index}) is {job.state}, not waiting: it "
+                "cannot be withdrawn from the queue"
+            )
         self.queue.withdraw(job.index)
-        job.state, job.reason, job.left_time = "withdrawn", reason, at
-        self.withdrawn += 1
+        self.model.ledger.withdraw(job, reason, at)
 
     def budgets_refreshed(self) -> None:
         """Tell the next cycle that users' balances were replenished (jobs may now pay)."""
@@ -218,9 +220,8 @@ class MetaschedulerAgent(mesa.Agent):
             moved = k in cancelled  # keeps the user evaluation of the window it had
             if not moved:
                 choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
-                job.alternatives = len(evals)
-                job.user_evaluation = float(evals[choice])
-                job.earliest_start = decisions.earliest.get(k, window.start)
+                earliest = decisions.earliest.get(k, window.start)
+                model.ledger.choose(job, len(evals), float(evals[choice]), earliest)
             self.execution.reserve(job, window, state.availability)
             if not moved:
                 model.user_agent[job.user].evaluate(

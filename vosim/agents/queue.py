@@ -73,21 +73,20 @@ class JobQueue:
         could ever offer (the ``n`` cheapest nodes; prices are fixed). Returns whether it
         was queued. (VO Preferences §2: a job no window can serve within ``C``.)
         """
-        if not job.reason:
-            model = self.model
-            job.reason = unservable_reason(
-                job.n,
-                job.volume,
-                job.budget,
-                model.node_price,
-                model.node_performance,
-                self._least_per_work,
-            )
-        if job.reason:
-            job.state = "rejected"
+        model = self.model
+        reason = job.reason or unservable_reason(
+            job.n,
+            job.volume,
+            job.budget,
+            model.node_price,
+            model.node_performance,
+            self._least_per_work,
+        )
+        if reason:
+            model.ledger.reject(job, reason)
             return False
-        job.state = "waiting"
-        self.model.job_budget[job.index] = job.budget
+        model.ledger.queue(job)
+        model.job_budget[job.index] = job.budget
         self.arrived.append(job.index)
         return True
 

@@ -201,16 +201,15 @@ class UserAgent(mesa.Agent):
             while self._next < len(self.jobs):
                 job = self.jobs[self._next]
                 self._next += 1
-                job.state = "withdrawn"
-                job.reason = "user left the VO (satisfaction below the threshold)"
-                self.model.metascheduler.withdrawn += 1
+                self.model.ledger.withdraw(
+                    job, "user left the VO (satisfaction below the threshold)"
+                )
             return
         accepted = False
         while self._next < len(self.jobs) and self.jobs[self._next].submit_time <= now:
             job = self.jobs[self._next]
             self._next += 1
-            job.budget = self.budget_for(job)
-            job.criterion = self.criterion
+            self.model.ledger.offer(job, self.budget_for(job), self.criterion)
             self.submitted += 1
             accepted |= self.model.metascheduler.submit(job)
         if self._next < len(self.jobs):

@@ -431,7 +431,10 @@ def summary_lines(model: LiveModel) -> list[tuple[str, str]]:
         ("allocator", model.allocator),
         ("cycle", f"{ms.cycles:,} (every {model.cycle_period:g})"),
         ("queue", f"{model.queue_length:,} waiting, {model.running_jobs:,} scheduled"),
-        ("completed", f"{model.completed:,} of {len(model.jobs):,} ({ms.rejected:,} rejected)"),
+        (
+            "completed",
+            f"{model.completed:,} of {len(model.jobs):,} ({model.ledger.rejected:,} rejected)",
+        ),
         ("jobs scheduled", f"{ms.last_scheduled:,} of a batch of {ms.last_batch:,}"),
         ("alternatives found", f"{ms.last_alternatives:,}"),
         ("chosen combination", shown or "none"),
