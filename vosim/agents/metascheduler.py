@@ -9,6 +9,7 @@ import mesa
 import numpy as np
 
 from vosim.agents.callbacks import callback
+from vosim.agents.event_list import earliest_time
 from vosim.agents.execution import Execution
 from vosim.agents.ledger import JobStateError
 from vosim.agents.offers import Offers
@@ -256,8 +257,8 @@ class MetaschedulerAgent(mesa.Agent):
             return
         if self.event_driven and self._pass_at != now:
             self._pass_at = now
-            events = self.model._event_list._events  # Mesa's heap (mesa pinned < 3.6)
-            if events and events[0].time <= now:  # others first (a cancelled one: harmless)
+            first = earliest_time(self.model)
+            if first is not None and first <= now:  # others first (a cancelled one: harmless)
                 self.model.schedule_event(self._cycle, at=now, priority=mesa.time.Priority.LOW)
             else:
                 self._cycle()

@@ -7,6 +7,7 @@ import math
 import mesa
 
 from vosim.agents.callbacks import callback
+from vosim.agents.event_list import next_live_events
 
 __all__ = ["PeriodicCycles", "first_multiple"]
 
@@ -139,9 +140,8 @@ class PeriodicCycles:
         k, model = self.index, self.model
         if model.metascheduler.can_act():
             return k + 1
-        try:  # Mesa's peek counts the live events first (O(events)): not counted twice here
-            ahead = model._event_list.peek_ahead(2)
-        except IndexError:  # no event is left that is not cancelled
+        ahead = next_live_events(model, 2)  # O(events): not counted twice here
+        if not ahead:  # no event is left that is not cancelled
             return None
         local = model.local_jobs.arrivals if model.local_jobs is not None else None
         head = [e for e in ahead if local is None or e.fn() is not local]
