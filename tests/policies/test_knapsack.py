@@ -15,7 +15,7 @@ from scipy.optimize import linear_sum_assignment
 from vosim.errors import ParameterError
 from vosim.market.slots import Slot, SlotList
 from vosim.policies import knapsack_rules as rules
-from vosim.policies.base import CycleState, QueuedJob, make_policy
+from vosim.policies.base import CycleState, Policy, QueuedJob, make_policy
 from vosim.policies.knapsack import (
     Clusters,
     Knapsack,
@@ -340,7 +340,7 @@ def test_cached_layouts_still_check_their_arguments():
 # ---------------------------------------------------------------------------------- model
 
 
-class _WithOwners:
+class _WithOwners(Policy):
     """The policy, given the model's node owners (until the metascheduler passes them)."""
 
     def __init__(self, inner, owner):

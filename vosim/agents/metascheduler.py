@@ -91,7 +91,7 @@ class MetaschedulerAgent(mesa.Agent):
         #: Re-plans unstarted reservations before each pass (``None``: never, or the policy
         #: does it itself). Static: only the VO's early ends free time before a reservation;
         #: only those that may move are searched (with availability too: see Replanner).
-        replans = replan == "always" and not getattr(scheduler, "replans", False)
+        replans = replan == "always" and not scheduler.replans
         self.replanner = Replanner(static=not self._passes_act) if replans else None
         self._pass_at, self._cycle = -math.inf, callback(self, "cycle")  # pass: when, what
         #: The waiting jobs, arrivals and leavers between cycles.
@@ -231,7 +231,7 @@ class MetaschedulerAgent(mesa.Agent):
             cancelled.pop(k, None)
             self.queue.remove(k)
             scheduled += 1
-        if not hasattr(self.scheduler, "last_code"):
+        if not self.scheduler.records_searches:
             self._reasons.update(decisions.reasons)
         self.queue.arrived.extend(cancelled)  # cancelled and not moved: waits again
         return scheduled
@@ -271,7 +271,7 @@ class MetaschedulerAgent(mesa.Agent):
     @property
     def fallbacks(self) -> FallbackLog:
         """Calls and fallbacks of the policy's fallback chains (empty if it has none)."""
-        return getattr(self.scheduler, "fallbacks", None) or FallbackLog()
+        return self.scheduler.fallbacks or FallbackLog()
 
     def last_code(self, job: Job) -> tuple[int, str]:
         """The screening or allocator code of ``job``'s last search, with the reason.
@@ -280,9 +280,8 @@ class MetaschedulerAgent(mesa.Agent):
         scheme does); else the reason the policy gave last (``ALLOCATOR_FAILED``), or
         ``(0, "")`` if it gave none.
         """
-        own = getattr(self.scheduler, "last_code", None)
-        if own is not None:
-            return own(job.index)
+        if self.scheduler.records_searches:
+            return self.scheduler.last_code(job.index)
         reason = self._reasons.get(job.index, "")
         return (ALLOCATOR_FAILED if reason else 0), reason
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.allocators.fallback import FallbackLog
 from vosim.errors import UnknownAllocatorError
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList
@@ -310,18 +311,45 @@ class Replanned:
 class Policy(Protocol):
     """A scheduling policy: one pass's decisions from the VO's state, with no side effects.
 
-    A policy that re-plans the unstarted reservations of ``CycleState.reserved`` itself
-    (conservative backfilling's compression) sets a class attribute ``replans = True``; the
-    metascheduler then runs no :class:`~vosim.policies.replan.Replanner` before it. Without
-    the attribute (read with ``getattr(policy, "replans", False)``) it does, unless
-    ``VOModel(replan="never")``.
+    Everything the metascheduler asks of a policy is declared here. Policies subclass this
+    protocol and inherit the defaults of all but :meth:`decide`:
+
+    - ``replans`` (class attribute, default ``False``): the policy re-plans the unstarted
+      reservations of ``CycleState.reserved`` itself (conservative backfilling's
+      compression), so the metascheduler runs no :class:`~vosim.policies.replan.Replanner`
+      before it; otherwise it does, unless ``VOModel(replan="never")``.
+    - ``records_searches`` (class attribute, default ``False``): the policy keeps each job's
+      last search itself (:meth:`last_code`); otherwise the metascheduler keeps the reasons
+      of ``Decisions.reasons``.
+    - ``criterion_allocators`` (default ``None``): the AEP criterion each user criterion's
+      window search uses (``{criterion: allocator name}``), for a policy that searches by
+      users' criteria (the cyclic scheme); ``None`` for one that does not.
+    - ``fallbacks`` (default ``None``): the calls and fallbacks of the policy's fallback
+      chains (:class:`~vosim.allocators.fallback.FallbackLog`), if it has any.
+
+    References
+    ----------
+    VO Preferences §2 (the metascheduler's cycle asks the policy for the batch's windows);
+    Mu'alem & Feitelson (2001) §2 (a policy that compresses its own reservations).
     """
 
     name: str
+    replans: ClassVar[bool] = False
+    records_searches: ClassVar[bool] = False
+    criterion_allocators: dict[str, str] | None = None
+    fallbacks: FallbackLog | None = None
 
     def decide(self, state: CycleState) -> Decisions:
         """Decide the windows to reserve and the reservations to cancel at ``state.time``."""
         ...
+
+    def last_code(self, index: int) -> tuple[int, str]:
+        """The screening or allocator code of job ``index``'s last search, and its reason.
+
+        Asked only of a policy with ``records_searches``; ``(0, "")`` for a job never
+        searched (the default, for a policy that keeps no record).
+        """
+        return 0, ""
 
 
 _POLICIES: dict[str, Callable[..., Policy]] = {}

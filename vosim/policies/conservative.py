@@ -10,14 +10,14 @@ from vosim.allocators.base import Window
 from vosim.core.windows import filled
 from vosim.market.profile import FreeProfile
 from vosim.market.slots import SlotList
-from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.windows import _EPS, IdenticalSlots, earliest_window, release
 
 __all__ = ["Conservative", "release"]
 
 
 @register_policy("conservative")
-class Conservative:
+class Conservative(Policy):
     """Conservative backfilling: a reservation for every waiting job, none ever delayed.
 
     One pass at time ``t``, in queue (priority) order over all jobs not yet started: a job

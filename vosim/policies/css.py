@@ -25,7 +25,7 @@ from vosim.errors import ParameterError
 from vosim.market.availability import UtilizationSchedule
 from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
-from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.request_classes import RequestClasses
 
 __all__ = ["CyclicScheme", "DEFAULT_CRITERION_ALLOCATORS", "availability_scheme"]
@@ -47,7 +47,7 @@ _ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
 
 
 @register_policy("css")
-class CyclicScheme:
+class CyclicScheme(Policy):
     """The cyclic scheduling scheme (CSS) of the VO, one scheduling cycle per :meth:`decide`.
 
     Step 1 finds up to ``vo_policy.max_alternatives`` alternatives per waiting job, in queue
@@ -126,6 +126,8 @@ class CyclicScheme:
     """
 
     name = "css"
+
+    records_searches = True
 
     def __init__(
         self,
@@ -551,17 +553,17 @@ class CyclicScheme:
         return result.choice, result.user_evals
 
     # -- why a job waits ---------------------------------------------------------------------
-    def last_code(self, job: int) -> tuple[int, str]:
-        """The screening or allocator code of job ``job``'s last search, with the reason.
+    def last_code(self, index: int) -> tuple[int, str]:
+        """The screening or allocator code of job ``index``'s last search, with the reason.
 
         The newest of the job's own record (a cycle over every job) and its request class's
         (a cycle over classes); ``(0, "")`` if never searched. Codes:
         :data:`~vosim.allocators.screen.SCREEN_REASONS` and ``ALLOCATOR_FAILED``.
         """
-        c = int(self.classes.of[job])
-        if c >= 0 and self.classes.stamp[c] > self._job_stamp[job]:
+        c = int(self.classes.of[index])
+        if c >= 0 and self.classes.stamp[c] > self._job_stamp[index]:
             return int(self.classes.code[c]), self.classes.reason[c]
-        return int(self.wait_code[job]), self._reason[job]
+        return int(self.wait_code[index]), self._reason[index]
 
     def _scale(self, alternatives: int) -> float:
         """What a user evaluation ``U`` is divided by to lie in [0, 1] (VO Preferences §3).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vosim.core.code_path import reference
-from vosim.policies.base import CycleState, Decisions, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, register_policy
 from vosim.policies.fcfs import start_heads, start_heads_counted
 from vosim.policies.windows import IdenticalSlots, NotIdentical, earliest_window, window_at
 
@@ -15,7 +15,7 @@ _BLOCKED = "the queue's head does not fit now and nothing backfills"
 
 
 @register_policy("easy")
-class EASY:
+class EASY(Policy):
     """EASY backfilling: the queue's head holds a reservation; later jobs may jump ahead.
 
     One pass at time ``t``: start heads while they fit. For the blocked head ``h`` the shadow

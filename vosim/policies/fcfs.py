@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vosim.core.code_path import reference
-from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.windows import IdenticalSlots, NotIdentical, window_at
 
 __all__ = ["FCFS", "start_heads", "start_heads_counted"]
@@ -62,7 +62,7 @@ def start_heads_counted(
 
 
 @register_policy("fcfs")
-class FCFS:
+class FCFS(Policy):
     """First come, first served: start heads while they fit, in submission order.
 
     Parameters

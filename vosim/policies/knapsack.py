@@ -14,7 +14,7 @@ from vosim.allocators.base import Window
 from vosim.allocators.mckp import solve_mckp
 from vosim.errors import ParameterError
 from vosim.market.slots import SlotList
-from vosim.policies.base import CycleState, Decisions, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.easy import EASY
 from vosim.policies.knapsack_rules import (
     SPLIT_PENALTY,
@@ -290,7 +290,7 @@ def _dimensions(
 
 
 @register_policy("knapsack")
-class Knapsack:
+class Knapsack(Policy):
     """The Knapsack Grid strategy in the VO: each pass starts the options of most utility.
 
     One pass at time ``t``:

@@ -590,9 +590,7 @@ def _run(args: argparse.Namespace) -> int:
             "failures": int(jobs["failures"].sum()),
             "vo_policy": dataclasses.asdict(model.vo_policy),
             "pricing_policy": model.pricing_policy,
-            "criterion_allocators": getattr(
-                model.metascheduler.scheduler, "criterion_allocators", None
-            ),
+            "criterion_allocators": model.metascheduler.scheduler.criterion_allocators,
             "fallback_after": (
                 None if values["fallback_after"] is None else str(model.fallback_after)
             ),

@@ -343,7 +343,7 @@ class LiveModel(VOModel):
         self.scenario_description = built.description
         self.allocator = allocator
         self.allocators = dict(
-            getattr(self.metascheduler.scheduler, "criterion_allocators", {})
+            self.metascheduler.scheduler.criterion_allocators or {}
             if allocator == BY_USER_CRITERION
             else kwargs["criterion_allocators"]
         )

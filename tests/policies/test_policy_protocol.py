@@ -1,0 +1,52 @@
+"""The Policy protocol declares everything the metascheduler asks of a policy."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import vosim
+from vosim.allocators.fallback import FallbackLog
+from vosim.model import VOModel
+from vosim.policies.base import Policy, policy_names
+
+
+def _policy(name: str) -> Policy:
+    return VOModel(jobs=20, policy=name, rng=1).metascheduler.scheduler
+
+
+@pytest.mark.parametrize("name", policy_names())
+def test_every_registered_policy_is_a_policy_with_the_declared_members(name):
+    policy = _policy(name)
+    assert Policy in type(policy).__mro__ and isinstance(policy.name, str)
+    assert isinstance(policy.replans, bool) and isinstance(policy.records_searches, bool)
+    assert policy.fallbacks is None or isinstance(policy.fallbacks, FallbackLog)
+    allocators = policy.criterion_allocators
+    assert allocators is None or {"finish", "runtime", "cost"} <= set(allocators)
+    code = policy.last_code(0)
+    assert isinstance(code, tuple) and len(code) == 2
+
+
+def test_who_declares_what():
+    assert _policy("conservative").replans and not _policy("easy").replans
+    assert _policy("css").records_searches and not _policy("knapsack").records_searches
+    assert _policy("fcfs").last_code(3) == (0, "")  # keeps no record of its own
+
+
+def test_no_module_probes_a_policy_for_an_attribute():
+    """``getattr``/``hasattr`` on the metascheduler's policy: what the protocol replaced."""
+    root = Path(vosim.__file__).parent
+    probes = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and node.args
+                and "scheduler" in ast.unparse(node.args[0])
+            ):
+                probes.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert probes == []
