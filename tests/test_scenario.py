@@ -11,6 +11,7 @@ import argparse
 import inspect
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -112,6 +113,7 @@ def _toml(value) -> str:
 def test_every_parameter_is_fully_declared(name):
     p = PARAMETERS[name]
     assert p.help and "\n" not in p.help, "one line of help"
+    assert p.doc_type and p.doc and p.doc == inspect.cleandoc(p.doc), "documented once, here"
     assert p.group in GROUPS
     assert p.check is not None, "every parameter declares its check"
     assert bool(p.none) == p.optional, "an optional parameter says what None means"
@@ -140,6 +142,18 @@ def test_vomodel_signature_is_the_declaration():
     signature = [(p.name, p.annotation, p.default) for p in params[1:-1]]
     assert signature == declared
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params[1:])
+
+
+def test_vomodel_documents_every_parameter_from_the_declaration():
+    doc = inspect.cleandoc(VOModel.__doc__)
+    section = doc[doc.index("Parameters\n----------\n") : doc.index("\nRaises\n")]
+    names = re.findall(r"^(\w+) : ", section, flags=re.M)
+    assert names == [*PARAMETERS, "rng"]  # the signature's order
+    for p in PARAMETERS.values():
+        entry = f"{p.name} : {p.doc_type}\n" + "\n".join(
+            f"    {line}" if line else "" for line in p.doc.split("\n")
+        )
+        assert entry in section
 
 
 @pytest.mark.parametrize(

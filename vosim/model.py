@@ -51,6 +51,7 @@ from vosim.scenario import (
     PARAMETERS,
     check_combination,
     check_parameters,
+    parameter_docs,
 )
 
 if TYPE_CHECKING:
@@ -222,229 +223,12 @@ class VOModel(mesa.Model):
     and one with Unix-timestamp submit times too. One model time unit is one second of the
     trace.
 
+    Each parameter but ``rng`` is declared, and documented, once in
+    :class:`vosim.scenario.Scenario`; the entries before ``rng`` below are written into this
+    docstring from there when the module is imported (:func:`vosim.scenario.parameter_docs`).
+
     Parameters
     ----------
-    trace : str, Path or pandas.DataFrame
-        A bundled trace name (see :data:`vosim.data.TRACES`), an SWF path (plain or ``.gz``),
-        or a DataFrame from :func:`~vosim.market.swf.read_swf`. Default UniLu-Gaia-2014-2.
-    jobs : int or None
-        Use the first ``jobs`` jobs of the trace (>= 1) after ``first_job``; ``None`` for all
-        of them.
-    first_job : int
-        Jobs of the trace skipped before the run's (>= 0, default 0): the run is the window
-        of the trace from job ``first_job + 1``. The owners' local job flows start at the
-        window's first submission, as they start at the trace's.
-    offered_load : float or None
-        Scale those jobs' inter-arrival times so that their offered load on the domain's
-        processors (``round(N * MaxProcs / MaxNodes)``; the trace's ``MaxProcs`` with
-        ``machine``) is this (> 0; :func:`~vosim.market.workload.scale_to_load`); ``None``
-        keeps the trace's times. The owners' local load comes on top of it.
-        ``offered_load_traced`` and ``arrival_scale`` record the load before and the factor.
-    nodes : int or None
-        Physical nodes ``N`` of the simulated domain; ``None`` takes the trace header's
-        ``MaxNodes`` (else ``MaxProcs``, else 100). With ``resources="processors"`` each node
-        holds the trace's ``MaxProcs / MaxNodes`` processors (1 if the header lacks either),
-        ``round(N * MaxProcs / MaxNodes)`` in all, spread as evenly as possible when that is
-        not an integer (:func:`~vosim.market.nodes.processor_counts`; UniLu-Gaia's 2004 on 151
-        nodes: 41 nodes of 14 processors and 110 of 13).
-    resources : str
-        What the slots are on (:data:`~vosim.market.nodes.RESOURCE_KINDS`).
-        ``"processors"`` (default; the papers' "CPU nodes"): a job needing ``p``
-        processors gets ``p`` slots, and is rejected if ``p`` exceeds the domain's processors;
-        the processors of a physical node share its performance, price, owner and local load
-        (a local job occupies all of them at once). ``"nodes"``: whole nodes allocated
-        exclusively; a job gets ``ceil(p * N / MaxProcs)`` of them (it turns UniLu-Gaia's
-        1-processor jobs into whole-node jobs, 1.9 times the trace's node time; on the whole
-        trace with 5-10 % local load 92.9 % of the jobs complete).
-        The AEP (§3.1) and VO Preferences (§4) experiments' synthetic domains (``synthetic:aep``,
-        ``synthetic:vo-preferences``, the ``aep`` and ``vo-preferences`` presets) have one processor
-        per CPU node (``MaxProcs = MaxNodes``), so both modes coincide there, as on NASA-iPSC (128
-        processors on 128 nodes) and LCG (no ``MaxNodes``: one processor per node), and with
-        ``machine`` (ignored there). How a trace's multi-processor nodes are mapped is vosim's
-        choice, not the papers'. Slots, windows, ``allocated_resources`` and
-        ``task_frame()["resource"]`` hold resource ids ``0 .. node_count - 1``; ``resource_node``
-        maps them to physical nodes.
-    owners : int or str
-        Resource owners sharing the physical nodes in contiguous blocks (1 <= owners <= N).
-        ``"trace"``: the trace's own sites (SWF field 16, named in its header; LCG-2005-1's
-        170 grid sites) are the owners (:func:`~vosim.market.sites.trace_sites`): each holds
-        its share of ``MaxProcs`` estimated from the whole trace (by peak concurrency with
-        every job started at submission, since such a trace records no waits), as
-        one-processor nodes of one performance and one price drawn per site
-        (:func:`~vosim.market.nodes.site_nodes`); ``nodes`` is then ``MaxProcs``. A trace
-        without partitions is refused (:class:`~vosim.errors.ParameterError` naming it).
-    cycle_period : float
-        Time between scheduling cycles, model time units (0, or at least
-        :data:`~vosim.scenario.MIN_PERIOD` = 1; 0: a pass at every time a job ends or arrives,
-        after all ends and arrivals at that time, as batch systems do). Cycles run at its
-        multiples, skipping those that cannot act (nothing waits, every reservation has
-        started, no pass reprices or reviews owners) up to the next event. Default 300 s:
-        UniLu-Gaia's median inter-arrival time is 11 s and its mean 148 s, so a cycle batches a
-        few jobs on average while adding at most 5 minutes to any wait, small beside the
-        trace's requested times (median 3 days); it also keeps a 3-month trace under 26,000
-        cycles. A run whose cycles that may act would exceed
-        :data:`~vosim.scenario.MAX_PERIODS` (estimated from the trace) is refused.
-    scheduling_interval : float
-        Length ``L`` of the interval the slot list covers, model time units. Default 7 days:
-        longer than 99.8 % of UniLu-Gaia's requested times; longer jobs are rejected.
-    look_ahead : float
-        How far ahead the cyclic scheme may place a job's window, in the job's own requested
-        times: job ``j`` (requested time ``T_j``) is searched in ``[t, t + min(L, look_ahead *
-        T_j))``. Default 6, VO Preferences §4's interval over its shortest reservation time
-        (600 / 100): every job of the papers' experiments keeps the whole interval, while on
-        a real trace a short job's user cannot choose a window days ahead (with one ``L`` for
-        all, the scheme's mean wait grows with ``L``, which no paper gives for real traces).
-        ``inf``: one interval ``L`` for every job. Read by ``css`` and ``availability``.
-    reference_performance : float
-        Node performance at which trace run times hold (default 6, the middle of [2, 10]).
-    budget_range : (float, float)
-        Each user's budget factor is uniform in this range (see :class:`UserAgent`).
-    local_load : (float, float) or None
-        Bounds of the owners' local load (default (0.05, 0.10): VO Preferences §4's range for
-        owners' local load, taken from the text, not calibrated): with ``local_model
-        "online"`` each owner's share of its processor time, uniform in them; with
-        ``"interval"`` each node's hypergeometric share of each period ``L``. ``None`` for
-        dedicated nodes. Ignored when ``local_trace`` is given.
-    criterion_allocators : dict or None
-        User criterion -> registered window criterion
-        (default :data:`~vosim.agents.metascheduler.DEFAULT_CRITERION_ALLOCATORS`).
-    horizon : float or None
-        End of the run, model time units; jobs not completed by then end ``unfinished``.
-        ``None`` (default): the run drains, going on until every job has completed or left
-        (a run that stops at the last submission leaves jobs unfinished that a
-        batch system would have run; with ``patience`` every waiting job leaves in time).
-    patience : float or None
-        A job not started this long after its submission (model time units) is withdrawn by
-        its user (default 30 days); ``None``: jobs wait for ever (a drained run then stops
-        when nothing can change, and the jobs still waiting end ``unfinished``).
-    availability : bool
-        Utilization uncertainty (ICCS 2021/2023): owners' local jobs become uncertain event
-        chains and every node gets a global event; each reserved window's ``P_a^w`` is
-        predicted, and its realisation drawn: a job whose node is taken during its run fails
-        at that moment, pays only for what ran and is requeued.
-    global_load : float
-        Standard deviation of the nodes' global occupation probability ``|N(0, sd)|`` (ICCS
-        2021 §4.1), in [0, 1]; used when ``availability`` is on.
-    availability_method : str
-        Registered availability method (see :func:`vosim.allocators.methods`) that users with
-        the ``availability`` criterion use at each start of the time scan.
-    user_criteria : tuple of str or None
-        Criteria users are drawn from (uniformly); default finish, runtime, cost, plus
-        availability when ``availability`` is on.
-    vo_criterion : str or None
-        A VO policy overriding the users' criteria: ``"availability"`` makes every window
-        the one of maximum ``P_a^w`` within budget; ``None`` follows each user's criterion.
-    max_alternatives : int or None
-        Alternatives searched per job and cycle (step 1 of the cyclic scheme; >= 1, ``None``
-        until the slots run out). 1 (default) is first fit: each job takes the window its
-        user's criterion finds, and step 2 has nothing to choose.
-    vo_objective : str
-        VO criterion of step 2: ``"cost"`` (``C -> max``, owners' revenue), ``"runtime"`` or
-        ``"finish"`` (``T -> min``). See :class:`~vosim.allocators.css.VOPolicy`.
-    vo_limit : str
-        What bounds it: ``"user"`` (users' evaluations, ``lim U``), ``"cost"`` or ``"time"``.
-    user_evaluation : str
-        ``"ordinal"`` (ranks) or ``"relative"`` (%) user evaluations ``U``.
-    ua : float or None
-        ``U_a``, the mean user evaluation allowed per job (ranks or %), or the position of a
-        cost or time limit between the batch's extremes (%); ``None``: no limit.
-    pricing_policy : str
-        Owners' pricing policy (:data:`~vosim.market.pricing.PRICING_POLICIES`): ``"fixed"``
-        (VO Preferences §4) or ``"demand"`` (every cycle each owner's prices move with its VO
-        utilization over the last cycle period, at most 5 % per cycle, within ±60 % of the
-        market base price; :class:`~vosim.market.pricing.DemandPricing`).
-    owner_exit_revenue : float or None
-        Owners whose revenue over the last scheduling interval ``L``, per node and per day,
-        falls below this (cost units) leave the VO with their nodes (checked each cycle after
-        their first ``L``); ``None``: owners never leave.
-    user_exit_satisfaction : float or None
-        Users whose satisfaction (:meth:`~vosim.agents.user.UserAgent.evaluate`, in [0, 1])
-        falls below this after 3 scheduled jobs leave the VO and withdraw their future jobs;
-        ``None``: users never leave.
-    budget_period : float or None
-        Length of a budget period, model time units (finite, > 0); ``None`` (default): no
-        per-period accounts, each job may spend up to its rule budget ``C``. With a period,
-        every user has a balance (cost units), reset without carry-over at time 0 and every
-        ``budget_period`` to its allowance ``budget_allowance * sum(C) * budget_period /
-        span`` (``sum(C)``: the rule budgets of the user's usable trace jobs; ``span``: the
-        trace's last minus first submit time, at least ``budget_period``). A waiting job may
-        spend ``min(C, balance)`` in a cycle; a reserved window's cost is taken from the
-        balance. See :meth:`~vosim.agents.user.UserAgent.replenish`.
-    budget_allowance : float
-        Allowance factor (finite, > 0; default 1): on average a user can afford this many
-        times what its jobs' budgets sum to, though bursts exhaust a period's balance. Used
-        only with ``budget_period``.
-    local_trace : str, Path, pandas.DataFrame or None
-        The owners' local job flow replayed from this SWF trace (a bundled name, a path or a
-        :func:`~vosim.market.swf.read_swf` frame, read whole) instead of the generator of
-        ``local_load``. Online, each of its jobs arrives at its submit time (the trace's first
-        at model time 0) at the owner ``user mod owners``
-        (:func:`~vosim.market.local_flow.trace_local_jobs`); interval, its jobs occupy the
-        domain's nodes from model time 0 as :class:`~vosim.market.local_trace.TraceLocalFlow`
-        places them. ``None`` (default): the generator. May be the same trace as ``trace``.
-    local_model : str or None
-        The owners' local-load model (:data:`~vosim.market.local_flow.LOCAL_MODELS`);
-        ``None`` (default): ``"online"``, or ``"interval"`` with ``availability`` (ICCS
-        2021 §4.1 and ICCS 2023 §2 predict ``P_a^w`` from local jobs scheduled ahead, whose
-        start and end are uncertain; online local jobs are unknown until they arrive).
-        ``"online"``: each owner's local jobs arrive over time, a Poisson flow
-        whose rate gives the owner its share of processor time, each job of 1 up to a node's
-        processors (uniform) with a lognormal length
-        (:class:`~vosim.market.local_flow.PoissonLocalJobs`), known only when it arrives and
-        placed then by ``local_priority`` (:class:`~vosim.agents.local.LocalJobs`; the VO
-        learns of it at its next cycle). ``"interval"``: the papers' initial load of one
-        scheduling interval, drawn per node one interval ahead, each local job on a whole
-        node (AEP §3.1, VO Preferences §4; the ``aep`` and ``vo-preferences`` presets).
-    local_priority : str
-        How an online local job takes processors
-        (:data:`~vosim.market.local_placement.LOCAL_PRIORITIES`): ``"displace"`` (default;
-        at once, from VO reservations not started, which are cancelled and re-planned; never
-        a running VO task), ``"queue"`` (behind VO reservations) or ``"preempt"`` (running VO
-        tasks killed and requeued too). Ignored by the interval model.
-    local_length : float or None
-        Median length of generated online local jobs, model time units (> 0); ``None``
-        (default): the lognormal fitted to the trace's run times
-        (:func:`~vosim.market.local_flow.fitted_lengths`, ICCS 2021 §3.1), capped at ``L``.
-        The log-scale deviation is the fitted one either way; the arrival rate keeps the
-        share.
-    policy : str
-        The scheduling policy deciding each pass: ``"css"`` (default, the cyclic scheduling
-        scheme: each user's criterion finds a window, step 2 combines them under the VO
-        policy), ``"availability"`` (the CSS with every window the one of maximum ``P_a^w``
-        within budget, as ``vo_criterion="availability"``), or a registered batch policy of
-        :mod:`vosim.policies` (``"fcfs"``, ``"easy"``, ``"conservative"``).
-    replan : str
-        ``"always"`` (default): every pass first re-plans the reservations that have not
-        started, in priority order: each moves to the earliest window that starts earlier and
-        is no worse for its user (no longer tasks, no higher cost; see
-        :mod:`vosim.policies.replan`), so no job ever starts later than first reserved
-        (conservative backfilling does this itself). ``"never"``: a reservation stays where
-        it was made, as in the papers' single-cycle scheme (the ``aep`` and
-        ``vo-preferences`` presets). With ``availability`` a move must also keep ``P_a^w`` no
-        lower at the pass; a reservation is searched again only where time was freed since
-        its last search (:class:`~vosim.policies.replan.Replanner`), so a move refused for
-        ``P_a^w`` is not retried merely because the pass time changed ``P_a^w`` (searching
-        every reservation every pass made 300 Gaia jobs 10x slower, 7.3 s -> 74 s; with this
-        rule 4.4 s -> 9.2 s against ``"never"``).
-    machine : bool
-        Simulate the system the trace was recorded on instead of a VO: ``MaxProcs`` identical
-        processors (performance ``reference_performance``, one price, one owner), no local
-        load, budgets that never bind, jobs needing ``p`` processors get ``p`` of them. ``nodes``,
-        ``owners``, ``local_load`` are then ignored; the scheduling interval is stretched to
-        at least twice the longest requested time, so no job is rejected for its length.
-        Cannot be combined with ``availability``, ``local_trace``, ``budget_period``, demand
-        pricing or owners leaving.
-    utility_policy : int
-        Utility policy 1-5 of the Knapsack Grid slides for ``policy="knapsack"`` and
-        ``"knapsack+easy"`` (1: credit; 2-5 add the wait; see
-        :mod:`vosim.policies.knapsack_rules`); ignored by the other policies.
-    fallback_after : str, float, int or None
-        Budget of the exact link of a fallback chain named as a window criterion (e.g.
-        ``criterion_allocators={"cost": "min_cost>amp"}``, ``vosim run --allocator
-        min_cost>amp``): ``"2s"``, ``"5000 nodes"``, a float (seconds) or an int (search-tree
-        nodes); ``None``: each link's own limits
-        (:class:`~vosim.allocators.fallback.FallbackBudget`). Fallbacks are counted per
-        method in ``metascheduler.fallbacks``.
     rng : int, numpy.random.Generator or None
         Seed (an integer >= 0, as numpy takes it); the same seed gives identical job records.
 
@@ -1402,3 +1186,10 @@ class VOModel(mesa.Model):
         ``local_preempted`` (VO jobs they killed), ``local_lost_work`` (processor-seconds).
         """
         return pd.DataFrame.from_records(self._cycle_rows, columns=list(CYCLE_COLUMNS))
+
+
+# Each parameter's documentation sits with its declaration (vosim.scenario): written into the
+# docstring here, so help(VOModel) and the API docs show every parameter.
+if VOModel.__doc__:  # not under python -OO
+    _SECTION = "    Parameters\n    ----------\n"
+    VOModel.__doc__ = VOModel.__doc__.replace(_SECTION, _SECTION + parameter_docs(), 1)
