@@ -38,3 +38,29 @@ def test_the_code_carries_no_history():
         for m in pattern.finditer(text)
     ]
     assert not found, "history in the code:\n" + "\n".join(found)
+
+
+def test_slot_and_slot_list_come_from_one_place():
+    """``Slot`` and ``SlotList`` are imported from :mod:`vosim.core` only (no re-exports)."""
+    import ast
+    from pathlib import Path
+
+    import vosim
+
+    home = {"vosim.core", "vosim.core.slots"}
+    root = Path(vosim.__file__).parent
+    tests = Path(__file__).parent
+    wrong = []
+    for path in [*root.rglob("*.py"), *tests.rglob("*.py")]:
+        text = path.read_text()
+        for node in ast.walk(ast.parse(text, str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module not in home:
+                names = {a.name for a in node.names}
+                if names & {"Slot", "SlotList"}:
+                    wrong.append(f"{path.name}:{node.lineno} from {node.module}")
+        for line in text.splitlines():  # doctests
+            if ">>> from vosim." in line and ("Slot" in line.split("import")[-1]):
+                module = line.split("from ")[1].split(" import")[0]
+                if module not in home:
+                    wrong.append(f"{path.name}: {line.strip()}")
+    assert wrong == []

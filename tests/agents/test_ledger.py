@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import vosim
 from vosim.agents.ledger import LIFE, JobLedger, JobStateError
-from vosim.core.windows import Slot, Window
+from vosim.core import Slot, Window
 from vosim.market.workload import JOB_STATES, Job
 from vosim.model import VOModel
 

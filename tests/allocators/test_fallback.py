@@ -31,8 +31,8 @@ from vosim.allocators.aep import min_cost
 from vosim.allocators.fallback import Chain, budgeted_methods
 from vosim.allocators.mckp import solve_mckp
 from vosim.allocators.problem import AvailabilityProblem
+from vosim.core import Slot, SlotList
 from vosim.errors import ParameterError, ProblemError, UnknownAllocatorError
-from vosim.market.slots import Slot, SlotList
 
 SETTINGS = settings(max_examples=60, deadline=None)
 BIG = FallbackBudget(seconds=60.0, nodes=10**6)  # always suffices on these instances

@@ -35,7 +35,7 @@ from vosim.analysis.metrics import (
     job_table,
     run_summary,
 )
-from vosim.core.windows import Slot, Window
+from vosim.core import Slot, Window
 from vosim.market.workload import Job
 from vosim.runs.cli import build_parser, main
 

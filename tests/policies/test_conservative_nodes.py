@@ -10,8 +10,8 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vosim.core import Slot, SlotList
 from vosim.core.code_path import REFERENCE_ENV
-from vosim.market.slots import Slot, SlotList
 from vosim.model import VOModel
 from vosim.policies import conservative as conservative_module
 from vosim.policies.base import QueuedJob

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from vosim.core import Slot, SlotList
 from vosim.core.windows import Spans, Window
-from vosim.market.slots import Slot, SlotList
 from vosim.model import VOModel
 from vosim.policies import windows
 from vosim.policies.base import CycleState, QueuedJob

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
+from vosim.core import Slot, SlotList
 from vosim.errors import ParameterError
-from vosim.market.slots import Slot, SlotList
 from vosim.policies import knapsack_rules as rules
 from vosim.policies.base import CycleState, Policy, QueuedJob, make_policy
 from vosim.policies.knapsack import (

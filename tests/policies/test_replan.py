@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators.base import Window
+from vosim.core import Slot, SlotList
 from vosim.core.code_path import REFERENCE_ENV
-from vosim.market.slots import Slot, SlotList
 from vosim.model import VOModel
 from vosim.policies.base import CycleState, Decisions, QueuedJob
 from vosim.policies.replan import Replanner, earlier_window, replan

@@ -18,9 +18,9 @@ pytest.importorskip("solara")  # vosim.ui.components imports solara and mesa's S
 
 import altair as alt
 
+from vosim.core import SlotList
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.schedule import LOCAL
-from vosim.market.slots import SlotList
 from vosim.policies.base import CycleState
 from vosim.ui import components as ui
 from vosim.ui.scenarios import (

@@ -1,18 +1,17 @@
 """Building the free slot list of a scheduling interval from the nodes' busy intervals.
 
-:class:`~vosim.core.slots.Slot` and :class:`~vosim.core.slots.SlotList` live in
-:mod:`vosim.core.slots`, below both the market and the allocators; they are re-exported here
-for the modules that import them from this one.
+:class:`~vosim.core.slots.Slot` and :class:`~vosim.core.slots.SlotList` are imported from
+:mod:`vosim.core` (below both the market and the allocators), the one place that exports them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from vosim.core.slots import Slot, SlotList, lexsort_order
+from vosim.core.slots import SlotList, lexsort_order
 from vosim.errors import SlotError
 
-__all__ = ["Slot", "SlotList", "free_slots"]
+__all__ = ["free_slots"]
 
 
 def free_slots(

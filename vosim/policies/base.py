@@ -11,9 +11,9 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
+from vosim.core import SlotList
 from vosim.errors import UnknownAllocatorError
 from vosim.market.availability import UtilizationSchedule
-from vosim.market.slots import SlotList
 
 __all__ = [
     "QueuedJob",

@@ -29,9 +29,9 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core import SlotList
 from vosim.core.windows import Spans, distinct
 from vosim.errors import SlotError
-from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import CycleState, Decisions, QueuedJob, Replanned
 

@@ -7,9 +7,9 @@ import math
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core import SlotList
 from vosim.core.windows import filled
 from vosim.market.profile import FreeProfile
-from vosim.market.slots import SlotList
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.windows import _EPS, IdenticalSlots, earliest_window, release
 

@@ -20,10 +20,10 @@ from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog
 from vosim.allocators.screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
+from vosim.core import SlotList
 from vosim.core.code_path import reference
 from vosim.errors import ParameterError
 from vosim.market.availability import UtilizationSchedule
-from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.request_classes import RequestClasses

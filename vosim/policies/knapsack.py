@@ -12,8 +12,8 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.mckp import solve_mckp
+from vosim.core import SlotList
 from vosim.errors import ParameterError
-from vosim.market.slots import SlotList
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.easy import EASY
 from vosim.policies.knapsack_rules import (
@@ -391,7 +391,7 @@ class Knapsack(Policy):
     either owner). The knapsack starts jobs 1 and 2 (worth 2):
 
     >>> import numpy as np
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(k, 0.0, 100.0, 1.0, 1.0) for k in range(4)])
     >>> queue = [QueuedJob(0, 4, 10.0, 1e9), QueuedJob(1, 2, 10.0, 1e9),
     ...          QueuedJob(2, 2, 10.0, 1e9)]
@@ -575,7 +575,7 @@ class KnapsackEasy(Knapsack):
     3 nodes; 3 is odd) but EASY starts it across the owners:
 
     >>> import numpy as np
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(k, 0.0, 100.0, 1.0, 1.0) for k in range(3)])
     >>> state = CycleState(0.0, 100.0, sl, [QueuedJob(0, 3, 10.0, 1e9)],
     ...                    owner=np.array([0, 1, 2]))

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core import SlotList
 from vosim.core.code_path import reference
 from vosim.core.windows import distinct
-from vosim.market.slots import SlotList
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import (
     CycleState,
@@ -122,7 +122,7 @@ def earlier_window(
 
     Examples
     --------
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> old = Window(slots=(Slot(0, 200.0, 300.0, 1.0, 1.0),), start=200.0, runtime=100.0,
     ...              cost=100.0)
     >>> free = SlotList([Slot(0, 150.0, 200.0, 1.0, 1.0), Slot(0, 300.0, 900.0, 1.0, 1.0),

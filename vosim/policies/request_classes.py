@@ -22,9 +22,9 @@ from types import ModuleType
 
 import numpy as np
 
+from vosim.core import SlotList
 from vosim.core.code_path import reference
 from vosim.core.windows import distinct
-from vosim.market.slots import SlotList
 
 __all__ = ["RequestClasses"]
 

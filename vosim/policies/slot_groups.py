@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from vosim.market.slots import SlotList
+from vosim.core import SlotList
 
 __all__ = ["SlotGroups", "cheapest_totals", "movable"]
 
@@ -53,7 +53,7 @@ class SlotGroups:
 
     Examples
     --------
-    >>> from vosim.market.slots import Slot
+    >>> from vosim.core import Slot
     >>> g = SlotGroups(SlotList([Slot(k, 0.0, 50.0, 1.0, 2.0) for k in range(3)]
     ...                         + [Slot(3, 10.0, 50.0, 1.0, 2.0)]))
     >>> g.count.tolist(), g.start.tolist()

@@ -31,10 +31,10 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
+from vosim.core import Slot, SlotList
 from vosim.core.code_path import kernels, reference
 from vosim.core.slots import lexsort_order, merge_rows
 from vosim.core.windows import Spans, distinct, filled
-from vosim.market.slots import Slot, SlotList
 from vosim.policies.base import CycleState, QueuedJob
 
 __all__ = [
