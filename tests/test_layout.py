@@ -64,3 +64,13 @@ def test_slot_and_slot_list_come_from_one_place():
                 if module not in home:
                     wrong.append(f"{path.name}: {line.strip()}")
     assert wrong == []
+
+
+def test_the_model_makes_its_users_and_owners_with_mesas_create_agents():
+    from pathlib import Path
+
+    import vosim
+
+    text = (Path(vosim.__file__).parent / "model.py").read_text()
+    assert "UserAgent.create_agents(" in text and "ResourceOwnerAgent.create_agents(" in text
+    assert "UserAgent(\n" not in text and "ResourceOwnerAgent(self" not in text

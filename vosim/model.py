@@ -491,9 +491,16 @@ class VOModel(mesa.Model):
         for node in self.nodes:
             by_owner[node.owner].append(node)
         repricing = DemandPricing() if pricing_policy == "demand" else None
-        self.owners = [
-            ResourceOwnerAgent(self, k, by_owner[k], load, repricing) for k in range(owners)
-        ]
+        self.owners = list(
+            ResourceOwnerAgent.create_agents(
+                self,
+                owners,
+                list(range(owners)),
+                [by_owner[k] for k in range(owners)],
+                load,
+                repricing,
+            )
+        )
         self.node_base_price = np.asarray(self.pricing.base_price(self.node_performance))
         self._price_factor: float | None = None  # cached until prices change
         self.owner_of_node = [self.owners[n.owner] for n in self.nodes]
@@ -546,18 +553,19 @@ class VOModel(mesa.Model):
         #: ``satisfaction`` and ``active`` read and write them).
         self.user_satisfaction = np.ones(len(user_ids))
         self.user_active = np.ones(len(user_ids), dtype=bool)
-        self.users = [
-            UserAgent(
+        count = len(user_ids)
+        self.users = list(
+            UserAgent.create_agents(
                 self,
-                uid,
-                by_user[uid],
-                float(f),
-                user_criteria[int(c)],
+                count,
+                user_ids,
+                [by_user[uid] for uid in user_ids],
+                factors.tolist(),
+                [user_criteria[c] for c in picks.tolist()],
                 cost_per_work,
-                position=k,
+                position=list(range(count)),
             )
-            for k, (uid, f, c) in enumerate(zip(user_ids, factors, picks, strict=True))
-        ]
+        )
         self.user_agent = {u.user_id: u for u in self.users}
         #: Per-period accounts (``budget_period``): each job's user position in ``users`` and
         #: each user's balance, cost units (all NaN without accounts).
