@@ -47,7 +47,8 @@ BAD = {
     "cycle_period": (-5.0, ParameterError),
     "scheduling_interval": (0.0, ParameterError),
     "look_ahead": (0.0, ParameterError),
-    "reference_performance": (11.0, ParameterError),
+    "reference_performance": (0.0, ParameterError),
+    "performance_range": ((3, 2), ParameterError),
     "budget_range": ((1.6, 0.7), ParameterError),
     "local_load": ((0.5, 1.0), ParameterError),
     "criterion_allocators": ({"cost": "nope"}, UnknownAllocatorError),
@@ -409,6 +410,8 @@ def test_from_text_names_unreadable_text():
         ({"machine": True, "owner_exit_revenue": 1.0}, "owner_exit_revenue"),
         ({"vo_criterion": "availability", "criterion_allocators": {"cost": "amp"}}, "not both"),
         ({"policy": "availability", "criterion_allocators": {"cost": "amp"}}, "not both"),
+        ({"reference_performance": 11.0}, r"must lie in performance_range \[2, 10\], got 11.0"),
+        ({"performance_range": (3, 5)}, r"must lie in performance_range \[3, 5\], got 6.0"),
     ],
 )
 def test_rules_between_parameters(values, needle):

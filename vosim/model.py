@@ -269,6 +269,7 @@ class VOModel(mesa.Model):
         scheduling_interval: float = 7 * 86400.0,
         look_ahead: float = 6.0,
         reference_performance: float = 6.0,
+        performance_range: tuple[int, int] = (2, 10),
         budget_range: tuple[float, float] = (0.7, 1.6),
         local_load: tuple[float, float] | None = (0.05, 0.10),
         criterion_allocators: dict[str, str] | None = None,
@@ -413,7 +414,9 @@ class VOModel(mesa.Model):
         self.budget_allowance = float(budget_allowance)
         self.owner_exit_revenue = owner_exit_revenue
         self.user_exit_satisfaction = user_exit_satisfaction
-        performance_range = (2, 10)
+        performance_range = (int(performance_range[0]), int(performance_range[1]))
+        #: Inclusive bounds of the nodes' integer performance (see ``performance_range``).
+        self.performance_range = performance_range
         #: The traced system instead of a VO (see ``machine`` above).
         self.machine = bool(machine)
         if self.machine:  # identical processors at the reference performance, one price

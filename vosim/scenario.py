@@ -261,17 +261,25 @@ class Period(Real):
 
 @dataclass(frozen=True)
 class Pair(Check):
-    """A pair ``(low, high)`` of real numbers with ``low <= high``, both within the bounds."""
+    """A pair ``(low, high)`` of real numbers with ``low <= high``, both within the bounds.
+
+    ``integer``: both must be integers (``bool`` excluded).
+    """
 
     low: float | None = None
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    integer: bool = False
 
     def accepts(self, value: Any) -> bool:
         if not isinstance(value, (tuple, list)) or len(value) != 2:
             return False
         a, b = value
+        if self.integer and not all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value
+        ):
+            return False
         item = Real(self.low, self.high, self.low_open, self.high_open)
         return item.accepts(a) and item.accepts(b) and a <= b
 
@@ -279,7 +287,8 @@ class Pair(Check):
         g = "{:g}".format
         left = "" if self.low is None else f"{g(self.low)} {'<' if self.low_open else '<='} "
         right = "" if self.high is None else f" {'<' if self.high_open else '<='} {g(self.high)}"
-        return f"a pair (low, high) of numbers with {left}low <= high{right}"
+        kind = "integers" if self.integer else "numbers"
+        return f"a pair (low, high) of {kind} with {left}low <= high{right}"
 
 
 @dataclass(frozen=True)
@@ -793,12 +802,28 @@ class Scenario:
     )
     reference_performance: float = _p(
         6.0,
-        "node performance at which the trace's run times hold (nodes are in [2, 10])",
+        "node performance at which the trace's run times hold (within --performance-range)",
         group="domain",
-        check=Real(low=2, high=10),
+        check=Real(low=0, low_open=True),
         doc_type="float",
         doc="""
-        Node performance at which trace run times hold (default 6, the middle of [2, 10]).
+        Node performance at which trace run times hold (default 6, the middle of [2, 10]);
+        within ``performance_range``.
+        """,
+    )
+    performance_range: tuple[int, int] = _p(
+        (2, 10),
+        "nodes' performance is a uniform integer in this range (VO Preferences §4: [2, 10])",
+        group="domain",
+        check=Pair(low=0, low_open=True, integer=True),
+        metavar="LOW,HIGH",
+        doc_type="(int, int)",
+        doc="""
+        Inclusive bounds of each physical node's performance, a uniform integer (default
+        (2, 10): VO Preferences §4 and AEP §3.1, "performance uniform integer in [2, 10]").
+        LCG's sites draw one performance each from it; ignored with ``machine`` (every
+        processor at ``reference_performance``). Budgets are set by the dearest cost per
+        unit of work over it.
         """,
     )
     budget_range: tuple[float, float] = _p(
@@ -1589,7 +1614,8 @@ def check_combination(values: Mapping[str, Any]) -> None:
     ParameterError
         ``cycle_period`` 0 with demand pricing; ``machine`` with availability, a local trace,
         budget accounts, demand pricing or owners leaving; ``vo_criterion`` (or
-        ``policy="availability"``) together with ``criterion_allocators``.
+        ``policy="availability"``) together with ``criterion_allocators``;
+        ``reference_performance`` outside ``performance_range`` (unless ``machine``).
     """
 
     def get(name: str) -> Any:
@@ -1620,6 +1646,13 @@ def check_combination(values: Mapping[str, Any]) -> None:
     vo_criterion = "availability" if get("policy") == "availability" else get("vo_criterion")
     if vo_criterion is not None and get("criterion_allocators"):
         raise ParameterError("give vo_criterion or criterion_allocators, not both")
+    low, high = get("performance_range")
+    reference = get("reference_performance")
+    if not get("machine") and not low <= reference <= high:
+        raise ParameterError(
+            f"reference_performance must lie in performance_range [{low}, {high}], "
+            f"got {reference!r}"
+        )
 
 
 # -- presets ---------------------------------------------------------------------------------------
