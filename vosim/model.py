@@ -580,8 +580,6 @@ class VOModel(mesa.Model):
 
         last_submit = max((j.submit_time for j in self.jobs), default=0.0)
         self.horizon = math.inf if horizon is None else float(horizon)  # None: drain
-        if not self.horizon > 0:
-            raise ParameterError(f"horizon must be > 0, got {self.horizon}")
         self._last_submit = last_submit
         if accounts:
             # HIGH priority: a replenishment at a cycle's time comes before that cycle.
