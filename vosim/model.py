@@ -43,7 +43,7 @@ from vosim.market.workload import (
     jobs_from_trace,
     scale_to_load,
 )
-from vosim.policies import make_policy
+from vosim.policies import make_policy, policy_options
 from vosim.scenario import (
     MAX_LOCAL_ARRIVALS,
     MAX_LOCAL_DRAWS,
@@ -678,30 +678,27 @@ class VOModel(mesa.Model):
     def _policy_options(
         self, policy: str, utility_policy: int, mapping: dict[str, str] | None
     ) -> dict:
-        """Keyword options of the registered policy ``policy`` that the model sets."""
-        if policy.startswith("knapsack"):
-            return {
-                "utility_policy": utility_policy,
-                "reference_performance": self.reference_performance,
-            }
+        """The model values the registered policy ``policy`` declared it takes.
+
+        From :data:`~vosim.policies.base.MODEL_VALUES`, offered alike to every policy; each
+        policy's registration names its own (:func:`~vosim.policies.base.policy_options`).
+        """
         static = self.pricing_policy == "fixed" and self.owner_exit_revenue is None
-        if policy == "conservative":
-            return {"static": static and not self.availability}
-        if policy in ("css", "availability"):
-            return {
-                "jobs": len(self.jobs),
-                "price": self.node_price,
-                "performance": self.node_performance,
-                "scheduling_interval": self.scheduling_interval,
-                "criterion_allocators": mapping,
-                "vo_policy": self.vo_policy,
-                "static": static and not self.availability,
-                "availability_method": self.availability_method,
-                "fallback_after": self.fallback_after,
-                "look_ahead": self.look_ahead,
-                "reference_performance": self.reference_performance,
-            }
-        return {}
+        offered = {
+            "jobs": len(self.jobs),
+            "price": self.node_price,
+            "performance": self.node_performance,
+            "scheduling_interval": self.scheduling_interval,
+            "look_ahead": self.look_ahead,
+            "criterion_allocators": mapping,
+            "vo_policy": self.vo_policy,
+            "static": static and not self.availability,
+            "availability_method": self.availability_method,
+            "fallback_after": self.fallback_after,
+            "reference_performance": self.reference_performance,
+            "utility_policy": utility_policy,
+        }
+        return {name: offered[name] for name in policy_options(policy)}
 
     # -- per-period budget accounts ----------------------------------------------------------
     def _open_accounts(self) -> None:

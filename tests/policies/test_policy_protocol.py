@@ -50,3 +50,23 @@ def test_no_module_probes_a_policy_for_an_attribute():
             ):
                 probes.append(f"{path.relative_to(root)}:{node.lineno}")
     assert probes == []
+
+
+@pytest.mark.parametrize("name", policy_names())
+def test_a_policy_declares_the_model_values_it_takes_and_takes_them(name):
+    import inspect
+
+    from vosim.policies.base import MODEL_VALUES, _entry
+
+    factory, options = _entry(name)
+    assert set(options) <= set(MODEL_VALUES)
+    signature = inspect.signature(factory)
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+    assert takes_any or set(options) <= set(signature.parameters)
+
+
+def test_registering_an_option_the_model_does_not_offer_is_refused():
+    from vosim.policies.base import register_policy
+
+    with pytest.raises(ValueError, match="no model value 'budget'"):
+        register_policy("x", options=("budget",))

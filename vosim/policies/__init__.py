@@ -24,6 +24,7 @@ from vosim.policies.base import (
     QueuedJob,
     make_policy,
     policies,
+    policy_options,
     register_policy,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "QueuedJob",
     "make_policy",
     "policies",
+    "policy_options",
     "register_policy",
 ]

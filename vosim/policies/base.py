@@ -352,25 +352,77 @@ class Policy(Protocol):
         return 0, ""
 
 
-_POLICIES: dict[str, Callable[..., Policy]] = {}
+#: The registered policies: name -> (factory, the model values it takes).
+_POLICIES: dict[str, tuple[Callable[..., Policy], tuple[str, ...]]] = {}
+
+#: The values a model offers every policy (:func:`policy_options` picks a policy's own):
+#: ``jobs`` (int, jobs in the run), ``price`` and ``performance`` (float arrays by node id,
+#: cost units per time unit and relative speed), ``scheduling_interval`` and ``look_ahead``
+#: (``L``, model time units; ``k`` requested times), ``criterion_allocators`` (user criterion
+#: -> AEP criterion), ``vo_policy`` (:class:`~vosim.allocators.css.VOPolicy`), ``static``
+#: (bool: fixed prices, no owner exit, no availability), ``availability_method``,
+#: ``fallback_after``, ``reference_performance`` and ``utility_policy``.
+MODEL_VALUES = (
+    "jobs",
+    "price",
+    "performance",
+    "scheduling_interval",
+    "look_ahead",
+    "criterion_allocators",
+    "vo_policy",
+    "static",
+    "availability_method",
+    "fallback_after",
+    "reference_performance",
+    "utility_policy",
+)
 
 
-def register_policy(name: str) -> Callable[[Callable[..., Policy]], Callable[..., Policy]]:
+def register_policy(
+    name: str, *, options: tuple[str, ...] = ()
+) -> Callable[[Callable[..., Policy]], Callable[..., Policy]]:
     """Register a policy factory (a class or function taking keyword options) under ``name``.
+
+    ``options``: the names of :data:`MODEL_VALUES` the factory takes from the model, each
+    a keyword of the factory; the model passes exactly these (:func:`policy_options`).
 
     Raises
     ------
     ValueError
-        ``name`` is already registered.
+        ``name`` is already registered, or ``options`` names a value the model does not
+        offer.
     """
+    unknown = [o for o in options if o not in MODEL_VALUES]
+    if unknown:
+        raise ValueError(f"policy {name!r}: no model value {', '.join(map(repr, unknown))}")
 
     def deco(factory: Callable[..., Policy]) -> Callable[..., Policy]:
         if name in _POLICIES:
             raise ValueError(f"policy {name!r} is already registered")
-        _POLICIES[name] = factory
+        _POLICIES[name] = (factory, tuple(options))
         return factory
 
     return deco
+
+
+def policy_options(name: str) -> tuple[str, ...]:
+    """The model values the policy registered as ``name`` takes (:data:`MODEL_VALUES`).
+
+    Raises
+    ------
+    UnknownAllocatorError
+        ``name`` is not registered.
+    """
+    return _entry(name)[1]
+
+
+def _entry(name: str) -> tuple[Callable[..., Policy], tuple[str, ...]]:
+    try:
+        return _POLICIES[name]
+    except KeyError:
+        raise UnknownAllocatorError(
+            f"unknown policy {name!r}; registered: {', '.join(policies())}"
+        ) from None
 
 
 def policies() -> list[str]:
@@ -400,10 +452,4 @@ def make_policy(name: str, **options: Any) -> Policy:
     UnknownAllocatorError
         ``name`` is not registered (the message lists the registered names).
     """
-    try:
-        factory = _POLICIES[name]
-    except KeyError:
-        raise UnknownAllocatorError(
-            f"unknown policy {name!r}; registered: {', '.join(policies())}"
-        ) from None
-    return factory(**options)
+    return _entry(name)[0](**options)

@@ -16,7 +16,7 @@ from vosim.policies.windows import _EPS, IdenticalSlots, earliest_window, releas
 __all__ = ["Conservative", "release"]
 
 
-@register_policy("conservative")
+@register_policy("conservative", options=("static",))
 class Conservative(Policy):
     """Conservative backfilling: a reservation for every waiting job, none ever delayed.
 

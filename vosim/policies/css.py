@@ -46,7 +46,23 @@ _ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
 _ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
 
 
-@register_policy("css")
+#: The model values the cyclic scheme takes (:data:`~vosim.policies.base.MODEL_VALUES`).
+_SCHEME_OPTIONS = (
+    "jobs",
+    "price",
+    "performance",
+    "scheduling_interval",
+    "criterion_allocators",
+    "vo_policy",
+    "static",
+    "availability_method",
+    "fallback_after",
+    "look_ahead",
+    "reference_performance",
+)
+
+
+@register_policy("css", options=_SCHEME_OPTIONS)
 class CyclicScheme(Policy):
     """The cyclic scheduling scheme (CSS) of the VO, one scheduling cycle per :meth:`decide`.
 
@@ -603,7 +619,7 @@ def _max_availability(
     return max_availability_window(slots, request, p_avail, method)
 
 
-@register_policy("availability")
+@register_policy("availability", options=_SCHEME_OPTIONS)
 def availability_scheme(**options: Any) -> CyclicScheme:
     """The cyclic scheme with every job searched for its maximum-``P_a^w`` window.
 

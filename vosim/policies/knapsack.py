@@ -289,7 +289,7 @@ def _dimensions(
     )
 
 
-@register_policy("knapsack")
+@register_policy("knapsack", options=("utility_policy", "reference_performance"))
 class Knapsack(Policy):
     """The Knapsack Grid strategy in the VO: each pass starts the options of most utility.
 
@@ -546,7 +546,7 @@ class Knapsack(Policy):
         return len(placed), over_budget
 
 
-@register_policy("knapsack+easy")
+@register_policy("knapsack+easy", options=("utility_policy", "reference_performance"))
 class KnapsackEasy(Knapsack):
     """KS+BF in the VO: the knapsack's pass, then EASY backfilling of the jobs left.
 
