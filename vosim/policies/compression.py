@@ -23,13 +23,14 @@ time ``V / p``, cost within the budget ``C``).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.core import SlotList
+from vosim.core.code_path import kernels
 from vosim.core.windows import Spans, distinct
 from vosim.errors import SlotError
 from vosim.market.uncertainty import window_availability
@@ -298,9 +299,6 @@ class _Rows:
         )
 
 
-@functools.cache
-def _kernels():
+def _kernels() -> ModuleType:
     """The compiled kernels, imported at the first pass that re-plans (numba loads then)."""
-    from vosim.policies import compression_kernels
-
-    return compression_kernels
+    return kernels("vosim.policies.compression_kernels")

@@ -16,14 +16,13 @@ So a cycle costs the number of classes, not the number of waiting jobs.
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from types import ModuleType
 
 import numpy as np
 
 from vosim.core import SlotList
-from vosim.core.code_path import reference
+from vosim.core.code_path import kernels, reference
 from vosim.core.windows import distinct
 
 __all__ = ["RequestClasses"]
@@ -405,9 +404,6 @@ def tail_starts(
     return out if np.ndim(at) else out[0]
 
 
-@functools.cache
 def _sleep_kernels() -> ModuleType:
     """The compiled bound, imported at the first class put to sleep (numba loads then)."""
-    from vosim.policies import sleep_kernels
-
-    return sleep_kernels
+    return kernels("vosim.policies.sleep_kernels")
