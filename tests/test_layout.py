@@ -78,9 +78,9 @@ def test_the_model_makes_its_users_and_owners_with_mesas_create_agents():
 
 #: Imports of vosim inside function bodies in the core, each with why it is still there:
 #: the allocators' registries and fallback chains import each other (one registry would end
-#: the cycle); market.fitted and market.synthetic import each other and the SWF reader only
-#: when a trace is built (the scenario declaration must not import pandas); the model reads
-#: the analysis package only when asked for its tables.
+#: the cycle); market.synthetic imports the fitted generator and the SWF reader only when a
+#: trace is built (the scenario declaration imports it and must not import pandas or scipy);
+#: the model reads the analysis package only when asked for its tables.
 DEFERRED_IMPORTS = {
     "allocators/aep.py": ["vosim.allocators"],
     "allocators/availability_window.py": ["vosim.allocators"],
@@ -88,7 +88,6 @@ DEFERRED_IMPORTS = {
     "allocators/mckp.py": ["vosim.allocators.fallback"],
     "allocators/problem.py": ["vosim.allocators.fallback"],
     "allocators/timescan.py": ["vosim.allocators.greedy", "vosim.allocators.knapsack"],
-    "market/fitted.py": ["vosim.market.swf", "vosim.market.synthetic", "vosim.data"],
     "market/synthetic.py": ["vosim.market.fitted", "vosim.data", "vosim.market.swf"],
     "model.py": ["vosim.analysis.metrics", "vosim.analysis.network"],
 }

@@ -49,7 +49,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from vosim.data import TRACES, trace_path
 from vosim.errors import ParameterError
+from vosim.market.swf import header_int, read_swf, swf_frame
 
 __all__ = ["FITTED", "FittedWorkload", "fitted_workload", "fitted_trace", "usable_columns"]
 
@@ -145,8 +147,6 @@ class FittedWorkload:
         workload on parallel supercomputers: modeling the characteristics of rigid jobs",
         JPDC 63(11), 2003 (serial jobs and emphasised sizes as their own components).
         """
-        from vosim.market.swf import header_int
-
         sizes, run, requested, submit, users = usable_columns(frame)
         if sizes.size < 10:
             raise ParameterError(
@@ -209,8 +209,6 @@ class FittedWorkload:
         ParameterError
             ``jobs`` not an integer >= 1.
         """
-        from vosim.market.synthetic import swf_frame
-
         k = self.jobs if jobs is None else jobs
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"jobs must be an integer >= 1, got {jobs!r}")
@@ -346,9 +344,6 @@ def fitted_workload(trace: str) -> FittedWorkload:
     ParameterError
         ``trace`` is not a bundled trace, or cannot be fitted (:meth:`FittedWorkload.fit`).
     """
-    from vosim.data import TRACES, trace_path
-    from vosim.market.swf import read_swf
-
     if trace not in TRACES:
         raise ParameterError(
             f"a fitted job flow needs a bundled trace ({', '.join(TRACES)}), got {trace!r}"

@@ -16,7 +16,7 @@ import pandas as pd
 from vosim.errors import TraceFormatError, TraceWarning
 from vosim.market.nodes import MAX_RESOURCES
 
-__all__ = ["SWF_COLUMNS", "FIELD_LIMIT", "read_swf", "header_int"]
+__all__ = ["SWF_COLUMNS", "FIELD_LIMIT", "read_swf", "header_int", "swf_frame"]
 
 #: The 18 SWF fields in file order, as DataFrame column names, with their units.
 #: Times are seconds, memory is KB per processor, ``-1`` (kept as ``-1``) means unknown.
@@ -298,3 +298,61 @@ def _warn_repeated_ids(path: Path, job_lines: list[tuple[int, str]], ids: np.nda
         TraceWarning,
         stacklevel=3,
     )
+
+
+def swf_frame(
+    submit: np.ndarray,
+    n: np.ndarray,
+    requested_time: np.ndarray,
+    run_time: np.ndarray,
+    user: np.ndarray,
+    *,
+    nodes: int,
+    note: str,
+) -> pd.DataFrame:
+    """Build a trace in :func:`~vosim.market.swf.read_swf` format from job columns.
+
+    Parameters
+    ----------
+    submit : array of float, shape (k,)
+        Submit times, model time units, non-decreasing.
+    n : array of int, shape (k,)
+        Node count of each job (``MaxProcs = MaxNodes = nodes``, so processors are nodes).
+    requested_time, run_time : arrays of float, shape (k,)
+        Reservation time ``T`` and actual run time on a node of the reference performance.
+    user : array of int, shape (k,)
+        User id of each job (SWF field 12).
+    nodes : int
+        Domain size written to the header.
+    note : str
+        Header ``Note`` (the source of the parameters).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`~vosim.market.swf.SWF_COLUMNS`; unknown fields are ``-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = swf_frame(np.array([0.0]), np.array([5]), np.array([150.0]), np.array([150.0]),
+    ...               np.array([1]), nodes=100, note="AEP")
+    >>> int(f.loc[0, "requested_processors"]), f.attrs["header"]["MaxNodes"]
+    (5, '100')
+    """
+    k = len(submit)
+    frame = pd.DataFrame({c: np.full(k, -1, dtype=np.int64) for c in SWF_COLUMNS})
+    frame["average_cpu_time"] = -1.0
+    frame["used_memory"] = -1.0
+    frame["job_id"] = np.arange(1, k + 1)
+    frame["submit_time"] = np.rint(submit).astype(np.int64)
+    frame["wait_time"] = 0
+    frame["run_time"] = np.rint(run_time).astype(np.int64)
+    frame["allocated_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_processors"] = np.asarray(n, dtype=np.int64)
+    frame["requested_time"] = np.rint(requested_time).astype(np.int64)
+    frame["status"] = 1
+    frame["user_id"] = np.asarray(user, dtype=np.int64)
+    frame.attrs["header"] = {"MaxNodes": str(nodes), "MaxProcs": str(nodes), "Note": note}
+    frame.attrs["path"] = note
+    return frame

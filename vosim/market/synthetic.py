@@ -24,7 +24,6 @@ __all__ = [
     "SYNTHETIC_TRACES",
     "aep_trace",
     "load_trace",
-    "swf_frame",
     "synthetic_trace",
     "vo_preferences_trace",
 ]
@@ -127,69 +126,6 @@ def load_trace(
     return read_swf(trace_path(name), jobs)
 
 
-def swf_frame(
-    submit: np.ndarray,
-    n: np.ndarray,
-    requested_time: np.ndarray,
-    run_time: np.ndarray,
-    user: np.ndarray,
-    *,
-    nodes: int,
-    note: str,
-) -> pd.DataFrame:
-    """Build a trace in :func:`~vosim.market.swf.read_swf` format from job columns.
-
-    Parameters
-    ----------
-    submit : array of float, shape (k,)
-        Submit times, model time units, non-decreasing.
-    n : array of int, shape (k,)
-        Node count of each job (``MaxProcs = MaxNodes = nodes``, so processors are nodes).
-    requested_time, run_time : arrays of float, shape (k,)
-        Reservation time ``T`` and actual run time on a node of the reference performance.
-    user : array of int, shape (k,)
-        User id of each job (SWF field 12).
-    nodes : int
-        Domain size written to the header.
-    note : str
-        Header ``Note`` (the source of the parameters).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`~vosim.market.swf.SWF_COLUMNS`; unknown fields are ``-1``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> f = swf_frame(np.array([0.0]), np.array([5]), np.array([150.0]), np.array([150.0]),
-    ...               np.array([1]), nodes=100, note="AEP")
-    >>> int(f.loc[0, "requested_processors"]), f.attrs["header"]["MaxNodes"]
-    (5, '100')
-    """
-    import numpy as np
-    import pandas as pd
-
-    from vosim.market.swf import SWF_COLUMNS
-
-    k = len(submit)
-    frame = pd.DataFrame({c: np.full(k, -1, dtype=np.int64) for c in SWF_COLUMNS})
-    frame["average_cpu_time"] = -1.0
-    frame["used_memory"] = -1.0
-    frame["job_id"] = np.arange(1, k + 1)
-    frame["submit_time"] = np.rint(submit).astype(np.int64)
-    frame["wait_time"] = 0
-    frame["run_time"] = np.rint(run_time).astype(np.int64)
-    frame["allocated_processors"] = np.asarray(n, dtype=np.int64)
-    frame["requested_processors"] = np.asarray(n, dtype=np.int64)
-    frame["requested_time"] = np.rint(requested_time).astype(np.int64)
-    frame["status"] = 1
-    frame["user_id"] = np.asarray(user, dtype=np.int64)
-    frame.attrs["header"] = {"MaxNodes": str(nodes), "MaxProcs": str(nodes), "Note": note}
-    frame.attrs["path"] = note
-    return frame
-
-
 def _check_positive_int(name: str, value: object) -> None:
     """Raise ``ParameterError`` unless ``value`` is an integer (not a bool) >= 1."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
@@ -237,7 +173,7 @@ def aep_trace(
     Returns
     -------
     pandas.DataFrame
-        The trace (:func:`swf_frame`); run time equals the requested time.
+        The trace (:func:`~vosim.market.swf.swf_frame`); run time equals the requested time.
 
     Raises
     ------
@@ -265,6 +201,8 @@ def aep_trace(
     submit -= submit[0]
     user = rng.integers(1, users + 1, size=jobs)
     t = np.full(jobs, float(time))
+    from vosim.market.swf import swf_frame  # pandas: only when a trace is built
+
     return swf_frame(submit, np.full(jobs, n), t, t, user, nodes=nodes, note="AEP §3.1")
 
 
@@ -310,7 +248,7 @@ def vo_preferences_trace(
     Returns
     -------
     pandas.DataFrame
-        The trace (:func:`swf_frame`).
+        The trace (:func:`~vosim.market.swf.swf_frame`).
 
     Raises
     ------
@@ -342,4 +280,6 @@ def vo_preferences_trace(
     n = rng.integers(node_range[0], node_range[1], size=k, endpoint=True)
     t = rng.integers(time_range[0], time_range[1], size=k, endpoint=True).astype(float)
     user = rng.integers(1, users + 1, size=k)
+    from vosim.market.swf import swf_frame  # pandas: only when a trace is built
+
     return swf_frame(submit, n, t, t, user, nodes=nodes, note="VO Preferences §4")

@@ -23,8 +23,8 @@ from vosim.allocators.base import criteria
 from vosim.analysis.metrics import bounded_slowdown, jain_index
 from vosim.data import trace_path
 from vosim.errors import ParameterError
-from vosim.market.swf import read_swf
-from vosim.market.synthetic import aep_trace, swf_frame, vo_preferences_trace
+from vosim.market.swf import read_swf, swf_frame
+from vosim.market.synthetic import aep_trace, vo_preferences_trace
 from vosim.market.workload import Job
 from vosim.model import VOModel
 from vosim.scenario import PARAMETERS, PRESETS
