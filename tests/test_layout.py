@@ -82,12 +82,9 @@ def test_the_model_makes_its_users_and_owners_with_mesas_create_agents():
 #: trace is built (the scenario declaration imports it and must not import pandas or scipy);
 #: the model reads the analysis package only when asked for its tables.
 DEFERRED_IMPORTS = {
-    "allocators/aep.py": ["vosim.allocators"],
-    "allocators/availability_window.py": ["vosim.allocators"],
     "allocators/base.py": ["vosim.allocators.fallback"],
     "allocators/mckp.py": ["vosim.allocators.fallback"],
     "allocators/problem.py": ["vosim.allocators.fallback"],
-    "allocators/timescan.py": ["vosim.allocators.greedy", "vosim.allocators.knapsack"],
     "market/synthetic.py": ["vosim.market.fitted", "vosim.data", "vosim.market.swf"],
     "model.py": ["vosim.analysis.metrics", "vosim.analysis.network"],
 }

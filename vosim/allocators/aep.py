@@ -29,7 +29,6 @@ blocks (the sweeps' test oracle).
 
 from __future__ import annotations
 
-import functools
 import heapq
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +38,7 @@ from types import ModuleType
 import numpy as np
 
 from vosim.allocators.base import register_criterion
-from vosim.core.code_path import reference
+from vosim.core.code_path import kernels, reference
 from vosim.core.slots import Slot, SlotList
 from vosim.core.windows import Allocation, ResourceRequest, Spans, Window, distinct, filled
 
@@ -1167,9 +1166,6 @@ def min_finish_substitution(slots: SlotList, request: ResourceRequest) -> Alloca
     return _substitution_search(slots, request, "min_finish_substitution", finish=True)
 
 
-@functools.cache
 def _kernels() -> ModuleType:
     """The compiled sweeps, imported at the first search (numba loads then)."""
-    from vosim.allocators import aep_kernels
-
-    return aep_kernels
+    return kernels("vosim.allocators.aep_kernels")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 
 from vosim.allocators.timescan import time_scan
+from vosim.core.code_path import kernels
 from vosim.core.slots import Slot, SlotList
 from vosim.core.windows import Allocation, ResourceRequest, Window, distinct
 
@@ -48,12 +49,9 @@ def _price(slots: SlotList, size: int) -> np.ndarray:
     return price
 
 
-@functools.cache
-def _kernels():
+def _kernels() -> ModuleType:
     """The compiled kernel, imported at the first search (numba loads then)."""
-    from vosim.allocators import availability_kernels
-
-    return availability_kernels
+    return kernels("vosim.allocators.availability_kernels")
 
 
 def max_availability_window(

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from vosim.allocators import problem as _problem
+from vosim.allocators.greedy import united_scan
+from vosim.allocators.knapsack import integer_costs, knapsack_select
 from vosim.allocators.problem import AvailabilityProblem, AvailabilityResult
 from vosim.core.results import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
@@ -571,8 +573,6 @@ def _united_scan(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanResu
     Same answer as :func:`_full_scan` with the registered method (the tests' oracle):
     :func:`vosim.allocators.greedy.united_scan` applies its rule to all columns at once.
     """
-    from vosim.allocators.greedy import united_scan
-
     selected, _ = united_scan(c, p, n, b)
     K = p.shape[1]
     ok = selected[:, 0] >= 0 if n else np.ones(K, dtype=bool)
@@ -751,8 +751,6 @@ def _undominated(Q: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
 
 
 def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanResult:
-    from vosim.allocators.knapsack import integer_costs, knapsack_select
-
     m, K = p.shape
     method = "knapsack_p"
     stats: dict[str, Any] = {"unique_columns": 0, "certified": 0, "dp_solves": 0, "pruned": 0}
