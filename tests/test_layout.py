@@ -77,14 +77,10 @@ def test_the_model_makes_its_users_and_owners_with_mesas_create_agents():
 
 
 #: Imports of vosim inside function bodies in the core, each with why it is still there:
-#: the allocators' registries and fallback chains import each other (one registry would end
-#: the cycle); market.synthetic imports the fitted generator and the SWF reader only when a
+#: market.synthetic imports the fitted generator and the SWF reader only when a
 #: trace is built (the scenario declaration imports it and must not import pandas or scipy);
 #: the model reads the analysis package only when asked for its tables.
 DEFERRED_IMPORTS = {
-    "allocators/base.py": ["vosim.allocators.fallback"],
-    "allocators/mckp.py": ["vosim.allocators.fallback"],
-    "allocators/problem.py": ["vosim.allocators.fallback"],
     "market/synthetic.py": ["vosim.market.fitted", "vosim.data", "vosim.market.swf"],
     "model.py": ["vosim.analysis.metrics", "vosim.analysis.network"],
 }

@@ -8,6 +8,7 @@ The shared types (:class:`~vosim.core.windows.ResourceRequest`,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from vosim.core.slots import Slot, SlotList  # noqa: F401 (Slot: the doctests use it)
 from vosim.core.windows import Allocation, ResourceRequest, Window
@@ -20,6 +21,8 @@ __all__ = [
     "register_criterion",
     "criteria",
     "allocate_window",
+    "chain",
+    "register_chain",
 ]
 
 
@@ -46,6 +49,35 @@ def register_criterion(name: str) -> Callable[[Criterion], Criterion]:
 def criteria() -> list[str]:
     """Return the registered criterion names, sorted."""
     return sorted(_CRITERIA)
+
+
+#: How a fallback chain name (``"a>b"``) of each kind runs: ``"criteria"``, ``"methods"``
+#: (availability) and ``"mckp"``. :mod:`vosim.allocators.fallback`, imported with the
+#: package, registers them, so the registries need not import it (it imports them).
+_CHAINS: dict[str, Callable[..., Any]] = {}
+
+
+def register_chain(kind: str, runner: Callable[..., Any]) -> None:
+    """Register how a fallback chain of ``kind`` runs (:data:`_CHAINS`'s kinds).
+
+    Raises ``ValueError`` if ``kind`` already has one. Source: vosim's fallback chains
+    (:mod:`vosim.allocators.fallback`).
+    """
+    if kind in _CHAINS:
+        raise ValueError(f"fallback chains of {kind!r} are already registered")
+    _CHAINS[kind] = runner
+
+
+def chain(kind: str) -> Callable[..., Any]:
+    """How a fallback chain of ``kind`` runs (what :func:`register_chain` registered).
+
+    Raises ``KeyError`` naming ``kind`` if none is registered (the fallback module was not
+    imported: it is, with :mod:`vosim.allocators`).
+    """
+    try:
+        return _CHAINS[kind]
+    except KeyError:
+        raise KeyError(f"no fallback chains of {kind!r} registered") from None
 
 
 def allocate_window(
@@ -87,13 +119,7 @@ def allocate_window(
     (10.0, 40.0, 60.0)
     """
     if isinstance(criterion, str) and ">" in criterion:  # a fallback chain, e.g. "min_cost>amp"
-        from vosim.allocators.fallback import resolve, window_chain
-
-        chain = resolve(criterion, "criteria")
-
-        def fn(slots: SlotList, request: ResourceRequest) -> Allocation:
-            return window_chain(slots, request, chain, fallback_after)
-
+        fn = chain("criteria")(criterion, fallback_after)
     else:
         try:
             fn = _CRITERIA[criterion]

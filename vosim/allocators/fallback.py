@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from vosim.allocators import mckp as _mckp
 from vosim.allocators.aep import min_cost
-from vosim.allocators.base import allocate_window, criteria
+from vosim.allocators.base import allocate_window, criteria, register_chain
 from vosim.allocators.groups import knapsack_group
 from vosim.allocators.problem import allocate_resources, methods
 from vosim.errors import ParameterError, UnknownAllocatorError
@@ -744,3 +744,29 @@ class FallbackLog:
 
     def __repr__(self) -> str:
         return f"FallbackLog({self.to_dict()!r})"
+
+
+def _window_chain(
+    criterion: str, fallback_after
+) -> Callable[[SlotList, ResourceRequest], Allocation]:
+    """``allocate_window``'s search for the chain ``criterion`` (names checked now)."""
+    links = resolve(criterion, "criteria")
+    return lambda slots, request: window_chain(slots, request, links, fallback_after)
+
+
+def _availability_chain(method: str, fallback_after) -> Callable[[AvailabilityProblem], Any]:
+    """``allocate_resources``' method for the chain ``method`` (names checked now)."""
+    links = resolve(method, "methods")
+    return lambda problem: availability_chain(problem, links, fallback_after)
+
+
+def _mckp_chain(values, demands, capacity, method, fallback_after, time_limit, node_limit):
+    """``solve_mckp`` for the chain ``method``: budgets from its limits unless given."""
+    if fallback_after is None:
+        fallback_after = FallbackBudget(seconds=time_limit, nodes=node_limit)
+    return mckp_chain(values, demands, capacity, method, fallback_after)
+
+
+register_chain("criteria", _window_chain)
+register_chain("methods", _availability_chain)
+register_chain("mckp", _mckp_chain)

@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from vosim.allocators.base import chain
 from vosim.core.results import Status
 from vosim.errors import ProblemError
 
@@ -579,11 +580,8 @@ def solve_mckp(
     if node_limit is not None and not node_limit >= 1:
         raise ProblemError(f"node_limit must be >= 1 or None, got {node_limit!r}")
     if isinstance(method, str) and ">" in method:  # a fallback chain, e.g. "milp>greedy"
-        from vosim.allocators.fallback import FallbackBudget, mckp_chain
-
-        if fallback_after is None:
-            fallback_after = FallbackBudget(seconds=time_limit, nodes=node_limit)
-        return mckp_chain(values, demands, capacity, method, fallback_after)
+        run = chain("mckp")
+        return run(values, demands, capacity, method, fallback_after, time_limit, node_limit)
     if method not in METHODS:
         raise ProblemError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     vals, dems, cap = _problem(values, demands, capacity)

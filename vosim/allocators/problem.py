@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from vosim.allocators.base import chain
 from vosim.core.results import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
@@ -353,12 +354,7 @@ def allocate_resources(
         ``problem`` is not an :class:`AvailabilityProblem`.
     """
     if isinstance(method, str) and ">" in method:  # a fallback chain
-        from vosim.allocators.fallback import availability_chain, resolve
-
-        chain = resolve(method, "methods")
-
-        def fn(problem: AvailabilityProblem) -> AvailabilityResult:
-            return availability_chain(problem, chain, fallback_after)
+        fn = chain("methods")(method, fallback_after)
 
     else:
         try:
