@@ -16,10 +16,10 @@ from vosim.agents.ledger import JobLedger
 from vosim.agents.local import LocalJobs
 from vosim.agents.periodic import PeriodicCycles
 from vosim.agents.user import USER_CRITERIA
-from vosim.allocators.css import VOPolicy
 from vosim.allocators.fallback import FallbackBudget
 from vosim.allocators.screen import BUDGET_TOO_LOW
-from vosim.core.collect import deferred_full_collections
+from vosim.allocators.vo_choice import VOPolicy
+from vosim.core.gc_pause import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, trace_path
 from vosim.errors import ParameterError
 from vosim.market.local_flow import PoissonLocalJobs, fitted_lengths, trace_local_jobs

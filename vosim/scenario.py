@@ -465,19 +465,19 @@ def _user_criteria() -> tuple[str, ...]:
 
 
 def _vo_objectives() -> tuple[str, ...]:
-    from vosim.allocators.css import VO_OBJECTIVES
+    from vosim.allocators.vo_choice import VO_OBJECTIVES
 
     return tuple(VO_OBJECTIVES)
 
 
 def _vo_limits() -> tuple[str, ...]:
-    from vosim.allocators.css import VO_LIMITS
+    from vosim.allocators.vo_choice import VO_LIMITS
 
     return tuple(VO_LIMITS)
 
 
 def _evaluations() -> tuple[str, ...]:
-    from vosim.allocators.css import EVALUATIONS
+    from vosim.allocators.vo_choice import EVALUATIONS
 
     return tuple(EVALUATIONS)
 
@@ -987,7 +987,7 @@ class Scenario:
         doc_type="str",
         doc="""
         VO criterion of step 2: ``"cost"`` (``C -> max``, owners' revenue), ``"runtime"`` or
-        ``"finish"`` (``T -> min``). See :class:`~vosim.allocators.css.VOPolicy`.
+        ``"finish"`` (``T -> min``). See :class:`~vosim.allocators.vo_choice.VOPolicy`.
         """,
     )
     vo_limit: str = _p(

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vosim.market.synthetic import swf_frame
+from vosim.market.swf import swf_frame
 from vosim.model import VOModel
 from vosim.policies.base import policy_names
 

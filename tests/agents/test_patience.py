@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vosim.market.synthetic import swf_frame
+from vosim.market.swf import swf_frame
 from vosim.market.workload import JOB_STATES
 from vosim.model import VOModel
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vosim.agents.queue import JobQueue
-from vosim.market.synthetic import swf_frame
+from vosim.market.swf import swf_frame
 from vosim.model import VOModel
 
 

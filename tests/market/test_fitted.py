@@ -9,7 +9,7 @@ from scipy import stats
 
 from vosim.errors import ParameterError, TraceFormatError
 from vosim.market.fitted import FittedWorkload, fitted_trace, fitted_workload
-from vosim.market.synthetic import swf_frame
+from vosim.market.swf import swf_frame
 from vosim.model import VOModel
 from vosim.runs.config import parse_sweep
 

@@ -18,7 +18,7 @@ import pytest
 from vosim import ParameterError, VOModel
 from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.nodes import Node, expand_processors, processor_counts
-from vosim.market.synthetic import swf_frame
+from vosim.market.swf import swf_frame
 from vosim.market.workload import jobs_from_trace, node_counts
 
 GAIA = "UniLu-Gaia-2014-2"

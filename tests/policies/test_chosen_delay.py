@@ -11,7 +11,7 @@ from vosim.agents.execution import Execution
 from vosim.core.slots import Slot, SlotList
 from vosim.model import VOModel
 from vosim.policies.base import CycleState, QueuedJob
-from vosim.policies.css import CyclicScheme
+from vosim.policies.cyclic_scheme import CyclicScheme
 
 SLOTS = SlotList([Slot(0, 500.0, 10_000.0, 1.0, 2.0), Slot(1, 0.0, 10_000.0, 5.0, 4.0)])
 

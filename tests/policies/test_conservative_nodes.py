@@ -15,7 +15,7 @@ from vosim.core.code_path import REFERENCE_ENV
 from vosim.model import VOModel
 from vosim.policies import conservative as conservative_module
 from vosim.policies.base import QueuedJob
-from vosim.policies.windows import earliest_window
+from vosim.policies.batch_windows import earliest_window
 
 
 @st.composite

@@ -1,8 +1,8 @@
 """EASY and FCFS on counts (identical processors) equal the node form, decision for decision.
 
-The node form (``decide_by_nodes``: :func:`~vosim.policies.windows.window_at`,
-:func:`~vosim.policies.windows.earliest_window` and slot-list cuts) is the oracle of the count
-form (``decide_by_counts`` on :class:`~vosim.policies.windows.IdenticalSlots`): on random slot
+The node form (``decide_by_nodes``: :func:`~vosim.policies.batch_windows.window_at`,
+:func:`~vosim.policies.batch_windows.earliest_window` and slot-list cuts) is the oracle of the count
+form (``decide_by_counts`` on :class:`~vosim.policies.batch_windows.IdenticalSlots`): on random slot
 lists of the traced machine's form, with many ties (equal release times, jobs that end
 exactly at the shadow time or at the interval's end, budgets at the window cost), both give
 equal :class:`~vosim.policies.base.Decisions` (windows, processors in order, costs, reasons,
@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 from vosim.core import Slot, SlotList
 from vosim.core.windows import Spans, Window
 from vosim.model import VOModel
-from vosim.policies import windows
+from vosim.policies import batch_windows as windows
 from vosim.policies.base import CycleState, QueuedJob
+from vosim.policies.batch_windows import IdenticalSlots
 from vosim.policies.easy import EASY
 from vosim.policies.fcfs import FCFS
-from vosim.policies.windows import IdenticalSlots
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -16,6 +16,7 @@ from vosim.core import Slot, SlotList
 from vosim.errors import ParameterError
 from vosim.policies import knapsack_rules as rules
 from vosim.policies.base import CycleState, Policy, QueuedJob, make_policy
+from vosim.policies.batch_windows import _EPS, earliest_window
 from vosim.policies.knapsack import (
     Clusters,
     Knapsack,
@@ -23,7 +24,6 @@ from vosim.policies.knapsack import (
     job_options,
     owner_clusters,
 )
-from vosim.policies.windows import _EPS, earliest_window
 
 INF = math.inf
 

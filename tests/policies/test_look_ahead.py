@@ -14,7 +14,7 @@ from vosim.core.slots import Slot, SlotList
 from vosim.errors import ParameterError
 from vosim.model import VOModel
 from vosim.policies.base import CycleState, QueuedJob
-from vosim.policies.css import CyclicScheme
+from vosim.policies.cyclic_scheme import CyclicScheme
 
 
 def _scheme(look_ahead: float, performance=(2.0, 4.0)) -> CyclicScheme:

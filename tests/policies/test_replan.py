@@ -267,7 +267,7 @@ def test_the_budget_filter_keeps_exactly_the_starts_whose_cheapest_tasks_fit(row
     cheapest tasks that fit sum to at most the budget, as a plain sort-and-sum at each start
     says; so it never drops a start where ``window_at`` finds a window."""
     from vosim.policies import replan as rp
-    from vosim.policies.windows import task_starts, window_at
+    from vosim.policies.batch_windows import task_starts, window_at
 
     slots = SlotList([Slot(k, a, a + d, p, f) for k, (a, d, p, f) in enumerate(rows)])
     job = QueuedJob(index=0, n=n, volume=20.0, budget=budget)
@@ -311,7 +311,7 @@ def _release_by_sorting(slots: SlotList, window: Window) -> SlotList:
 def test_release_equals_sorting_every_row(timelines, data):
     """``release`` merges only the window's nodes, and gives what sorting all rows gives; its
     compiled form (the fast path) gives the numpy form's rows."""
-    from vosim.policies.windows import release
+    from vosim.policies.batch_windows import release
 
     free, busy = [], []
     for node, line in enumerate(timelines):

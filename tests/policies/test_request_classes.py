@@ -62,7 +62,7 @@ def test_class_cycle_gives_the_per_job_cycle_records(trace, jobs, seed, allocato
 
 def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
     """However long the queue, a cycle searches each request class until its first failure."""
-    from vosim.policies import css
+    from vosim.policies import cyclic_scheme as css
 
     failures: dict[float, set] = {}
     real = css.allocate_window

@@ -8,7 +8,7 @@ import pytest
 
 from vosim import VOModel
 from vosim.errors import ParameterError, TraceFormatError
-from vosim.market.synthetic import swf_frame
+from vosim.market.swf import swf_frame
 from vosim.runs.cli import main
 from vosim.runs.experiments import run_experiment
 from vosim.runs.experiments.validation import COLUMNS, recorded_summary, step_order

@@ -20,7 +20,7 @@ from vosim.allocators.screen import ALLOCATOR_FAILED, SCREEN_REASONS
 from vosim.core.slots import SlotList
 from vosim.market.workload import Job
 from vosim.policies.base import CycleState, Decisions, Policy
-from vosim.policies.css import DEFAULT_CRITERION_ALLOCATORS
+from vosim.policies.cyclic_scheme import DEFAULT_CRITERION_ALLOCATORS
 from vosim.policies.replan import REPLAN_MODES, Replanner
 
 __all__ = ["MetaschedulerAgent", "DEFAULT_CRITERION_ALLOCATORS"]
@@ -49,7 +49,7 @@ class MetaschedulerAgent(mesa.Agent):
     scheduling_interval : float
         Length ``L`` of the scheduling interval, model time units.
     scheduler : Policy
-        The policy deciding each cycle (e.g. :class:`~vosim.policies.css.CyclicScheme`).
+        The policy deciding each cycle (e.g. :class:`~vosim.policies.cyclic_scheme.CyclicScheme`).
     event_driven : bool
         Run a pass at every time a job ends or arrives (all ends at ``t`` first, then all
         arrivals at ``t``, then one pass), as batch systems do, instead of periodic cycles.

@@ -10,7 +10,7 @@ methods for :class:`AvailabilityProblem` (:func:`methods`: ``knapsack_p``, ``max
 of ICCS 2021 (:func:`time_scan`). The cyclic scheduling scheme of VO Preferences: alternatives
 (:mod:`~vosim.allocators.csa`: CSA on vosim's AMP or the paper's, step 1), the combination of
 alternatives (:mod:`~vosim.allocators.combination`) and VO policies
-(:mod:`~vosim.allocators.css`, step 2).
+(:mod:`~vosim.allocators.vo_choice`, step 2).
 The multiple-choice knapsack of task options across clusters (Knapsack Grid):
 :func:`~vosim.allocators.mckp.solve_mckp`. Wherever a name is taken, a fallback chain such as
 ``"knapsack_group>greedy_plus"``, ``"min_cost>amp"`` or ``"milp>greedy"`` is too: the exact
@@ -21,16 +21,15 @@ method under a budget (``fallback_after``), then the greedy one
 from vosim.allocators import aep as aep
 from vosim.allocators import combination as combination
 from vosim.allocators import csa as csa
-from vosim.allocators import css as css
 from vosim.allocators import exact as exact
 from vosim.allocators import greedy as greedy
 from vosim.allocators import groups as groups
 from vosim.allocators import knapsack as knapsack
 from vosim.allocators import mckp as mckp
+from vosim.allocators import vo_choice as vo_choice
 from vosim.allocators.base import allocate_window, criteria, register_criterion
 from vosim.allocators.combination import choose_combination, combination_curve
 from vosim.allocators.csa import batch_alternatives, find_alternatives
-from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog, is_method, resolve
 from vosim.allocators.problem import (
     AvailabilityProblem,
@@ -41,6 +40,7 @@ from vosim.allocators.problem import (
     window_probability,
 )
 from vosim.allocators.timescan import TimeScanResult, time_scan
+from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import Allocation, ResourceRequest, Status, Window
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): the first
 cut of a process loads it. :func:`cut_distinct` is :meth:`vosim.core.slots.SlotList.cut` for a
-window's spans, :func:`release_window` is :func:`vosim.policies.windows.release`. Each result
+window's spans, :func:`release_window` is :func:`vosim.policies.batch_windows.release`. Each result
 is the numpy function's, row for row. In a cut each span's slot is
 the first row of its node that holds it (the slots of a node are disjoint, so the only one),
 the slot keeps ``[start, a)`` in its own row (dropped when empty), and the remainders

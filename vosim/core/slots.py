@@ -243,7 +243,7 @@ class SlotList:
         References
         ----------
         AEP §2.1: the slot list of the scheduling interval; a job's own interval is
-        :class:`~vosim.policies.css.CyclicScheme`'s ``look_ahead``.
+        :class:`~vosim.policies.cyclic_scheme.CyclicScheme`'s ``look_ahead``.
 
         Examples
         --------

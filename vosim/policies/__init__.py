@@ -11,7 +11,7 @@ backfilling (which does it itself) the metascheduler re-plans the unstarted rese
 """
 
 from vosim.policies import conservative as conservative
-from vosim.policies import css as css
+from vosim.policies import cyclic_scheme as cyclic_scheme
 from vosim.policies import easy as easy
 from vosim.policies import fcfs as fcfs
 from vosim.policies import knapsack as knapsack

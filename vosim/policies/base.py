@@ -153,7 +153,7 @@ class CycleState:
         ``t`` (ascending, shape (f,)) and ``later`` a tuple, or a callable returning it, of
         the processors busy at ``t`` that free up before ``E``: their release times
         (ascending) and ids, ties by id, shape (m - f,) each: the same slots as ``slots``, as
-        :class:`~vosim.policies.windows.IdenticalSlots` reads them. ``None`` (default): not
+        :class:`~vosim.policies.batch_windows.IdenticalSlots` reads them. ``None`` (default): not
         known in this form (read ``slots``).
 
     References
@@ -359,7 +359,7 @@ _POLICIES: dict[str, tuple[Callable[..., Policy], tuple[str, ...]]] = {}
 #: ``jobs`` (int, jobs in the run), ``price`` and ``performance`` (float arrays by node id,
 #: cost units per time unit and relative speed), ``scheduling_interval`` and ``look_ahead``
 #: (``L``, model time units; ``k`` requested times), ``criterion_allocators`` (user criterion
-#: -> AEP criterion), ``vo_policy`` (:class:`~vosim.allocators.css.VOPolicy`), ``static``
+#: -> AEP criterion), ``vo_policy`` (:class:`~vosim.allocators.vo_choice.VOPolicy`), ``static``
 #: (bool: fixed prices, no owner exit, no availability), ``availability_method``,
 #: ``fallback_after``, ``reference_performance`` and ``utility_policy``.
 MODEL_VALUES = (

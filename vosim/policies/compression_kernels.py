@@ -2,7 +2,7 @@
 
 A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): only a run
 that re-plans reservations loads it. Every function mirrors a numpy step of the plain pass
-(:mod:`vosim.policies.replan`, :mod:`vosim.policies.windows`) operation for operation where
+(:mod:`vosim.policies.replan`, :mod:`vosim.policies.batch_windows`) operation for operation where
 it decides something, so the floats compared are the same floats; the docstrings name the
 step. Steps that only skip work (a necessary condition) compare with the plain pass's loosened
 budget, so float rounding never skips a window the plain pass finds.
@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from vosim.allocators.aep_kernels import fenwick_add, fenwick_smallest, pairwise_sum
-from vosim.policies.windows import _EPS  # relative tolerance of budgets and task lengths
+from vosim.policies.batch_windows import _EPS  # relative tolerance of budgets and task lengths
 
 #: Looser budget of the plain pass's necessary conditions.
 _LOOSE = 1e-6

@@ -11,7 +11,7 @@ from vosim.core import SlotList
 from vosim.core.windows import filled
 from vosim.market.profile import FreeProfile
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
-from vosim.policies.windows import _EPS, IdenticalSlots, earliest_window, release
+from vosim.policies.batch_windows import _EPS, IdenticalSlots, earliest_window, release
 
 __all__ = ["Conservative", "release"]
 

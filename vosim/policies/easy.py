@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from vosim.core.code_path import reference
 from vosim.policies.base import CycleState, Decisions, Policy, register_policy
+from vosim.policies.batch_windows import IdenticalSlots, NotIdentical, earliest_window, window_at
 from vosim.policies.fcfs import start_heads, start_heads_counted
-from vosim.policies.windows import IdenticalSlots, NotIdentical, earliest_window, window_at
 
 __all__ = ["EASY"]
 
@@ -27,7 +27,7 @@ class EASY(Policy):
     owners: it is computed again at the next pass.
 
     On identical processors this equals the count-based rule of Mu'alem & Feitelson
-    (:mod:`vosim.policies.windows` explains the tie rules that make node choice equivalent). A
+    (:mod:`vosim.policies.batch_windows` explains the tie rules that make node choice equivalent). A
     head that has no window in ``[t, t + L)`` (the slot list's interval) protects nothing;
     later jobs then backfill freely.
 
@@ -36,7 +36,7 @@ class EASY(Policy):
     A pass costs ``O(q m)`` for ``q`` waiting jobs and ``m`` slots on the node form
     (:meth:`decide_by_nodes`). On identical processors (the traced machine) :meth:`decide`
     runs the count form (:meth:`decide_by_counts`, on
-    :class:`~vosim.policies.windows.IdenticalSlots`): ``O(m)`` vectorised once, ``O(1)``
+    :class:`~vosim.policies.batch_windows.IdenticalSlots`): ``O(m)`` vectorised once, ``O(1)``
     per waiting job and ``O(n)`` per job started, and once no processor is free the rest of
     the queue is passed over at once. Both forms give equal decisions: the node form is the
     count form's oracle in the tests.
@@ -88,7 +88,7 @@ class EASY(Policy):
         """:meth:`decide` on identical processors held as counts; ``None`` where not that.
 
         Equal to :meth:`decide_by_nodes` whenever it returns decisions; ``None`` when the slot
-        list or a job is outside :class:`~vosim.policies.windows.IdenticalSlots`' form (the
+        list or a job is outside :class:`~vosim.policies.batch_windows.IdenticalSlots`' form (the
         caller then uses the node form).
 
         References

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from vosim.core.code_path import reference
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
-from vosim.policies.windows import IdenticalSlots, NotIdentical, window_at
+from vosim.policies.batch_windows import IdenticalSlots, NotIdentical, window_at
 
 __all__ = ["FCFS", "start_heads", "start_heads_counted"]
 
@@ -16,7 +16,7 @@ def start_heads(state: CycleState, decisions: Decisions):
 
     ``slots`` is the slot list with the started windows cut out and ``k`` the queue position
     of the first job that did not fit (``len(queue)`` if all did). Decisions are appended to
-    ``decisions.reserve``. Each head costs a :func:`~vosim.policies.windows.window_at` and a
+    ``decisions.reserve``. Each head costs a :func:`~vosim.policies.batch_windows.window_at` and a
     cut, ``O(m)`` for ``m`` slots (the node form; :func:`start_heads_counted` is the count
     form).
 
@@ -72,9 +72,9 @@ class FCFS(Policy):
     Notes
     -----
     A pass is ``O(k m)`` for ``k`` jobs started and ``m`` slots. Processors are chosen as in
-    :mod:`vosim.policies.windows` (cheapest within the budget, tightest fit on ties). On
+    :mod:`vosim.policies.batch_windows` (cheapest within the budget, tightest fit on ties). On
     identical processors (the traced machine) the pass runs on counts
-    (:class:`~vosim.policies.windows.IdenticalSlots`): ``O(m)`` once, then ``O(n)`` per job
+    (:class:`~vosim.policies.batch_windows.IdenticalSlots`): ``O(m)`` once, then ``O(n)`` per job
     started, with the same decisions (:meth:`decide_by_nodes` is its oracle in the tests).
 
     References
@@ -102,7 +102,7 @@ class FCFS(Policy):
         """:meth:`decide` on identical processors held as counts; ``None`` where not that.
 
         Equal to :meth:`decide_by_nodes` whenever it returns decisions; ``None`` when the slot
-        list or a job is outside :class:`~vosim.policies.windows.IdenticalSlots`' form.
+        list or a job is outside :class:`~vosim.policies.batch_windows.IdenticalSlots`' form.
 
         References
         ----------

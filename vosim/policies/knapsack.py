@@ -15,6 +15,7 @@ from vosim.allocators.mckp import solve_mckp
 from vosim.core import SlotList
 from vosim.errors import ParameterError
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
+from vosim.policies.batch_windows import _EPS, window_at
 from vosim.policies.easy import EASY
 from vosim.policies.knapsack_rules import (
     SPLIT_PENALTY,
@@ -23,7 +24,6 @@ from vosim.policies.knapsack_rules import (
     option_layouts,
     option_utilities,
 )
-from vosim.policies.windows import _EPS, window_at
 
 __all__ = [
     "Clusters",
@@ -86,7 +86,7 @@ class Clusters:
         """Nodes of each cluster free over a task's whole span, shape (K,) or (V, K).
 
         A node's free-now slot must contain ``[t, t + volume / performance)`` (the tolerance
-        of :func:`~vosim.policies.windows.window_at`). The sets are nested: a node usable for
+        of :func:`~vosim.policies.batch_windows.window_at`). The sets are nested: a node usable for
         a volume is usable for every smaller one.
 
         Parameters
@@ -173,7 +173,7 @@ def _place(
 
     Returns the window starting at ``now`` (``None``: too few usable nodes, or over the
     job's budget) and its part on each cluster used (by
-    :func:`~vosim.policies.windows.window_at`).
+    :func:`~vosim.policies.batch_windows.window_at`).
     """
     parts = {}
     for k, p in enumerate(processors):
@@ -307,7 +307,7 @@ class Knapsack(Policy):
       ``n``, ``n/2`` on each of the two smallest owners that can hold half (the split
       option). The half option is not offered: a VO job asks for exactly ``n`` nodes. Each
       option is placed on the owner's cheapest usable nodes
-      (:func:`~vosim.policies.windows.window_at`: cost ``price x volume / performance``);
+      (:func:`~vosim.policies.batch_windows.window_at`: cost ``price x volume / performance``);
       an option whose window exceeds the job's budget is not offered.
     * **Values** follow the slides' credit values and utility policy 1-5
       (:mod:`vosim.policies.knapsack_rules`; "Allocation Policy 1" to "Allocation Policy

@@ -43,9 +43,9 @@ from vosim.policies.base import (
     QueuedJob,
     Replanned,
 )
+from vosim.policies.batch_windows import _EPS, candidate_starts, release, task_starts, window_at
 from vosim.policies.compression import compress
 from vosim.policies.slot_groups import SlotGroups, cheapest_totals, movable
-from vosim.policies.windows import _EPS, candidate_starts, release, task_starts, window_at
 
 __all__ = ["REPLAN_MODES", "Replanned", "Replanner", "earlier_window", "replan"]
 
@@ -66,8 +66,8 @@ def earlier_window(
 ) -> Window | None:
     """The earliest window for ``job`` that starts before ``old`` and is no worse for its user.
 
-    The window :func:`~vosim.policies.windows.earliest_window` finds from ``not_before`` in
-    ``slots`` with ``old`` put back (:func:`~vosim.policies.windows.release`), on the nodes
+    The window :func:`~vosim.policies.batch_windows.earliest_window` finds from ``not_before`` in
+    ``slots`` with ``old`` put back (:func:`~vosim.policies.batch_windows.release`), on the nodes
     fast enough that no task runs longer than ``old``'s longest, within a budget of
     ``min(job.budget, old.cost)``. The search is exhaustive: if it finds nothing earlier than
     ``old.start``, no window starts earlier with a run time and a cost no greater.
@@ -76,9 +76,9 @@ def earlier_window(
     of such a window are dropped before ``old`` is put back: only slots starting before
     ``old.start`` hold a window that does, and a slot whose task costs more than the budget
     less ``n - 1`` of the cheapest tasks is never among the ``n`` cheapest of a window within
-    budget (so never in :func:`~vosim.policies.windows.window_at`'s choice either); the rows of
-    ``old``'s nodes are all kept, since putting ``old`` back may join them. With ``freed``,
-    only starts at which a slot of a freed node can hold a task are tried.
+    budget (so never in :func:`~vosim.policies.batch_windows.window_at`'s choice either);
+    the rows of ``old``'s nodes are all kept, since putting ``old`` back may join them. With
+    ``freed``, only starts at which a slot of a freed node can hold a task are tried.
 
     Parameters
     ----------
@@ -173,9 +173,9 @@ def _affordable(
 
     For each start, the sum of the ``n`` cheapest task costs over the slots that can hold a
     task then, for all starts at once; a start where that sum exceeds the budget is one where
-    :func:`~vosim.policies.windows.window_at` finds no window (it takes the ``n`` cheapest),
+    :func:`~vosim.policies.batch_windows.window_at` finds no window (it takes the ``n`` cheapest),
     so only the others are yielded, in order. Slots are counted as usable a little beyond
-    :func:`~vosim.policies.windows.task_starts`' bound and the budget is loosened by
+    :func:`~vosim.policies.batch_windows.task_starts`' bound and the budget is loosened by
     ``1e-6``, so float rounding never drops a start that ``window_at`` takes. A few starts
     are yielded as they are (trying them costs less than the sums).
 

@@ -158,7 +158,7 @@ def movable(
     The necessary condition of re-planning's search
     (:func:`vosim.policies.replan.earlier_window`) over slots alike: the spans of the held
     window are put back (each joined with the free slots that touch it, as
-    :func:`~vosim.policies.windows.release` joins them, those slots taken out of their
+    :func:`~vosim.policies.batch_windows.release` joins them, those slots taken out of their
     groups); a slot is usable if it starts before ``before``, runs a task no longer than
     ``longest`` and the task costs no more than ``budget`` less ``n - 1`` of the cheapest
     tasks; then at each start ``t`` (a usable slot's ``max(start, not_before)``, before
@@ -231,7 +231,7 @@ def movable(
     )
 
 
-#: Relative tolerance of task lengths (as :data:`vosim.policies.windows._EPS`).
+#: Relative tolerance of task lengths (as :data:`vosim.policies.batch_windows._EPS`).
 _EPS = 1e-9
 
 

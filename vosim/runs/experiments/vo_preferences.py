@@ -42,7 +42,7 @@ import pandas as pd
 
 from vosim.allocators.combination import combination_curve, compromise, vo_evaluation
 from vosim.allocators.csa import batch_alternatives
-from vosim.allocators.css import VOPolicy, batch_rows
+from vosim.allocators.vo_choice import VOPolicy, batch_rows
 from vosim.market.domains import vo_preferences_batch, vo_preferences_domain
 from vosim.runs.experiments.base import (
     MATCHES,

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from vosim.core.collect import deferred_full_collections
+from vosim.core.gc_pause import deferred_full_collections
 
 
 def test_thresholds_are_restored_after_nested_contexts_and_errors():

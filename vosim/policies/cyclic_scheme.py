@@ -17,9 +17,9 @@ import numpy as np
 from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
-from vosim.allocators.css import VOPolicy, choose_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog
 from vosim.allocators.screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
+from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import SlotList
 from vosim.core.code_path import reference
 from vosim.errors import ParameterError

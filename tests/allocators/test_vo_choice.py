@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators.combination import choose_combination
-from vosim.allocators.css import (
+from vosim.allocators.vo_choice import (
     USER_SENSE,
     VOPolicy,
     batch_rows,
