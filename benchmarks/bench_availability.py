@@ -3,7 +3,7 @@
 Side by side in one run, on the same instances: ``exact`` (multiple-choice DP over groups,
 :func:`vosim.allocators.exact.exact_select`) and ``milp`` (HiGHS through
 ``scipy.optimize.milp`` with group indicator variables, ``mip_rel_gap = 0``), and, when
-``vosim.allocators.groups`` registers it, ``knapsack_group`` (the paper's branch and bound).
+``vosim.allocators.group_bnb`` registers it, ``knapsack_group`` (the paper's branch and bound).
 Every instance is first checked: ``exact`` and ``milp`` must agree on the status and on the
 probability (relative 1e-12), and so must ``knapsack_group`` with ``exact``; the run fails
 (exit status 1) after printing the table if any instance disagrees.
@@ -55,7 +55,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import vosim.allocators.exact  # registers brute_force, exact, milp
-import vosim.allocators.groups  # noqa: F401  (registers knapsack_group)
+import vosim.allocators.group_bnb  # noqa: F401  (registers knapsack_group)
 from vosim.allocators import AvailabilityProblem, allocate_resources, methods
 
 HAS_KG = "knapsack_group" in methods()

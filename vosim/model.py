@@ -17,7 +17,7 @@ from vosim.agents.local import LocalJobs
 from vosim.agents.periodic import PeriodicCycles
 from vosim.agents.user import USER_CRITERIA
 from vosim.allocators.fallback import FallbackBudget
-from vosim.allocators.screen import BUDGET_TOO_LOW
+from vosim.allocators.request_screen import BUDGET_TOO_LOW
 from vosim.allocators.vo_choice import VOPolicy
 from vosim.core.gc_pause import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, trace_path

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import vosim.allocators.groups as groups_mod
+import vosim.allocators.group_bnb as groups_mod
 from vosim.allocators import (
     FallbackBudget,
     FallbackLog,
@@ -28,9 +28,9 @@ from vosim.allocators import (
     resolve,
 )
 from vosim.allocators.aep import min_cost
+from vosim.allocators.availability_problem import AvailabilityProblem
 from vosim.allocators.fallback import Chain, budgeted_methods
 from vosim.allocators.mckp import solve_mckp
-from vosim.allocators.problem import AvailabilityProblem
 from vosim.core import Slot, SlotList
 from vosim.errors import ParameterError, ProblemError, UnknownAllocatorError
 

@@ -18,16 +18,16 @@ from hypothesis import strategies as st
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 import vosim.allocators.greedy as greedy_mod
-import vosim.allocators.groups as groups_mod
+import vosim.allocators.group_bnb as groups_mod
 import vosim.allocators.knapsack as knapsack_mod
-from vosim.allocators.greedy import greedy_select
-from vosim.allocators.groups import group_branch_and_bound
-from vosim.allocators.knapsack import integer_costs, knapsack_select
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     allocate_resources,
     window_probability,
 )
+from vosim.allocators.greedy import greedy_select
+from vosim.allocators.group_bnb import group_branch_and_bound
+from vosim.allocators.knapsack import integer_costs, knapsack_select
 from vosim.core import Status
 from vosim.errors import ProblemError
 
@@ -677,7 +677,7 @@ def test_real_costs_are_rounded_up(problem, noise):
 
 
 def test_methods_are_registered():
-    from vosim.allocators.problem import methods
+    from vosim.allocators.availability_problem import methods
 
     assert set(ALL) <= set(methods())
     assert greedy_mod.max_p.__name__ == "max_p"

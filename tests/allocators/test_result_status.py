@@ -18,9 +18,9 @@ from vosim.allocators import (
     find_alternatives,
     time_scan,
 )
+from vosim.allocators.availability_problem import infeasible, make_result
 from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.mckp import MCKPResult, solve_mckp
-from vosim.allocators.problem import infeasible, make_result
 from vosim.core import Allocation, ResourceRequest, Result, Slot, SlotList, Status, Window
 
 SLOTS = SlotList([Slot(0, 0.0, 100.0, 1.0, 2.0), Slot(1, 10.0, 100.0, 1.0, 4.0)])

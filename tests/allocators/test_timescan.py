@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     infeasible,
     make_result,

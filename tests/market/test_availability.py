@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import ndtr
 
-from vosim.allocators.problem import AvailabilityProblem, window_probability
+from vosim.allocators.availability_problem import AvailabilityProblem, window_probability
 from vosim.errors import ParameterError
 from vosim.market.availability import (
     EventChain,

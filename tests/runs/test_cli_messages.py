@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from vosim.allocators.problem import AvailabilityProblem
+from vosim.allocators.availability_problem import AvailabilityProblem
 from vosim.errors import ProblemError
 from vosim.runs.cli import _attach_negative_values, main
 

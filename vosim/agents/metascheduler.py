@@ -16,7 +16,7 @@ from vosim.agents.offers import Offers
 from vosim.agents.patience import Patience
 from vosim.agents.queue import JobQueue
 from vosim.allocators.fallback import FallbackLog
-from vosim.allocators.screen import ALLOCATOR_FAILED, SCREEN_REASONS
+from vosim.allocators.request_screen import ALLOCATOR_FAILED, SCREEN_REASONS
 from vosim.core.slots import SlotList
 from vosim.market.workload import Job
 from vosim.policies.base import CycleState, Decisions, Policy

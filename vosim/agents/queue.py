@@ -8,7 +8,7 @@ import mesa
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.allocators.screen import least_cost_per_work, unservable_reason
+from vosim.allocators.request_screen import least_cost_per_work, unservable_reason
 from vosim.market.workload import Job
 from vosim.policies.base import QueuedJob
 

@@ -23,15 +23,11 @@ from vosim.allocators import combination as combination
 from vosim.allocators import csa as csa
 from vosim.allocators import exact as exact
 from vosim.allocators import greedy as greedy
-from vosim.allocators import groups as groups
+from vosim.allocators import group_bnb as group_bnb
 from vosim.allocators import knapsack as knapsack
 from vosim.allocators import mckp as mckp
 from vosim.allocators import vo_choice as vo_choice
-from vosim.allocators.base import allocate_window, criteria, register_criterion
-from vosim.allocators.combination import choose_combination, combination_curve
-from vosim.allocators.csa import batch_alternatives, find_alternatives
-from vosim.allocators.fallback import FallbackBudget, FallbackLog, is_method, resolve
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     AvailabilityResult,
     allocate_resources,
@@ -39,6 +35,10 @@ from vosim.allocators.problem import (
     register_method,
     window_probability,
 )
+from vosim.allocators.base import allocate_window, criteria, register_criterion
+from vosim.allocators.combination import choose_combination, combination_curve
+from vosim.allocators.csa import batch_alternatives, find_alternatives
+from vosim.allocators.fallback import FallbackBudget, FallbackLog, is_method, resolve
 from vosim.allocators.timescan import TimeScanResult, time_scan
 from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import Allocation, ResourceRequest, Status, Window

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vosim.allocators.base import allocate_window
-from vosim.allocators.screen import FITS_MAYBE, SCREEN_REASONS, batch_screen
+from vosim.allocators.request_screen import FITS_MAYBE, SCREEN_REASONS, batch_screen
 from vosim.core.results import Status
 from vosim.core.slots import SlotList
 from vosim.core.windows import Allocation, ResourceRequest, Window
@@ -316,7 +316,8 @@ def batch_alternatives(
     queue order (their first alternatives are found before any later job's) without one job
     taking all the resources for its ``k``-th alternative before the next job's first. At
     most ``J * max_alternatives`` searches. After every cut the batch is screened again with
-    :func:`~vosim.allocators.screen.screen_batch` (necessary conditions, ``O(m + J log N)``),
+    :func:`~vosim.allocators.request_screen.screen_batch` (necessary conditions,
+    ``O(m + J log N)``),
     and requests that can no longer fit are not searched: the windows found are the same.
 
     References

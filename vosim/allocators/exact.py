@@ -1,6 +1,7 @@
 """Exact methods for the availability problem of ICCS 2023 eq. (3): brute force, DP, MILP.
 
-Three registered methods solve :class:`~vosim.allocators.problem.AvailabilityProblem` exactly:
+Three registered methods solve :class:`~vosim.allocators.availability_problem.AvailabilityProblem`
+exactly:
 
 ``"brute_force"``
     enumerates every ``n``-subset (the paper's *BruteForce*, §3.1); refuses ``N > 25``.
@@ -20,7 +21,7 @@ import math
 
 import numpy as np
 
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     AvailabilityResult,
     infeasible,

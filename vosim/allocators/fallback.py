@@ -3,7 +3,7 @@
 A *chain* names allocators of one registry joined by ``>``, tried left to right:
 
 ``"knapsack_group>greedy_plus"``
-    availability methods (:func:`~vosim.allocators.problem.allocate_resources`);
+    availability methods (:func:`~vosim.allocators.availability_problem.allocate_resources`);
 ``"min_cost>amp"``
     window criteria (:func:`~vosim.allocators.base.allocate_window`);
 ``"milp>greedy"``
@@ -54,15 +54,15 @@ from typing import TYPE_CHECKING, Any
 
 from vosim.allocators import mckp as _mckp
 from vosim.allocators.aep import min_cost
+from vosim.allocators.availability_problem import allocate_resources, methods
 from vosim.allocators.base import allocate_window, criteria, register_chain
-from vosim.allocators.groups import knapsack_group
-from vosim.allocators.problem import allocate_resources, methods
+from vosim.allocators.group_bnb import knapsack_group
 from vosim.errors import ParameterError, UnknownAllocatorError
 
 if TYPE_CHECKING:
+    from vosim.allocators.availability_problem import AvailabilityProblem, AvailabilityResult
     from vosim.allocators.base import Allocation, ResourceRequest
     from vosim.allocators.mckp import MCKPResult
-    from vosim.allocators.problem import AvailabilityProblem, AvailabilityResult
     from vosim.core.slots import SlotList
 
 __all__ = [
@@ -80,7 +80,7 @@ __all__ = [
 
 #: The registries a chain's links are looked up in: window criteria
 #: (:func:`~vosim.allocators.base.criteria`), availability methods
-#: (:func:`~vosim.allocators.problem.methods`) and the MCKP methods
+#: (:func:`~vosim.allocators.availability_problem.methods`) and the MCKP methods
 #: (:data:`~vosim.allocators.mckp.METHODS`).
 REGISTRIES = ("criteria", "methods", "mckp")
 
@@ -128,7 +128,7 @@ class FallbackBudget:
 
     With both, a link stops at whichever comes first; with neither the budget is
     *unlimited*: each link keeps its own default limits (KnapsackGroup's
-    :data:`~vosim.allocators.groups.MAX_EXPANSIONS`; none for minCost and HiGHS).
+    :data:`~vosim.allocators.group_bnb.MAX_EXPANSIONS`; none for minCost and HiGHS).
 
     Raises
     ------
@@ -547,7 +547,8 @@ def availability_chain(
 ) -> AvailabilityResult:
     """Run a chain of availability methods such as ``"knapsack_group>greedy_plus"``.
 
-    :func:`~vosim.allocators.problem.allocate_resources` calls this for a chain; call that.
+    :func:`~vosim.allocators.availability_problem.allocate_resources` calls this for a chain; call
+    that.
 
     Parameters
     ----------
@@ -579,7 +580,7 @@ def availability_chain(
 
     Examples
     --------
-    >>> from vosim.allocators.problem import AvailabilityProblem
+    >>> from vosim.allocators.availability_problem import AvailabilityProblem
     >>> prob = AvailabilityProblem(cost=[1, 1, 3, 2], group=[0, 1, 2, 2],
     ...                            group_p=[0.5, 0.9, 0.99], n=2, budget=5)
     >>> r = availability_chain(prob, "knapsack_group>greedy_plus", "1 node")
@@ -681,7 +682,7 @@ class FallbackLog:
 
     Examples
     --------
-    >>> from vosim.allocators.problem import AvailabilityProblem, allocate_resources
+    >>> from vosim.allocators.availability_problem import AvailabilityProblem, allocate_resources
     >>> prob = AvailabilityProblem(cost=[1, 1, 3, 2], group=[0, 1, 2, 2],
     ...                            group_p=[0.5, 0.9, 0.99], n=2, budget=5)
     >>> log = FallbackLog()

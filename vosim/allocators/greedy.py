@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     AvailabilityResult,
     infeasible,

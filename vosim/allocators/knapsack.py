@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     AvailabilityResult,
     infeasible,

@@ -1,4 +1,4 @@
-"""The compiled form of :func:`vosim.allocators.screen.screen_requests` (numba).
+"""The compiled form of :func:`vosim.allocators.request_screen.screen_requests` (numba).
 
 A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): the first
 screen of a process loads it. The codes are those of the numpy function, comparison for

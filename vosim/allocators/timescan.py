@@ -1,7 +1,8 @@
 """Time scan of window availability ``P_a^w(t)`` over a scheduling interval (ICCS 2021 §3.2, §3.5).
 
 At every time index ``k`` of the interval the *static sub-problem* is an
-:class:`~vosim.allocators.problem.AvailabilityProblem` on singleton groups: choose ``n`` of ``m``
+:class:`~vosim.allocators.availability_problem.AvailabilityProblem` on singleton groups: choose
+``n`` of ``m``
 resources with total cost at most ``C`` maximising ``prod_i p_avail[i, k]`` (ICCS 2021 eq. 2).
 The *dynamic generalization* takes the best start over all ``k``. Three ways to get it:
 
@@ -24,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from vosim.allocators import problem as _problem
+from vosim.allocators import availability_problem as _problem
+from vosim.allocators.availability_problem import AvailabilityProblem, AvailabilityResult
 from vosim.allocators.greedy import united_scan
 from vosim.allocators.knapsack import integer_costs, knapsack_select
-from vosim.allocators.problem import AvailabilityProblem, AvailabilityResult
 from vosim.core.results import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
@@ -296,7 +297,8 @@ def time_scan(
         Budget ``C`` on the total cost, ``>= 0`` (``inf`` for none).
     method : str
         Static method solving each time index, a name registered with
-        :func:`~vosim.allocators.problem.register_method` (``"knapsack_p"``, ``"greedy_united"``
+        :func:`~vosim.allocators.availability_problem.register_method` (``"knapsack_p"``,
+        ``"greedy_united"``
         (GreedyJnt), ``"exact"``, ...).
     starts : int, optional
         ``None``: full scan of every time index. ``S >= 1``: the §3.5 starting-point search
@@ -332,7 +334,7 @@ def time_scan(
 
     See Also
     --------
-    starting_points, vosim.allocators.problem.allocate_resources
+    starting_points, vosim.allocators.availability_problem.allocate_resources
 
     Notes
     -----

@@ -13,7 +13,8 @@ its independent events of ``1 - max P_o`` over the interval (ICCS 2023 §2.1, st
 :class:`UtilizationSchedule` evaluates it for many resources and start times at once
 (:meth:`UtilizationSchedule.p_avail`, the input of the ICCS 2021 §3.2 time scan) and turns
 chains shared by several resources (an earlier parallel job) into the ``group`` / ``group_p``
-arrays of :class:`vosim.allocators.problem.AvailabilityProblem` (ICCS 2023 §2.2, eq. 3).
+arrays of :class:`vosim.allocators.availability_problem.AvailabilityProblem` (ICCS 2023 §2.2, eq.
+3).
 :func:`generate_environment` is the environment generator of ICCS 2021 §4.1 and
 :func:`random_groups` the random instances of ICCS 2023 §3.1.
 """
@@ -1563,7 +1564,7 @@ def random_groups(
 
     Examples
     --------
-    >>> from vosim.allocators.problem import AvailabilityProblem
+    >>> from vosim.allocators.availability_problem import AvailabilityProblem
     >>> cost, group, group_p = random_groups(21, 8, np.random.default_rng(0))
     >>> prob = AvailabilityProblem(cost=cost, group=group, group_p=group_p, n=8, budget=60)
     >>> prob.N, prob.G, sorted(set(group.tolist())) == list(range(8))

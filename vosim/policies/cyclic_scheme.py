@@ -18,7 +18,7 @@ from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog
-from vosim.allocators.screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
+from vosim.allocators.request_screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
 from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import SlotList
 from vosim.core.code_path import reference
@@ -574,7 +574,7 @@ class CyclicScheme(Policy):
 
         The newest of the job's own record (a cycle over every job) and its request class's
         (a cycle over classes); ``(0, "")`` if never searched. Codes:
-        :data:`~vosim.allocators.screen.SCREEN_REASONS` and ``ALLOCATOR_FAILED``.
+        :data:`~vosim.allocators.request_screen.SCREEN_REASONS` and ``ALLOCATOR_FAILED``.
         """
         c = int(self.classes.of[index])
         if c >= 0 and self.classes.stamp[c] > self._job_stamp[index]:

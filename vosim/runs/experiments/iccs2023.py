@@ -35,7 +35,8 @@ What the paper leaves open and what is chosen here:
 * **Reported values** (over the *feasible* instances of each point, those where a window
   within ``C`` exists; ``feasible_share`` is their share): means of the eq. (3) availability
   of each method's selection, its sample standard deviation, the mean wall time of
-  :func:`~vosim.allocators.problem.allocate_resources` (``stats["seconds"]``), the share where
+  :func:`~vosim.allocators.availability_problem.allocate_resources` (``stats["seconds"]``), the
+  share where
   the method finds a window (``found_share``) and where it reaches the optimum of ``exact``
   (relative tolerance 1e-9) and, for the branch and bound methods, the mean and median
   ``tree_size`` (candidate solutions created, the root included), Fig. 8's point.
@@ -51,8 +52,8 @@ import pandas as pd
 
 # importing these modules registers their methods: brute_force and exact; greedy_united;
 # knapsack_group, greedy and greedy_plus; knapsack_p
-from vosim.allocators import exact, greedy, groups, knapsack  # noqa: F401
-from vosim.allocators.problem import AvailabilityProblem, allocate_resources
+from vosim.allocators import exact, greedy, group_bnb, knapsack  # noqa: F401
+from vosim.allocators.availability_problem import AvailabilityProblem, allocate_resources
 from vosim.market.availability import EventChain, availability, random_groups
 from vosim.runs.experiments.base import (
     Experiment,

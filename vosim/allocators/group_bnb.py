@@ -24,15 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vosim.allocators.greedy import BUDGET_RTOL, _united
-from vosim.allocators.knapsack import _select, integer_costs
-from vosim.allocators.problem import (
+from vosim.allocators.availability_problem import (
     AvailabilityProblem,
     AvailabilityResult,
     infeasible,
     make_result,
     register_method,
 )
+from vosim.allocators.greedy import BUDGET_RTOL, _united
+from vosim.allocators.knapsack import _select, integer_costs
 from vosim.core.results import Status
 
 __all__ = ["MAX_EXPANSIONS", "knapsack_group", "greedy", "greedy_plus", "group_branch_and_bound"]

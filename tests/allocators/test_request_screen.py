@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators import ResourceRequest, allocate_window
-from vosim.allocators.screen import (
+from vosim.allocators.request_screen import (
     BUDGET_TOO_LOW,
     FITS_MAYBE,
     TOO_FEW_LONG_SLOTS,
