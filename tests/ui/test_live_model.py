@@ -22,6 +22,7 @@ from vosim.core import SlotList
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.schedule import LOCAL
 from vosim.policies.base import CycleState
+from vosim.policies.cyclic_scheme import one_criterion
 from vosim.ui import components as ui
 from vosim.ui.scenarios import (
     AEP_SCENARIO,
@@ -303,7 +304,9 @@ def test_trace_scenario_steps():
 def test_amp_allocator_applies_to_every_user():
     model = _model(allocator="amp")
     ms = model.metascheduler
-    assert ms.scheduler.criterion_allocators == {"finish": "amp", "runtime": "amp", "cost": "amp"}
+    # the same alias as ``vosim run --allocator amp``
+    assert ms.scheduler.criterion_allocators == one_criterion("amp")
+    assert {ms.scheduler.criterion_allocators[c] for c in ("finish", "runtime", "cost")} == {"amp"}
     assert model.allocators == ms.scheduler.criterion_allocators
     assert model.allocator == "amp"
     for _ in range(3):

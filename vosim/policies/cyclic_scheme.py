@@ -28,7 +28,7 @@ from vosim.market.uncertainty import window_availability
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.request_classes import RequestClasses
 
-__all__ = ["CyclicScheme", "DEFAULT_CRITERION_ALLOCATORS", "availability_scheme"]
+__all__ = ["CyclicScheme", "DEFAULT_CRITERION_ALLOCATORS", "availability_scheme", "one_criterion"]
 
 #: Window criterion used for each user criterion (AEP §2.2): the exact minFinish, minRuntime
 #: and minCost, and the maximum ``P_a^w`` window (ICCS 2021) for availability.
@@ -38,6 +38,18 @@ DEFAULT_CRITERION_ALLOCATORS: dict[str, str] = {
     "cost": "min_cost",
     "availability": "max_availability",
 }
+
+
+def one_criterion(name: str) -> dict[str, str]:
+    """Criterion allocators with the finish, runtime and cost users all searched by ``name``.
+
+    What ``vosim run --allocator NAME`` and the live page's allocator input set
+    (``criterion_allocators``); availability users keep the maximum-``P_a^w`` window.
+    ``name`` is a registered window criterion or a fallback chain (checked where it is used).
+    Source: AEP §2.2 (the criteria); vosim's alias.
+    """
+    return dict(DEFAULT_CRITERION_ALLOCATORS, finish=name, runtime=name, cost=name)
+
 
 #: Jobs searched at a time in a first-fit pass before the rest are screened again.
 _CHUNK = 64

@@ -487,11 +487,9 @@ def _criterion(text: str) -> str:
 
 def _allocators(name: str | None) -> dict[str, str] | None:
     """``VOModel``'s ``criterion_allocators`` for ``--allocator`` (``None``: the default)."""
-    from vosim.agents.metascheduler import DEFAULT_CRITERION_ALLOCATORS
+    from vosim.policies.cyclic_scheme import one_criterion
 
-    if name is None:
-        return None
-    return dict(DEFAULT_CRITERION_ALLOCATORS, finish=name, runtime=name, cost=name)
+    return None if name is None else one_criterion(name)
 
 
 def _local_flow_summary(model) -> dict:

@@ -27,6 +27,7 @@ from vosim.market.swf import read_swf, swf_frame
 from vosim.market.synthetic import aep_trace, vo_preferences_trace
 from vosim.market.workload import Job
 from vosim.model import VOModel
+from vosim.policies.cyclic_scheme import one_criterion
 from vosim.scenario import PARAMETERS, PRESETS
 
 __all__ = [
@@ -327,7 +328,7 @@ class LiveModel(VOModel):
         elif load != "scenario":
             kwargs["local_load"] = LOADS[load]
         if allocator != BY_USER_CRITERION:
-            kwargs["criterion_allocators"] = dict.fromkeys(("finish", "runtime", "cost"), allocator)
+            kwargs["criterion_allocators"] = one_criterion(allocator)
             kwargs["user_criteria"] = ("finish", "runtime", "cost")
         kwargs.update(
             owners=int(owners),
