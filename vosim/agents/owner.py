@@ -73,6 +73,9 @@ class ResourceOwnerAgent(mesa.Agent):
         self.owner_id = owner_id
         self.nodes = list(nodes)
         self.local_load = local_load
+        # the interval model's local load draws from the owner's own stream, spawned from the
+        # model's seed: the same load whatever the policy reads when (as the online flows)
+        self._local_rng = model.rng.spawn(1)[0] if local_load is not None else None
         self.schedule = NodeSchedule(
             [n.id for n in self.nodes],
             [n.price for n in self.nodes],
@@ -120,7 +123,7 @@ class ResourceOwnerAgent(mesa.Agent):
         if now >= self._pruned_at + (until - now) / 16:  # dropping ended rows is bookkeeping
             self._prune(now)
         if self.local_load is not None:
-            rng = self.model.rng
+            rng = self._local_rng
             members = self._members
             add_chain = self._local_chains.add
             while self._load_until < until:

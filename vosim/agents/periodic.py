@@ -59,11 +59,11 @@ class PeriodicCycles:
     the same order among the events at that time (its event is created right after the cycle
     run before it, as in the every-period schedule, since no event runs in between); the
     cycles skipped are idle repeats. So every decision and every row kept is the same
-    (``tests/agents/test_periodic.py`` compares job, task and cycle tables). One more stop is
-    needed: a policy that reads the slot list even with nothing to do (conservative,
-    knapsack) makes the owners draw their local load for each new scheduling interval at
-    the first cycle that needs it; skipping past several such cycles would draw several
-    intervals at once, in another order, so the skip stops at the first cycle that would draw.
+    (``tests/agents/test_periodic.py`` compares job, task and cycle tables). A policy that
+    reads the slot list even with nothing to do (conservative, knapsack) makes the owners
+    draw their interval local load up to ``now + L``; a skip past such cycles draws the same
+    load later, since each owner draws from its own stream in interval order
+    (:class:`~vosim.agents.owner.ResourceOwnerAgent`).
     Online local jobs' arrivals (:class:`~vosim.agents.local.LocalJobs`) are not events a
     skip stops at: with nothing waiting and no reservation ahead an arrival can change the
     VO's state only by preempting a running job, and then it calls :meth:`wake`.
@@ -147,25 +147,4 @@ class PeriodicCycles:
         head = [e for e in ahead if local is None or e.fn() is not local]
         if not head:  # only local arrivals are left: no cycle acts again unless woken
             return None
-        target = first_multiple(head[0].time, self.period, after=k)
-        return min(target, self._first_drawing(k))
-
-    def _first_drawing(self, k: int) -> int | float:
-        """First cycle after ``k`` whose slot list would draw local load, if cycle ``k`` read one.
-
-        A slot list at ``t`` generates every owner's local load up to ``t + L``
-        (:meth:`~vosim.agents.owner.ResourceOwnerAgent.prepare`). If it is not generated up
-        to ``k * period + L``, cycle ``k`` read no slot list, nor would the skipped cycles
-        (same state): ``inf``, no stop.
-        """
-        model = self.model
-        span = model.scheduling_interval
-        known = min((o.known_until for o in model.owners), default=math.inf)
-        if math.isinf(known) or known < k * self.period + span:
-            return math.inf
-        j = max(math.floor((known - span) / self.period), k + 1)
-        while j * self.period + span <= known:
-            j += 1
-        while j - 1 > k and (j - 1) * self.period + span > known:
-            j -= 1
-        return j
+        return first_multiple(head[0].time, self.period, after=k)
