@@ -1,7 +1,9 @@
 """The cyclic scheduling scheme keeps its job records: same seed, same ``jobs.parquet``.
 
 The oracle files were written by ``make_css_oracle.py`` before the scheduling cycle became a
-pluggable policy, so any change of CSS's decisions shows here.
+pluggable policy, so any change of CSS's decisions shows here. They were re-recorded once,
+under the settings below, when each owner's interval local load got its own random stream
+(common random numbers across policies): the draws changed, the scheme did not.
 
 Since the oracle was written, what a job costs has changed: the user pays for what ran (column
 ``cost``), and the reserved window's cost the oracle holds under ``cost`` is now
@@ -22,11 +24,9 @@ oracle's runs searched one ``L`` for all, which the cases pass (``look_ahead=inf
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
-from make_css_oracle import CASES, HERE, records
+from make_css_oracle import BEFORE, CASES, HERE, records
 
 from vosim.core.code_path import reference
 
@@ -34,14 +34,7 @@ from vosim.core.code_path import reference
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_css_records_unchanged(name, until_last_submission):
     expected = pd.read_parquet(HERE / f"{name}.parquet").rename(columns={"cost": "window_cost"})
-    before = {  # the oracle's settings, not today's defaults
-        "patience": None,
-        "replan": "never",
-        "resources": "nodes",
-        "local_load": (0.10, 0.50),
-        "local_model": "interval",  # drawn per interval ahead, as the oracle's runs did
-        "look_ahead": math.inf,  # one interval L for every job, as the papers search
-    }
+    before = dict(BEFORE)  # the oracle's settings, not today's defaults
     before["horizon"] = until_last_submission(**CASES[name])
     got = records({**CASES[name], **before})
     failures = expected.pop("paid_for_failures")
