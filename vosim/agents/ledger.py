@@ -35,7 +35,8 @@ class JobStateError(ValueError):
 
     The message names the job (its SWF id and its position in the trace), the transition and
     the job's state. Raised by :class:`JobLedger`; it means two parts of the model disagree on
-    where the job is, never bad input.
+    where the job is, never bad input. Source: vosim's rule, every job in exactly one state
+    (the life :data:`LIFE` gives, after VO Preferences §2 and ICCS 2023 §2.2).
     """
 
 

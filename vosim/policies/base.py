@@ -412,6 +412,10 @@ def policy_options(name: str) -> tuple[str, ...]:
     ------
     UnknownAllocatorError
         ``name`` is not registered.
+
+    References
+    ----------
+    No paper: vosim's registry (each policy states what it needs from the model).
     """
     return _entry(name)[1]
 
