@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.agents.callbacks import callback
+from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
 from vosim.core.windows import Spans
 from vosim.market.availability import UtilizationSchedule
@@ -83,9 +84,7 @@ class Execution:
         self.ahead = False  # a window was ever reserved to start after its pass
         self._failures: list[tuple[float, int, int, Job]] = []
         self._attempt_row: dict[int, int] = {}  # job index -> row of model.attempts
-        # tasks that ended: (job id, job index, user, attempt, nodes, start, ends, prices,
-        # costs) per window
-        self._tasks: list[tuple] = []
+        self.tasks = TaskLog()  # the tasks that ran, logged as their windows end
         #: The owner of each node (position in ``model.owners``), by node id.
         self._owner_id = np.array([o.owner_id for o in model.owner_of_node], dtype=np.int64)
         #: :meth:`_by_owner`'s answer without costs when the domain has one owner.
@@ -313,18 +312,16 @@ class Execution:
             owner.earn(amount)
         paid = groups[0][2] if len(groups) == 1 else math.fsum(costs.tolist())
         self._return_hold(job, window.cost - paid)
-        self._tasks.append(
-            (
-                job.job_id,
-                job.index,
-                job.user,
-                job.attempt,
-                spans.node,
-                start,
-                ends,
-                spans.price,
-                costs,
-            )
+        self.tasks.add(
+            job.job_id,
+            job.index,
+            job.user,
+            job.attempt,
+            start,
+            spans.node,
+            ends,
+            spans.price,
+            costs,
         )
         self._release(job, ends)
         return paid
@@ -386,31 +383,7 @@ class Execution:
         ``cost`` (tested); :func:`vosim.analysis.network.market_graph` reads the user-owner
         market from it.
         """
-        columns = ("job_id", "job", "user", "attempt", "resource", "start", "end", "price", "cost")
-        if not self._tasks:
-            frame = pd.DataFrame({c: np.empty(0) for c in columns})
-        else:
-            tasks = self._tasks
-            counts = [len(t[4]) for t in tasks]
-            per_window = {
-                c: np.repeat([t[k] for t in tasks], counts) for k, c in enumerate(columns[:4])
-            }
-            frame = pd.DataFrame(
-                {
-                    **per_window,
-                    "resource": np.concatenate([t[4] for t in tasks]),
-                    "start": np.repeat([t[5] for t in tasks], counts),
-                    "end": np.concatenate([t[6] for t in tasks]),
-                    "price": np.concatenate([t[7] for t in tasks]),
-                    "cost": np.concatenate([t[8] for t in tasks]),
-                }
-            )
-        frame = frame.astype(
-            dict.fromkeys(("job_id", "job", "user", "attempt", "resource"), np.int64)
-        )
-        frame.insert(5, "node", self.model.resource_node[frame["resource"].to_numpy()])
-        frame.insert(6, "owner", self._owner_id[frame["resource"].to_numpy()])
-        return frame
+        return self.tasks.frame(self.model.resource_node, self._owner_id)
 
     def processors(self, now: float, until: float) -> tuple | None:
         """The free slots of ``[now, until)`` in count form, from the VO's reservations alone.

@@ -477,11 +477,12 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
         model.run()
         jobs = model.job_frame()
         cycles = model.cycle_frame()
-        market = model.market_graph()
+        tasks = model.task_frame()  # built once: the market and the site x VO view read it
+        market = model.market_graph(tasks)
         metrics = model.summary(jobs, cycles, market)
         metrics["node_count"] = model.node_count
         metrics["cycles"] = len(cycles)
-        pairs = model.group_site_frame(jobs)
+        pairs = model.group_site_frame(jobs, tasks)
         tables = {
             CYCLES: cycles.reset_index(drop=True),
             GROUPS: model.group_frame(jobs, pairs),

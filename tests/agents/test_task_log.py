@@ -1,0 +1,62 @@
+"""The task log: columns that grow in place give the rows logged, in order, with their dtypes."""
+
+import numpy as np
+import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vosim.agents.task_log import TaskLog
+
+COLUMNS = ["job_id", "job", "user", "attempt", "resource", "node", "owner", "start", "end",
+           "price", "cost"]  # fmt: skip
+
+
+def test_an_empty_log_has_the_columns_and_dtypes():
+    frame = TaskLog().frame(np.arange(4), np.zeros(4, dtype=np.int64))
+    assert list(frame.columns) == COLUMNS
+    assert len(frame) == 0
+    ints = {"job_id", "job", "user", "attempt", "resource", "node", "owner"}
+    assert all(frame[c].dtype == (np.int64 if c in ints else float) for c in COLUMNS)
+
+
+windows = st.lists(
+    st.tuples(
+        st.integers(0, 10**6),
+        st.integers(0, 1000),
+        st.integers(0, 50),
+        st.integers(1, 5),
+        st.floats(0, 1e6),
+        st.lists(st.integers(0, 39), min_size=1, max_size=70),
+    ),
+    max_size=80,
+)
+
+
+@given(windows)
+def test_the_frame_is_the_rows_logged_in_order(logged):
+    """Each window's tasks, one row each, across any number of regrowths of the columns."""
+    node = np.arange(40) // 4  # four resources per physical node
+    owner = np.arange(40) % 3
+    log, rows = TaskLog(), []
+    for job_id, job, user, attempt, start, resources in logged:
+        res = np.array(resources, dtype=np.int64)
+        ends = start + 1.0 + np.arange(res.size)
+        price = 0.5 + res / 10
+        cost = price * (ends - start)
+        log.add(job_id, job, user, attempt, start, res, ends, price, cost)
+        rows += [
+            (job_id, job, user, attempt, r, node[r], owner[r], start, e, p, c)
+            for r, e, p, c in zip(res.tolist(), ends, price, cost, strict=True)
+        ]
+    want = pd.DataFrame(rows, columns=COLUMNS).astype({c: np.int64 for c in COLUMNS[:7]})
+    got = log.frame(node, owner)
+    assert len(log) == len(rows) and log.windows == len(logged)
+    pd.testing.assert_frame_equal(got, want.astype(got.dtypes.to_dict()), check_exact=True)
+
+
+def test_the_frame_does_not_change_when_more_is_logged():
+    log = TaskLog()
+    log.add(1, 0, 0, 1, 0.0, np.array([2]), np.array([5.0]), np.array([1.0]), np.array([5.0]))
+    first = log.frame(np.arange(3), np.zeros(3, dtype=np.int64))
+    log.add(2, 1, 0, 1, 1.0, np.array([1]), np.array([9.0]), np.array([1.0]), np.array([8.0]))
+    assert first["end"].tolist() == [5.0] and first["resource"].tolist() == [2]

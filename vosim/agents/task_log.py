@@ -1,0 +1,124 @@
+"""The VO tasks that ran, as columns that grow in place: what ``tasks.parquet`` is made of."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["TaskLog"]
+
+#: The per-window columns (one value per window that ended) and their dtypes.
+_WINDOW = (("job_id", np.int64), ("job", np.int64), ("user", np.int64), ("attempt", np.int64),
+           ("start", float), ("size", np.int64))  # fmt: skip
+#: The per-task columns (one value per slot of a window that ended) and their dtypes.
+_TASK = (("resource", np.int64), ("end", float), ("price", float), ("cost", float))
+
+
+class TaskLog:
+    """Every VO task that ran (completed or interrupted), in the order their windows ended.
+
+    A window's tasks are logged together when its job completes or is interrupted: one row
+    per window (job id, the job's position in the trace, user, attempt, start, number of
+    tasks) and one per task (resource, end, price, cost). Columns are numpy arrays whose
+    room doubles when it runs out (``O(n)`` amortised per window of ``n`` tasks), so a run of
+    ``r`` tasks holds ``O(r)`` numbers rather than four small arrays per window.
+
+    References
+    ----------
+    vosim's record of what owners sold (a user pays for what ran: VO Preferences §2, a
+    window's cost is the sum of its slots' price times time).
+    """
+
+    def __init__(self) -> None:
+        self._w = {name: np.empty(64, dtype=dt) for name, dt in _WINDOW}
+        self._t = {name: np.empty(256, dtype=dt) for name, dt in _TASK}
+        self.windows = 0  #: windows logged
+        self._tasks = 0
+
+    def __len__(self) -> int:
+        """Tasks logged."""
+        return self._tasks
+
+    def add(
+        self,
+        job_id: int,
+        job: int,
+        user: int,
+        attempt: int,
+        start: float,
+        resources: np.ndarray,
+        ends: np.ndarray,
+        prices: np.ndarray,
+        costs: np.ndarray,
+    ) -> None:
+        """Log one window's tasks.
+
+        Parameters
+        ----------
+        job_id, job, user, attempt : int
+            The job's SWF id, its position in the trace, its user and the window's attempt.
+        start : float
+            When the window's tasks started, model time units.
+        resources : numpy.ndarray of int, shape (n,)
+            Each task's resource id.
+        ends, prices, costs : numpy.ndarray of float, shape (n,)
+            Each task's end (model time units), price (cost units per time unit) and cost
+            (``price * (end - start)``, cost units).
+        """
+        n = resources.size
+        w, t = self.windows, self._tasks
+        if w == self._w["job"].size:
+            self._w = _grown(self._w, w + 1)
+        if t + n > self._t["end"].size:
+            self._t = _grown(self._t, t + n)
+        for name, value in zip(
+            ("job_id", "job", "user", "attempt", "start", "size"),
+            (job_id, job, user, attempt, start, n),
+            strict=True,
+        ):
+            self._w[name][w] = value
+        for name, values in zip(_TASK_NAMES, (resources, ends, prices, costs), strict=True):
+            self._t[name][t : t + n] = values
+        self.windows, self._tasks = w + 1, t + n
+
+    def frame(self, resource_node: np.ndarray, owner_of_resource: np.ndarray) -> pd.DataFrame:
+        """One row per task, in the order logged.
+
+        Columns ``job_id``, ``job``, ``user``, ``attempt``, ``resource``, ``node`` (its
+        physical node: ``resource_node[resource]``), ``owner``
+        (``owner_of_resource[resource]``), ``start``, ``end``, ``price``, ``cost``; the ids
+        int64, the rest float64. Both arguments are int arrays indexed by resource id.
+        """
+        w, t = self.windows, self._tasks
+        size = self._w["size"][:w]
+        resource = self._t["resource"][:t].copy()
+        per_window = {
+            name: np.repeat(self._w[name][:w], size)
+            for name in ("job_id", "job", "user", "attempt")
+        }
+        return pd.DataFrame(
+            {
+                **per_window,
+                "resource": resource,
+                "node": np.asarray(resource_node, dtype=np.int64)[resource],
+                "owner": np.asarray(owner_of_resource, dtype=np.int64)[resource],
+                "start": np.repeat(self._w["start"][:w], size),
+                "end": self._t["end"][:t].copy(),
+                "price": self._t["price"][:t].copy(),
+                "cost": self._t["cost"][:t].copy(),
+            }
+        )
+
+
+_TASK_NAMES = tuple(name for name, _ in _TASK)
+
+
+def _grown(columns: dict[str, np.ndarray], need: int) -> dict[str, np.ndarray]:
+    """The columns copied into room for at least ``need`` rows (twice the old room or more)."""
+    room = max(2 * next(iter(columns.values())).size, need)
+    grown = {}
+    for name, old in columns.items():
+        new = np.empty(room, dtype=old.dtype)
+        new[: old.size] = old
+        grown[name] = new
+    return grown
