@@ -17,8 +17,9 @@ import sys
 
 import pytest
 
+from vosim.data import SYNTHETIC_TRACES
 from vosim.errors import ConfigError, ParameterError, UnknownAllocatorError, VosimError
-from vosim.market.synthetic import SYNTHETIC_TRACES, load_trace
+from vosim.market.synthetic import load_trace
 from vosim.model import VOModel
 from vosim.runs.cli import build_parser, main, run_values
 from vosim.runs.config import _choices, model_parameters, parse_sweep

@@ -19,8 +19,9 @@ from vosim.agents.user import USER_CRITERIA
 from vosim.allocators.fallback import FallbackBudget
 from vosim.allocators.request_screen import BUDGET_TOO_LOW
 from vosim.allocators.vo_choice import VOPolicy
+from vosim.analysis import metrics, network
 from vosim.core.gc_pause import deferred_full_collections
-from vosim.data import DEFAULT_TRACE, trace_path
+from vosim.data import DEFAULT_TRACE, SYNTHETIC_TRACES, trace_path
 from vosim.errors import ParameterError
 from vosim.market.local_flow import PoissonLocalJobs, fitted_lengths, trace_local_jobs
 from vosim.market.local_trace import TraceLocalFlow
@@ -35,7 +36,7 @@ from vosim.market.nodes import (
 from vosim.market.pricing import DemandPricing, ExponentialPricing
 from vosim.market.sites import Sites, trace_sites
 from vosim.market.swf import header_int, read_swf
-from vosim.market.synthetic import SYNTHETIC_TRACES, load_trace
+from vosim.market.synthetic import load_trace
 from vosim.market.workload import (
     HypergeometricLocalLoad,
     Job,
@@ -942,9 +943,7 @@ class VOModel(mesa.Model):
     # -- results -----------------------------------------------------------------------------
     def job_frame(self) -> pd.DataFrame:
         """One row per job read; see :func:`vosim.analysis.metrics.job_table`."""
-        from vosim.analysis.metrics import job_table
-
-        return job_table(self.jobs, self.owner_of_node, workload_name=self.trace_name)
+        return metrics.job_table(self.jobs, self.owner_of_node, workload_name=self.trace_name)
 
     def _recorded_placement(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The run's jobs as the traced grid placed them: one task row per job, on its site.
@@ -990,14 +989,12 @@ class VOModel(mesa.Model):
         ----------
         Feitelson et al., the Standard Workload Format (fields 13, group, and 16, partition).
         """
-        from vosim.analysis.network import group_sites
-
         jobs = self.job_frame() if jobs is None else jobs
         tasks = self.task_frame() if tasks is None else tasks
         group = jobs["group"].to_numpy(dtype=np.int64)[tasks["job"].to_numpy(dtype=np.int64)]
-        frames = [group_sites(tasks.assign(group=group), self._site_names())]
+        frames = [network.group_sites(tasks.assign(group=group), self._site_names())]
         if self._recorded_tasks is not None:
-            frames.append(group_sites(self._recorded_tasks, self._site_names()))
+            frames.append(network.group_sites(self._recorded_tasks, self._site_names()))
         placements = ["run", "trace"][: len(frames)]
         return pd.concat(
             [f.assign(placement=p) for f, p in zip(frames, placements, strict=True)],
@@ -1032,18 +1029,15 @@ class VOModel(mesa.Model):
         Feitelson et al., the Standard Workload Format (fields 13 and 16); Herfindahl (1950),
         Hirschman (1945) (the HHI).
         """
-        from vosim.analysis.metrics import group_waits
-        from vosim.analysis.network import group_concentration
-
         jobs = self.job_frame() if jobs is None else jobs
         pairs = self.group_site_frame(jobs) if pairs is None else pairs
         keep = ["group", "sites", "site_hhi", "top_site", "top_site_share"]
-        frame = group_waits(jobs)
+        frame = metrics.group_waits(jobs)
         for placement, prefix in (("run", ""), ("trace", "recorded_")):
             mine = pairs[pairs["placement"] == placement]
             if placement == "trace" and mine.empty:
                 continue
-            view = group_concentration(mine)[keep].set_index("group").add_prefix(prefix)
+            view = network.group_concentration(mine)[keep].set_index("group").add_prefix(prefix)
             frame = frame.merge(view, "left", left_on="group", right_index=True)
         return frame
 
@@ -1063,15 +1057,12 @@ class VOModel(mesa.Model):
         :meth:`market_graph` if already built. The period measured runs from the first
         submission to the end of the run.
         """
-        from vosim.analysis.metrics import run_summary, vo_evaluation_summary
-        from vosim.analysis.network import market_metrics
-
         jobs = self.job_frame() if jobs is None else jobs
         cycles = self.cycle_frame() if cycles is None else cycles
         market = self.market_graph() if market is None else market
         first = float(jobs["submission_time"].min()) if len(jobs) else 0.0
         end = float(self.time)
-        summary = run_summary(
+        summary = metrics.run_summary(
             jobs,
             self.node_count,
             [o.revenue for o in self.owners],
@@ -1079,7 +1070,7 @@ class VOModel(mesa.Model):
             end=end,
             criteria=self.user_criteria,
         )
-        concentration = {f"market_{k}": v for k, v in market_metrics(market).items()}
+        concentration = {f"market_{k}": v for k, v in network.market_metrics(market).items()}
         load = {
             "offered_load_traced": self.offered_load_traced,
             "arrival_scale": self.arrival_scale,
@@ -1088,7 +1079,7 @@ class VOModel(mesa.Model):
         churn = self._churn_summary()
         return {
             **summary,
-            **vo_evaluation_summary(cycles),
+            **metrics.vo_evaluation_summary(cycles),
             **churn,
             **concentration,
             **load,
@@ -1122,13 +1113,11 @@ class VOModel(mesa.Model):
         their group (SWF field 13, of their first job), owners their site's name under
         ``owners="trace"``.
         """
-        from vosim.analysis.network import market_graph
-
         groups: dict[int, int] = {}
         for job in self.jobs:  # a user's group: that of its first job (SWF field 13)
             groups.setdefault(job.user, job.group)
         names = self._site_names()
-        return market_graph(
+        return network.market_graph(
             self.task_frame() if tasks is None else tasks,
             users=[u.user_id for u in self.users],
             owners=[o.owner_id for o in self.owners],

@@ -21,7 +21,7 @@ Presets (:data:`PRESETS`) are named parameter sets: ``aep`` (AEP §3.1), ``vo-pr
 (VO Preferences §4) and ``machine`` (the traced machine). ``vosim run --preset NAME`` and a
 sweep file's ``preset = "NAME"`` start from one; explicit values override it. The papers'
 job streams are synthetic traces, named ``synthetic:aep`` and ``synthetic:vo-preferences``
-(:data:`~vosim.market.synthetic.SYNTHETIC_TRACES`): any ``trace`` argument accepts them.
+(:data:`~vosim.data.SYNTHETIC_TRACES`): any ``trace`` argument accepts them.
 
 Why not Mesa's ``Scenario``
 ---------------------------
@@ -76,10 +76,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vosim.data import DEFAULT_TRACE, TRACES
+from vosim.data import DEFAULT_TRACE, SYNTHETIC_PREFIX, SYNTHETIC_TRACES, TRACES
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.market.nodes import MAX_RESOURCES
-from vosim.market.synthetic import _SYNTHETIC, SYNTHETIC_TRACES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -373,7 +372,8 @@ class TraceValue(Check):
     def accepts(self, value: Any) -> bool:
         if isinstance(value, str):
             return bool(value) and (
-                not value.startswith(_SYNTHETIC) or (self.synthetic and value in SYNTHETIC_TRACES)
+                not value.startswith(SYNTHETIC_PREFIX)
+                or (self.synthetic and value in SYNTHETIC_TRACES)
             )
         if isinstance(value, os.PathLike):
             return True

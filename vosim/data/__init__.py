@@ -1,4 +1,7 @@
-"""The real SWF traces bundled with vosim, and where to find them on disk.
+"""The traces a ``trace`` argument may name: bundled SWF files and generated job streams.
+
+The real traces bundled with vosim (and where they are on disk), and the names of the
+papers' synthetic streams and fitted job flows that :mod:`vosim.market.synthetic` draws.
 
 See ``vosim/data/README.md`` for the provenance of each file and the archive's citation request.
 """
@@ -10,7 +13,7 @@ from pathlib import Path
 
 from vosim.errors import TraceFormatError
 
-__all__ = ["TRACES", "DEFAULT_TRACE", "trace_path"]
+__all__ = ["TRACES", "DEFAULT_TRACE", "SYNTHETIC_PREFIX", "SYNTHETIC_TRACES", "trace_path"]
 
 #: Bundled traces: name -> (file name, role).
 TRACES: dict[str, tuple[str, str]] = {
@@ -30,6 +33,19 @@ TRACES: dict[str, tuple[str, str]] = {
 
 #: The trace ``vosim run`` reads by default.
 DEFAULT_TRACE = "UniLu-Gaia-2014-2"
+
+#: Prefix of the papers' synthetic job streams' names.
+SYNTHETIC_PREFIX = "synthetic:"
+#: Generated job streams any ``trace`` argument accepts: name -> description
+#: (:func:`vosim.market.synthetic.synthetic_trace` draws them).
+SYNTHETIC_TRACES: dict[str, str] = {
+    "synthetic:aep": "AEP §3.1 jobs (5 slots x 150 on the slowest node), Poisson arrivals",
+    "synthetic:vo-preferences": "VO Preferences §4 batches of 40 jobs, one every 600",
+    **{
+        f"fitted:{name}": f"a job flow fitted to {name} (vosim.market.fitted), any length"
+        for name in TRACES
+    },
+}
 
 
 def trace_path(name: str) -> Path:

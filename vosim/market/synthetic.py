@@ -2,9 +2,9 @@
 
 ``synthetic:aep`` (AEP §3.1) and ``synthetic:vo-preferences`` (VO Preferences §4), drawn as
 frames in :func:`~vosim.market.swf.read_swf` format; :func:`load_trace` turns any ``trace``
-argument (a frame, a stream's name, a bundled trace or an SWF path) into jobs. numpy and
-pandas are imported on use, so the parameter declaration (:mod:`vosim.scenario`) can name
-the streams without loading them.
+argument (a frame, a stream's name, a bundled trace or an SWF path) into jobs. The streams'
+names are declared with the bundled traces' (:data:`vosim.data.SYNTHETIC_TRACES`), so the
+parameter declaration (:mod:`vosim.scenario`) names them without loading pandas.
 """
 
 from __future__ import annotations
@@ -12,34 +12,21 @@ from __future__ import annotations
 import math
 import numbers
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+
+from vosim.data import SYNTHETIC_TRACES, trace_path
 from vosim.errors import ParameterError
-
-if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
+from vosim.market.fitted import fitted_trace
+from vosim.market.swf import read_swf, swf_frame
 
 __all__ = [
-    "SYNTHETIC_TRACES",
     "aep_trace",
     "load_trace",
     "synthetic_trace",
     "vo_preferences_trace",
 ]
-
-#: Prefix of the synthetic job streams' names.
-_SYNTHETIC = "synthetic:"
-#: Synthetic job streams any ``trace`` argument accepts: name -> description
-#: (:func:`synthetic_trace`).
-SYNTHETIC_TRACES: dict[str, str] = {
-    "synthetic:aep": "AEP §3.1 jobs (5 slots x 150 on the slowest node), Poisson arrivals",
-    "synthetic:vo-preferences": "VO Preferences §4 batches of 40 jobs, one every 600",
-    **{
-        f"fitted:{name}": f"a job flow fitted to {name} (vosim.market.fitted), any length"
-        for name in ("UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1")
-    },
-}
 
 
 def synthetic_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd.DataFrame:
@@ -74,8 +61,6 @@ def synthetic_trace(name: str, jobs: int | None, rng: np.random.Generator) -> pd
     50
     """
     if name.startswith("fitted:") and name in SYNTHETIC_TRACES:
-        from vosim.market.fitted import fitted_trace
-
         return fitted_trace(name, jobs, rng)
     k = 1000 if jobs is None else int(jobs)
     if name == "synthetic:aep":
@@ -113,16 +98,11 @@ def load_trace(
     TraceFormatError
         Not a bundled trace nor an existing file, or the file is not SWF.
     """
-    import pandas as pd
-
     if isinstance(trace, pd.DataFrame):
         return trace
     name = str(trace)
     if name in SYNTHETIC_TRACES:
         return synthetic_trace(name, jobs, rng.spawn(1)[0])
-    from vosim.data import trace_path
-    from vosim.market.swf import read_swf
-
     return read_swf(trace_path(name), jobs)
 
 
@@ -191,8 +171,6 @@ def aep_trace(
     >>> f["requested_processors"].tolist(), f["requested_time"].tolist()
     ([5, 5, 5], [150, 150, 150])
     """
-    import numpy as np
-
     _check_positive_int("jobs", jobs)
     _check_positive_int("users", users)
     if not mean_interarrival > 0:
@@ -201,7 +179,6 @@ def aep_trace(
     submit -= submit[0]
     user = rng.integers(1, users + 1, size=jobs)
     t = np.full(jobs, float(time))
-    from vosim.market.swf import swf_frame  # pandas: only when a trace is built
 
     return swf_frame(submit, np.full(jobs, n), t, t, user, nodes=nodes, note="AEP §3.1")
 
@@ -268,8 +245,6 @@ def vo_preferences_trace(
     >>> f["submit_time"].tolist()
     [0, 0, 0, 600, 600, 600]
     """
-    import numpy as np
-
     _check_positive_int("batches", batches)
     _check_positive_int("batch_size", batch_size)
     _check_positive_int("users", users)
@@ -280,6 +255,5 @@ def vo_preferences_trace(
     n = rng.integers(node_range[0], node_range[1], size=k, endpoint=True)
     t = rng.integers(time_range[0], time_range[1], size=k, endpoint=True).astype(float)
     user = rng.integers(1, users + 1, size=k)
-    from vosim.market.swf import swf_frame  # pandas: only when a trace is built
 
     return swf_frame(submit, n, t, t, user, nodes=nodes, note="VO Preferences §4")

@@ -274,8 +274,7 @@ def _file_digest(path: str) -> str:
 
 def _file_digests(kwargs: dict[str, Any]) -> dict[str, str]:
     """SHA-256 of each :data:`FILE_ARGUMENTS` value that is a file, not a bundled name."""
-    from vosim.data import TRACES
-    from vosim.market.synthetic import SYNTHETIC_TRACES
+    from vosim.data import SYNTHETIC_TRACES, TRACES
 
     digests = {}
     for key in FILE_ARGUMENTS:

@@ -139,8 +139,8 @@ from typing import Any
 
 import numpy as np
 
+from vosim.data import SYNTHETIC_TRACES
 from vosim.errors import ConfigError, VosimError
-from vosim.market.synthetic import SYNTHETIC_TRACES
 from vosim.scenario import PARAMETERS, PRESETS, Param
 
 __all__ = [
@@ -822,7 +822,7 @@ def _check_trace(
 ) -> str:
     """A bundled trace name as is, or an existing file's path resolved against ``base``.
 
-    With ``synthetic`` a name of :data:`vosim.market.synthetic.SYNTHETIC_TRACES` is kept as is too.
+    With ``synthetic`` a name of :data:`vosim.data.SYNTHETIC_TRACES` is kept as is too.
     """
     from vosim.data import TRACES
 
