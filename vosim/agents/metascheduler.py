@@ -170,6 +170,7 @@ class MetaschedulerAgent(mesa.Agent):
             self.patience.requeued([model.jobs[j] for j in queue.arrived])
         arrived = queue.take_arrivals()
         self.last_batch = queue.count
+        self.offers.prepare(now, now + self.scheduling_interval)  # reading the state: no effect
         state = CycleState(
             now,
             now + self.scheduling_interval,

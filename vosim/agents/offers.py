@@ -56,14 +56,24 @@ class Offers:
             and bool((price == price[0]).all() and (perf == perf[0]).all())
         )
 
+    def prepare(self, now: float, until: float) -> None:
+        """Bring every owner's schedule up to ``[now, until)`` before a pass decides.
+
+        Each owner forgets what ended and generates its local load up to ``until``
+        (:meth:`ResourceOwnerAgent.prepare <vosim.agents.owner.ResourceOwnerAgent.prepare>`;
+        every owner's, whoever has left the VO, so the draws are the same). Called once per
+        pass before the policy runs, so that reading the slot list changes nothing.
+        """
+        for owner in self.model.owners:
+            owner.prepare(now, until)
+
     def slot_list(self, now: float, until: float, nodes: np.ndarray | None = None) -> SlotList:
         """Free slots of the VO's owners' nodes over ``[now, until)``, model time units.
 
-        ``nodes`` (node ids, shape (r,)): only those nodes' slots.
+        Reads the owners' schedules as :meth:`prepare` left them at this pass (no side
+        effect on the model). ``nodes`` (node ids, shape (r,)): only those nodes' slots.
         """
         model = self.model
-        for owner in model.owners:  # generates each owner's local load up to ``until``
-            owner.prepare(now, until)  # (every owner's: the same draws whoever has left)
         active = [owner for owner in model.owners if owner.active]
         if reference():  # the plain build the cache speeds up
             return self._built(active, now, until, nodes)

@@ -101,15 +101,6 @@ class ResourceOwnerAgent(mesa.Agent):
         """
         return self._load_until if self.local_load is not None else math.inf
 
-    def offer(self, now: float, until: float) -> tuple[np.ndarray, ...]:
-        """Busy intervals ``(node, a, b, tag)`` of this owner's nodes relevant from ``now`` on.
-
-        :meth:`prepare` first, then every busy interval the schedule holds (arrays of shape
-        ``(r,)``; model time units).
-        """
-        self.prepare(now, until)
-        return self.schedule.intervals()
-
     def prepare(self, now: float, until: float) -> None:
         """Bring the schedule up to ``[now, until)`` (model time units) for a slot list.
 
