@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from vosim.core import registry
 from vosim.model import VOModel
 from vosim.policies import base
 
@@ -24,5 +25,5 @@ def test_the_readmes_example_policy_runs_a_trace():
         assert model.metascheduler.scheduler.name == "smallest-first"
         assert model.ledger.completed > 30 and model.ledger.settled
     finally:
-        base._POLICIES.pop("smallest-first", None)
+        registry._ENTRIES["policy"].pop("smallest-first", None)
     assert "smallest-first" not in base.policies()

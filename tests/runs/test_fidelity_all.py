@@ -6,9 +6,9 @@ import altair as alt
 import pandas as pd
 import pytest
 
+from vosim.core import registry as vosim_registry
 from vosim.errors import ParameterError
 from vosim.runs import cli
-from vosim.runs.experiments import base
 from vosim.runs.experiments.base import Experiment, Fidelity, register_experiment, verdict
 from vosim.runs.experiments.fidelity import COLUMNS, fidelity_markdown, run_all
 
@@ -44,7 +44,7 @@ def registry(monkeypatch):
         "b-far": _experiment("b-far", calls, 0.10),
         "c-own": _experiment("c-own", calls, rows=False),
     }
-    monkeypatch.setattr(base, "_EXPERIMENTS", fake)
+    monkeypatch.setitem(vosim_registry._ENTRIES, "experiment", fake)
     return calls
 
 
@@ -97,7 +97,7 @@ def test_a_failing_experiment_is_reported_and_the_others_run(tmp_path, monkeypat
         "a-close": _experiment("a-close", calls, 0.94),
         "b-broken": _experiment("b-broken", calls, fail=True),
     }
-    monkeypatch.setattr(base, "_EXPERIMENTS", fake)
+    monkeypatch.setitem(vosim_registry._ENTRIES, "experiment", fake)
     result = run_all(tmp_path)
     assert result.ran == ["a-close"] and list(result.failed) == ["b-broken"]
     text = (tmp_path / "fidelity.md").read_text()

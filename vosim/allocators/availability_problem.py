@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from vosim.allocators.base import chain
+from vosim.core import registry
 from vosim.core.results import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
@@ -240,7 +241,6 @@ def window_probability(problem: AvailabilityProblem, selected: np.ndarray) -> fl
 
 
 Method = Callable[[AvailabilityProblem], AvailabilityResult]
-_METHODS: dict[str, Method] = {}
 
 
 def register_method(name: str) -> Callable[[Method], Method]:
@@ -251,9 +251,7 @@ def register_method(name: str) -> Callable[[Method], Method]:
     """
 
     def deco(fn: Method) -> Method:
-        if name in _METHODS:
-            raise ValueError(f"method {name!r} is already registered")
-        _METHODS[name] = fn
+        registry.register("availability method", name, fn)
         return fn
 
     return deco
@@ -261,7 +259,7 @@ def register_method(name: str) -> Callable[[Method], Method]:
 
 def methods() -> list[str]:
     """Return the registered availability method names, sorted."""
-    return sorted(_METHODS)
+    return registry.names("availability method")
 
 
 def infeasible(method: str, **stats: Any) -> AvailabilityResult:
@@ -354,11 +352,10 @@ def allocate_resources(
         ``problem`` is not an :class:`AvailabilityProblem`.
     """
     if isinstance(method, str) and ">" in method:  # a fallback chain
-        fn = chain("methods")(method, fallback_after)
-
+        fn = chain("availability method")(method, fallback_after)
     else:
         try:
-            fn = _METHODS[method]
+            fn = registry.entry("availability method", method)
         except KeyError:
             raise UnknownAllocatorError(
                 f"unknown method {method!r}; registered: {', '.join(methods())}"

@@ -1,4 +1,4 @@
-"""The registry of window criteria by name.
+"""Window criteria by name: registered in the one registry (kind ``"criterion"``), run here.
 
 The shared types (:class:`~vosim.core.windows.ResourceRequest`,
 :class:`~vosim.core.windows.Window`, :class:`~vosim.core.windows.Allocation`) live in
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from vosim.core import registry
 from vosim.core.slots import Slot, SlotList  # noqa: F401 (Slot: the doctests use it)
 from vosim.core.windows import Allocation, ResourceRequest, Window
 from vosim.errors import UnknownAllocatorError
@@ -27,20 +28,18 @@ __all__ = [
 
 
 Criterion = Callable[[SlotList, ResourceRequest], Allocation]
-_CRITERIA: dict[str, Criterion] = {}
 
 
 def register_criterion(name: str) -> Callable[[Criterion], Criterion]:
     """Register a window-search function under ``name`` (decorator).
 
     The function takes ``(slots: SlotList, request: ResourceRequest)`` and returns an
-    :class:`Allocation`. Raises ``ValueError`` if ``name`` is taken.
+    :class:`Allocation`. Raises ``ValueError`` if ``name`` is taken. Source: AEP §2.2 (the
+    criteria); the registry is vosim's (:mod:`vosim.core.registry`).
     """
 
     def deco(fn: Criterion) -> Criterion:
-        if name in _CRITERIA:
-            raise ValueError(f"criterion {name!r} is already registered")
-        _CRITERIA[name] = fn
+        registry.register("criterion", name, fn)
         return fn
 
     return deco
@@ -48,24 +47,19 @@ def register_criterion(name: str) -> Callable[[Criterion], Criterion]:
 
 def criteria() -> list[str]:
     """Return the registered criterion names, sorted."""
-    return sorted(_CRITERIA)
-
-
-#: How a fallback chain name (``"a>b"``) of each kind runs: ``"criteria"``, ``"methods"``
-#: (availability) and ``"mckp"``. :mod:`vosim.allocators.fallback`, imported with the
-#: package, registers them, so the registries need not import it (it imports them).
-_CHAINS: dict[str, Callable[..., Any]] = {}
+    return registry.names("criterion")
 
 
 def register_chain(kind: str, runner: Callable[..., Any]) -> None:
-    """Register how a fallback chain of ``kind`` runs (:data:`_CHAINS`'s kinds).
+    """Register how a fallback chain (``"a>b"``) of ``kind`` runs.
 
-    Raises ``ValueError`` if ``kind`` already has one. Source: vosim's fallback chains
-    (:mod:`vosim.allocators.fallback`).
+    ``kind``: ``"criterion"``, ``"availability method"`` or ``"mckp method"`` (the registry
+    kind the chain's links are of). :mod:`vosim.allocators.fallback`, imported with the
+    package, registers the three, so the modules running a chain need not import it (it
+    imports them). Raises ``ValueError`` if ``kind`` already has one. Source: vosim's
+    fallback chains (:mod:`vosim.allocators.fallback`).
     """
-    if kind in _CHAINS:
-        raise ValueError(f"fallback chains of {kind!r} are already registered")
-    _CHAINS[kind] = runner
+    registry.register("fallback chain", kind, runner)
 
 
 def chain(kind: str) -> Callable[..., Any]:
@@ -74,10 +68,7 @@ def chain(kind: str) -> Callable[..., Any]:
     Raises ``KeyError`` naming ``kind`` if none is registered (the fallback module was not
     imported: it is, with :mod:`vosim.allocators`).
     """
-    try:
-        return _CHAINS[kind]
-    except KeyError:
-        raise KeyError(f"no fallback chains of {kind!r} registered") from None
+    return registry.entry("fallback chain", kind)
 
 
 def allocate_window(
@@ -119,10 +110,10 @@ def allocate_window(
     (10.0, 40.0, 60.0)
     """
     if isinstance(criterion, str) and ">" in criterion:  # a fallback chain, e.g. "min_cost>amp"
-        fn = chain("criteria")(criterion, fallback_after)
+        fn = chain("criterion")(criterion, fallback_after)
     else:
         try:
-            fn = _CRITERIA[criterion]
+            fn = registry.entry("criterion", criterion)
         except KeyError:
             raise UnknownAllocatorError(
                 f"unknown criterion {criterion!r}; registered: {', '.join(criteria())}"

@@ -54,9 +54,10 @@ from typing import TYPE_CHECKING, Any
 
 from vosim.allocators import mckp as _mckp
 from vosim.allocators.aep import min_cost
-from vosim.allocators.availability_problem import allocate_resources, methods
-from vosim.allocators.base import allocate_window, criteria, register_chain
+from vosim.allocators.availability_problem import allocate_resources
+from vosim.allocators.base import allocate_window, register_chain
 from vosim.allocators.group_bnb import knapsack_group
+from vosim.core.registry import names as registered_names
 from vosim.errors import ParameterError, UnknownAllocatorError
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ __all__ = [
 REGISTRIES = ("criteria", "methods", "mckp")
 
 _NOUN = {"criteria": "criterion", "methods": "method", "mckp": "MCKP method"}
+#: Each chain registry's kind in the one registry (:mod:`vosim.core.registry`).
+KINDS = {"criteria": "criterion", "methods": "availability method", "mckp": "mckp method"}
 _EXAMPLE = {
     "criteria": "min_cost>amp",
     "methods": "knapsack_group>greedy_plus",
@@ -93,12 +96,10 @@ _EXAMPLE = {
 
 
 def _names(registry: str) -> list[str]:
-    if registry == "criteria":
-        return criteria()
-    if registry == "methods":
-        return methods()
     if registry == "mckp":
-        return list(_mckp.METHODS)
+        return list(_mckp.METHODS)  # the registered solvers and "auto"
+    if registry in KINDS:
+        return registered_names(KINDS[registry])
     raise ValueError(
         f"registry must be one of {', '.join(map(repr, REGISTRIES))}; got {registry!r}"
     )
@@ -768,6 +769,6 @@ def _mckp_chain(values, demands, capacity, method, fallback_after, time_limit, n
     return mckp_chain(values, demands, capacity, method, fallback_after)
 
 
-register_chain("criteria", _window_chain)
-register_chain("methods", _availability_chain)
-register_chain("mckp", _mckp_chain)
+register_chain("criterion", _window_chain)
+register_chain("availability method", _availability_chain)
+register_chain("mckp method", _mckp_chain)

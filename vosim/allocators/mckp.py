@@ -52,11 +52,12 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from vosim.allocators.base import chain
+from vosim.core import registry
 from vosim.core.results import Status
 from vosim.errors import ProblemError
 
@@ -78,9 +79,6 @@ DP_MAX_STATES = 131_072
 #: ... and when its back-pointers (one byte per state for each task with an option that can be
 #: taken; two bytes when an option index exceeds 127) take at most this many bytes (64 MiB).
 DP_MAX_CELLS = 1 << 26
-
-#: The methods :func:`solve_mckp` accepts.
-METHODS = ("auto", "dp", "milp", "greedy")
 
 #: HiGHS's objective is scaled so the largest value is this; its absolute gap tolerance (1e-6)
 #: then stands for 1e-10 of the largest value.
@@ -580,7 +578,7 @@ def solve_mckp(
     if node_limit is not None and not node_limit >= 1:
         raise ProblemError(f"node_limit must be >= 1 or None, got {node_limit!r}")
     if isinstance(method, str) and ">" in method:  # a fallback chain, e.g. "milp>greedy"
-        run = chain("mckp")
+        run = chain("mckp method")
         return run(values, demands, capacity, method, fallback_after, time_limit, node_limit)
     if method not in METHODS:
         raise ProblemError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
@@ -597,13 +595,8 @@ def solve_mckp(
         wide = 1 if top <= 127 else 2 if top <= 32767 else 4  # bytes per back-pointer
         small = states <= DP_MAX_STATES and busy * states * wide <= DP_MAX_CELLS
         method = "dp" if small else "milp"
-    optimal = True
-    if method == "dp":
-        choice = _solve_dp(vals, dems, kept, dims, size)
-    elif method == "greedy":
-        choice, optimal = _solve_greedy(vals, dems, kept, cap), False
-    else:
-        choice, optimal = _solve_milp(vals, dems, kept, cap, time_limit, node_limit)
+    solver = registry.entry("mckp method", method)
+    choice, optimal = solver(_Instance(vals, dems, kept, cap, dims, size, time_limit, node_limit))
     used = np.zeros(cap.size, dtype=np.int64)
     value = 0.0
     for i, j in enumerate(choice.tolist()):
@@ -611,3 +604,46 @@ def solve_mckp(
             value += float(vals[i][j])
             used += dems[i][j]
     return MCKPResult(choice, value, method, time.perf_counter() - t0, used, optimal)
+
+
+class _Instance(NamedTuple):
+    """One :func:`solve_mckp` call's checked problem, as every registered solver takes it."""
+
+    vals: list[np.ndarray]
+    dems: list[np.ndarray]
+    kept: list[np.ndarray]
+    cap: np.ndarray
+    dims: np.ndarray
+    size: np.ndarray
+    time_limit: float | None
+    node_limit: int | None
+
+
+def _solver(name: str):
+    """Register a solver ``(_Instance) -> (choice, optimal)`` as the MCKP method ``name``."""
+
+    def deco(fn):
+        registry.register("mckp method", name, fn)
+        return fn
+
+    return deco
+
+
+@_solver("dp")
+def _by_dp(p: _Instance) -> tuple[np.ndarray, bool]:
+    return _solve_dp(p.vals, p.dems, p.kept, p.dims, p.size), True
+
+
+@_solver("milp")
+def _by_milp(p: _Instance) -> tuple[np.ndarray, bool]:
+    return _solve_milp(p.vals, p.dems, p.kept, p.cap, p.time_limit, p.node_limit)
+
+
+@_solver("greedy")
+def _by_greedy(p: _Instance) -> tuple[np.ndarray, bool]:
+    return _solve_greedy(p.vals, p.dems, p.kept, p.cap), False
+
+
+#: The methods :func:`solve_mckp` accepts: ``"auto"`` (the DP when its lattice is small,
+#: else the MILP) and the registered solvers.
+METHODS = ("auto", *registry.names("mckp method"))

@@ -3,8 +3,9 @@
 :mod:`vosim.core.slots` (:class:`Slot`, :class:`SlotList`), :mod:`vosim.core.windows`
 (:class:`ResourceRequest`, :class:`Window`, :class:`Allocation`) and
 :mod:`vosim.core.results` (:class:`Status`, the :class:`Result` protocol every allocator
-result follows). They import nothing of vosim but :mod:`vosim.errors`, so the market and the
-allocators both build on them without importing each other.
+result follows), and :mod:`vosim.core.registry`, the one registry of named parts (criteria,
+methods, policies, experiments). They import nothing of vosim but :mod:`vosim.errors`, so the
+market and the allocators both build on them without importing each other.
 """
 
 from vosim.core.results import Result, Status

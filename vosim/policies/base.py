@@ -11,7 +11,7 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
-from vosim.core import SlotList
+from vosim.core import SlotList, registry
 from vosim.errors import UnknownAllocatorError
 from vosim.market.availability import UtilizationSchedule
 
@@ -352,9 +352,6 @@ class Policy(Protocol):
         return 0, ""
 
 
-#: The registered policies: name -> (factory, the model values it takes).
-_POLICIES: dict[str, tuple[Callable[..., Policy], tuple[str, ...]]] = {}
-
 #: The values a model offers every policy (:func:`policy_options` picks a policy's own):
 #: ``jobs`` (int, jobs in the run), ``price`` and ``performance`` (float arrays by node id,
 #: cost units per time unit and relative speed), ``scheduling_interval`` and ``look_ahead``
@@ -397,9 +394,7 @@ def register_policy(
         raise ValueError(f"policy {name!r}: no model value {', '.join(map(repr, unknown))}")
 
     def deco(factory: Callable[..., Policy]) -> Callable[..., Policy]:
-        if name in _POLICIES:
-            raise ValueError(f"policy {name!r} is already registered")
-        _POLICIES[name] = (factory, tuple(options))
+        registry.register("policy", name, (factory, tuple(options)))
         return factory
 
     return deco
@@ -422,7 +417,7 @@ def policy_options(name: str) -> tuple[str, ...]:
 
 def _entry(name: str) -> tuple[Callable[..., Policy], tuple[str, ...]]:
     try:
-        return _POLICIES[name]
+        return registry.entry("policy", name)
     except KeyError:
         raise UnknownAllocatorError(
             f"unknown policy {name!r}; registered: {', '.join(policies())}"
@@ -431,7 +426,7 @@ def _entry(name: str) -> tuple[Callable[..., Policy], tuple[str, ...]]:
 
 def policies() -> list[str]:
     """Return the registered policy names, sorted."""
-    return sorted(_POLICIES)
+    return registry.names("policy")
 
 
 #: The VO's own policies, listed first: the cyclic scheduling scheme and its availability

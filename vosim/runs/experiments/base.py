@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.analysis.charts import save_chart
+from vosim.core import registry
 from vosim.errors import ParameterError, UnknownAllocatorError
 from vosim.runs.store import write_json, write_table
 
@@ -440,22 +441,17 @@ class Experiment:
         return self.quick_repetitions if quick else self.default_repetitions
 
 
-_EXPERIMENTS: dict[str, Experiment] = {}
-
-
 def register_experiment(experiment: Experiment) -> Experiment:
     """Add ``experiment`` to the registry (``ValueError`` if its name is taken or ``"all"``)."""
     if experiment.name == "all":
         raise ValueError("'all' names every experiment at once; choose another name")
-    if experiment.name in _EXPERIMENTS:
-        raise ValueError(f"experiment {experiment.name!r} is already registered")
-    _EXPERIMENTS[experiment.name] = experiment
+    registry.register("experiment", experiment.name, experiment)
     return experiment
 
 
 def experiments() -> dict[str, Experiment]:
     """All registered experiments by name."""
-    return dict(sorted(_EXPERIMENTS.items()))
+    return {name: registry.entry("experiment", name) for name in registry.names("experiment")}
 
 
 def run_experiment(
@@ -506,7 +502,7 @@ def run_experiment(
         ``trace``/``jobs`` given to an experiment that does not take a trace, or ``jobs < 1``.
     """
     try:
-        experiment = _EXPERIMENTS[name]
+        experiment = registry.entry("experiment", name)
     except KeyError:
         raise UnknownAllocatorError(
             f"unknown experiment {name!r}; available: {', '.join(experiments())}"
