@@ -148,3 +148,16 @@ def test_gini_hand_cases():
 def test_bounded_slowdown_of_a_job_shorter_than_tau():
     # a 2 s job that waited 18 s: (18 + 2) / max(2, 10) = 2, not 10
     assert bounded_slowdown([18.0], [2.0], tau=10.0).tolist() == [2.0]
+
+
+def test_a_run_still_going_has_every_job_in_a_state_of_the_table():
+    """Mid-run, jobs pending, waiting or scheduled keep their state (no missing values)."""
+    from vosim.model import VOModel
+
+    model = VOModel(trace="NASA-iPSC-1993-3.1-cln", jobs=40, rng=2)
+    for _ in range(5):
+        model.step()
+    states = model.job_frame()["state"]
+    assert states.notna().all()
+    assert set(states.astype(str)) >= {"pending"}
+    assert (states.astype(str) == [job.state for job in model.jobs]).all()

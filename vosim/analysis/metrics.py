@@ -9,7 +9,7 @@ from operator import add, attrgetter
 import numpy as np
 import pandas as pd
 
-from vosim.market.workload import JOB_STATES, Job
+from vosim.market.workload import JOB_STATES, LIVE_STATES, Job
 
 __all__ = [
     "JOB_COLUMNS",
@@ -75,7 +75,8 @@ JOB_COLUMNS: dict[str, str] = {
     "start of any window it could afford when its window was reserved (0 under policies that "
     "take the earliest; a reservation moved earlier since counts 0), s (NaN if never scheduled)",
     "budget": "budget C, cost units",
-    "state": "completed, rejected, withdrawn or unfinished (vosim.market.workload.JOB_STATES)",
+    "state": "completed, rejected, withdrawn or unfinished (vosim.market.workload.JOB_STATES); "
+    "pending, waiting or scheduled in a run still going (LIVE_STATES)",
     "reason": "why a job was rejected, withdrawn or is unfinished; empty if completed",
 }
 
@@ -314,7 +315,7 @@ def job_table(
         "user_evaluation": np.array(col["user_evaluation"], dtype=float),
         "chosen_delay": np.maximum(start - np.array(col["earliest_start"], dtype=float), 0.0),
         "budget": np.array(col["budget"], dtype=float),
-        "state": pd.Categorical(state, categories=list(JOB_STATES)),
+        "state": pd.Categorical(state, categories=[*JOB_STATES, *LIVE_STATES]),
         "reason": ["" if done else r for done, r in zip(completed.tolist(), reason, strict=True)],
     }
     with np.errstate(divide="ignore", invalid="ignore"):

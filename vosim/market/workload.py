@@ -18,6 +18,7 @@ from vosim.market.swf import FIELD_LIMIT
 __all__ = [
     "Job",
     "JOB_STATES",
+    "LIVE_STATES",
     "jobs_from_trace",
     "node_counts",
     "offered_load",
@@ -31,6 +32,11 @@ __all__ = [
 #: it waited past the patience, with the reason); ``unfinished`` (still waiting or running at
 #: the ``horizon``).
 JOB_STATES = ("completed", "rejected", "withdrawn", "unfinished")
+
+#: The states a job passes through before a terminal one: ``pending`` (not yet submitted),
+#: ``waiting`` (in the metascheduler's queue) and ``scheduled`` (holding a window). A table
+#: of a run still going (the live page, an interrupted run before it ends) holds them.
+LIVE_STATES = ("pending", "waiting", "scheduled")
 
 
 @dataclass(slots=True, eq=False)
