@@ -22,7 +22,7 @@ from vosim.analysis.metrics import (
     batsim_final_state,
     job_table,
 )
-from vosim.market.workload import JOB_STATES
+from vosim.market.workload import JOB_STATES, LIVE_STATES
 from vosim.model import VOModel
 
 
@@ -102,7 +102,7 @@ def rows_job_table(jobs, owner_of_node, *, workload_name=""):
     with np.errstate(divide="ignore", invalid="ignore"):
         stretch = df["turnaround_time"] / df["execution_time"]
     df.insert(cols.index("turnaround_time") + 1, "stretch", stretch.where(df["execution_time"] > 0))
-    df["state"] = pd.Categorical(df["state"], categories=list(JOB_STATES))
+    df["state"] = pd.Categorical(df["state"], categories=[*JOB_STATES, *LIVE_STATES])
     df["success"] = df["success"].astype("int64")
     df["final_state"] = pd.Categorical(df["final_state"], categories=list(BATSIM_FINAL_STATES))
     df["consumed_energy"] = df["consumed_energy"].astype("float64")
