@@ -4,7 +4,7 @@ Every instance is one ICCS 2021 §4.3 scheduling problem: 64 heterogeneous nodes
 ``n = 6`` nodes for ``T = 200`` time units, start times ``t_k = 0, 1, ..., 800`` (the paper's
 801 points of ``L = [0, 800]``), global load 0.05 and job-load 0.5. The availability
 ``P_a(r_i, t_k, T)`` comes from vosim's ICCS 2021 §4.1 environment generator
-(:func:`vosim.market.availability.generate_environment`) over a horizon of ``L + T = 1000``
+(:func:`vosim.market.iccs_generators.generate_environment`) over a horizon of ``L + T = 1000``
 time units, so that every window ``[t_k, t_k + T]`` of the scan lies inside the loaded period
 (with a horizon of 800 the windows near the end run past the last local job and the best start
 is nearly always ``t = 800``; ``--horizon 800`` shows that case).
@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vosim.allocators.greedy  # registers greedy_united
 import vosim.allocators.knapsack  # noqa: F401  (registers knapsack_p)
 from vosim.allocators.timescan import time_scan
-from vosim.market.availability import generate_environment
+from vosim.market.iccs_generators import generate_environment
 
 STARTS = (1, 5, 10, 20, 50, 100)
 BUDGETS = (30, 45, 60, 90)

@@ -23,6 +23,7 @@ from vosim.allocators.availability_problem import (
 from vosim.allocators.timescan import TIE_RTOL, TimeScanResult, starting_points, time_scan
 from vosim.core import Status
 from vosim.errors import ProblemError, UnknownAllocatorError
+from vosim.market.iccs_generators import generate_environment
 
 pytest.importorskip("vosim.allocators.knapsack")  # registers "knapsack_p"
 
@@ -201,8 +202,7 @@ def test_fast_scan_deduplicates_repeated_columns_and_prunes():
 
 
 def test_fast_scan_on_the_iccs2021_environment():
-    availability = pytest.importorskip("vosim.market.availability")
-    env = availability.generate_environment(
+    env = generate_environment(
         40, 500.0, global_load=0.05, job_load=0.5, rng=np.random.default_rng(7)
     )
     p = env.p_avail(100.0, np.arange(401, dtype=float))

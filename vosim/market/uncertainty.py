@@ -38,7 +38,7 @@ def local_job_chain(start: float, end: float) -> EventChain:
     Allocation is expected at ``start`` (normal, sd ``0.05 l``), release at ``end`` (lognormal
     median, sd ``0.1 l``), and the execution is certain from ``start + 3 sd_alloc`` to
     ``end - 3 sd_release``, ``l = end - start`` (the choices of
-    :func:`vosim.market.availability.generate_environment`, ICCS 2021 §4.1).
+    :func:`vosim.market.iccs_generators.generate_environment`, ICCS 2021 §4.1).
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ What the paper leaves open and what is chosen here:
   starting at ``t_k`` holds its nodes on ``[t_k, t_k + 200]``, so the span scanned is
   ``[0, 1000]``; job-load is the share of the environment's span covered by local jobs; with
   job-load 1 no window exists at any ``t_k``, as in §4.2.
-* **Environment.** :func:`vosim.market.availability.generate_environment` (ICCS 2021 §4.1; its
+* **Environment.** :func:`vosim.market.iccs_generators.generate_environment` (ICCS 2021 §4.1; its
   docstring states its own choices), with local jobs of median length 200 (``L / 4``) instead of
   its default ``L / 8`` = 100, laid out over :data:`MARGIN` = 1000 time units before and after
   the span scanned as well (vosim's choice). The paper's local jobs form a job flow with no
@@ -92,7 +92,7 @@ import pandas as pd
 # importing these modules registers their methods: greedy_united; knapsack_p
 from vosim.allocators import greedy, knapsack  # noqa: F401
 from vosim.allocators.timescan import time_scan
-from vosim.market.availability import generate_environment
+from vosim.market.iccs_generators import generate_environment
 from vosim.runs.experiments.base import (
     CAUSE_UNKNOWN,
     PAPER_SHAPE,

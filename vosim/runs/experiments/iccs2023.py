@@ -22,7 +22,7 @@ and Availability Uncertainties*, ICCS 2023 (``group-dependencies-iccs2023.md``),
 What the paper leaves open and what is chosen here:
 
 * **Instances.** "Randomized characteristics c_i, p_i and group dependencies", no distribution
-  given. :func:`vosim.market.availability.random_groups` (its docstring derives each choice
+  given. :func:`vosim.market.iccs_generators.random_groups` (its docstring derives each choice
   from the text): integer costs in ``{2, ..., 10}`` for the whole reservation that rise with
   the group's availability (the paper's budget statements say the most available resources
   are the dearest), group availabilities uniform in ``[0.47, 0.94]`` (the occupation
@@ -54,7 +54,8 @@ import pandas as pd
 # knapsack_group, greedy and greedy_plus; knapsack_p
 from vosim.allocators import exact, greedy, group_bnb, knapsack  # noqa: F401
 from vosim.allocators.availability_problem import AvailabilityProblem, allocate_resources
-from vosim.market.availability import EventChain, availability, random_groups
+from vosim.market.availability import EventChain, availability
+from vosim.market.iccs_generators import random_groups
 from vosim.runs.experiments.base import (
     Experiment,
     ExperimentConfig,
