@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vosim.runs.experiments.knapsack_grid import strategies
-from vosim.runs.experiments.knapsack_grid_fixture import DEFAULT_CLUSTERS, poisson_tasks, simulate
+from vosim.runs.experiments.knapsack_grid_simulator import DEFAULT_CLUSTERS, poisson_tasks, simulate
 
 TARGET_SECONDS = 60.0
 

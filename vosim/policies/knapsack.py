@@ -35,8 +35,8 @@ __all__ = [
 ]
 
 #: The credit value ``v_i`` of every job's reference option: the VO's jobs, like SWF traces,
-#: carry none (as the Knapsack Grid fixture's ``swf_tasks`` without ``rng``,
-#: :mod:`vosim.runs.experiments.knapsack_grid_fixture.workload`).
+#: carry none (as the Knapsack Grid simulator's ``swf_tasks`` without ``rng``,
+#: :mod:`vosim.runs.experiments.knapsack_grid_simulator.workload`).
 BASE_CREDIT = 1.0
 
 

@@ -1,7 +1,7 @@
 """The Knapsack Grid slides' rules: option layouts, credit values and utility policies 1-5.
 
 One home for the rules that both the preemptive grid simulator of the slides' experiment
-(:mod:`vosim.runs.experiments.knapsack_grid_fixture`) and the VO's knapsack policies
+(:mod:`vosim.runs.experiments.knapsack_grid_simulator`) and the VO's knapsack policies
 (:mod:`vosim.policies.knapsack`) apply, so the two cannot drift apart.
 
 Options (:func:`option_layouts`). A task needing ``p`` processors may run on these layouts,

@@ -3,13 +3,13 @@
 Parra-Hernandez, Vanderster, Dimopoulos, *Resource Management and Knapsack Formulations on
 the Grid* (slides, ``knapsack-grid-slides.md``), "Experimental Evaluation of the Knapsack
 Strategy". Two experiments run the same strategies on the same tasks, on the slides'
-preemptive grid (:mod:`vosim.runs.experiments.knapsack_grid_fixture`, this experiment's
-fixture):
+preemptive grid (:mod:`vosim.runs.experiments.knapsack_grid_simulator`, simulated for this
+experiment only):
 
 ``knapsack-grid``
     The slides' grid (4 clusters of 4, 8, 16, 32 processors) and stream: Poisson arrivals with
     mean inter-arrival ``lambda = 0.64 h``, bimodal demand, 2000 tasks
-    (:func:`~vosim.runs.experiments.knapsack_grid_fixture.workload.poisson_tasks`).
+    (:func:`~vosim.runs.experiments.knapsack_grid_simulator.workload.poisson_tasks`).
 ``knapsack-grid-lambda``
     The same stream at mean inter-arrival times ``lambda`` = 0.32, 0.64 and 1.28 h, one
     strategy per family: the sweep the slides' "for lambda = 0.64 hr" implies.
@@ -19,7 +19,7 @@ fixture):
     The bundled real trace UniLu-Gaia-2014-2 (first 500 jobs): the grid's clusters are the
     processors of a VO of 4 resource owners sharing Gaia's 2004 processors in contiguous blocks
     (501 each, :func:`trace_clusters`); each job's options come from its requested processors
-    (:func:`~vosim.runs.experiments.knapsack_grid_fixture.workload.swf_tasks`: the reference
+    (:func:`~vosim.runs.experiments.knapsack_grid_simulator.workload.swf_tasks`: the reference
     option on one cluster, a split across two, half the processors for twice as long, the
     other clusters), with base credits drawn uniformly from [1, 10] because SWF carries none.
     With clusters this large the exact knapsack runs as a MILP (HiGHS): usually a fraction of
@@ -76,7 +76,7 @@ from vosim.runs.experiments.base import (
     register_experiment,
     verdict,
 )
-from vosim.runs.experiments.knapsack_grid_fixture import (
+from vosim.runs.experiments.knapsack_grid_simulator import (
     DEFAULT_CLUSTERS,
     EASY,
     FCFS,

@@ -1,4 +1,4 @@
-"""The fixture of the Knapsack Grid slides' preemptive experiment, and nothing else.
+"""The simulator of the Knapsack Grid slides' preemptive experiment, and nothing else.
 
 The experiments ``knapsack-grid`` and ``knapsack-grid-swf``
 (:mod:`vosim.runs.experiments.knapsack_grid`) reproduce the slides' comparison on the slides'
@@ -27,27 +27,27 @@ Grid* (Knapsack Grid slides), "Grid and Task Model", "Assumptions and Definition
 Examples
 --------
 >>> import numpy as np
->>> from vosim.runs.experiments.knapsack_grid_fixture import EASY, poisson_tasks, simulate
+>>> from vosim.runs.experiments.knapsack_grid_simulator import EASY, poisson_tasks, simulate
 >>> tasks = poisson_tasks(np.random.default_rng(0), tasks=50)
 >>> r = simulate(tasks, (4, 8, 16, 32), EASY())
 >>> len(r.tasks), r.strategy
 (50, 'EASY')
 """
 
-from vosim.runs.experiments.knapsack_grid_fixture.simulator import (
+from vosim.runs.experiments.knapsack_grid_simulator.simulator import (
     GridResult,
     GridState,
     Strategy,
     simulate,
 )
-from vosim.runs.experiments.knapsack_grid_fixture.strategies import (
+from vosim.runs.experiments.knapsack_grid_simulator.strategies import (
     EASY,
     FCFS,
     Gang,
     Knapsack,
     KnapsackBackfill,
 )
-from vosim.runs.experiments.knapsack_grid_fixture.workload import (
+from vosim.runs.experiments.knapsack_grid_simulator.workload import (
     DEFAULT_CLUSTERS,
     GridTask,
     TaskOption,

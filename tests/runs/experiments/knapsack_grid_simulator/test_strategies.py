@@ -11,15 +11,15 @@ from test_simulator import streams
 from vosim.allocators.mckp import solve_mckp
 from vosim.errors import ParameterError
 from vosim.policies import knapsack_rules as rules
-from vosim.runs.experiments.knapsack_grid_fixture import GridTask, TaskOption, simulate
-from vosim.runs.experiments.knapsack_grid_fixture.strategies import (
+from vosim.runs.experiments.knapsack_grid_simulator import GridTask, TaskOption, simulate
+from vosim.runs.experiments.knapsack_grid_simulator.strategies import (
     EASY,
     FCFS,
     Gang,
     Knapsack,
     KnapsackBackfill,
 )
-from vosim.runs.experiments.knapsack_grid_fixture.workload import make_options, poisson_tasks
+from vosim.runs.experiments.knapsack_grid_simulator.workload import make_options, poisson_tasks
 
 
 def one(procs, length, credit=1.0):

@@ -1,7 +1,7 @@
 """Event-driven, preemptive simulation of a grid of clusters under an allocation strategy.
 
-Part of the ``knapsack-grid`` experiments' fixture
-(:mod:`vosim.runs.experiments.knapsack_grid_fixture`).
+Part of the ``knapsack-grid`` experiments' simulator
+(:mod:`vosim.runs.experiments.knapsack_grid_simulator`).
 The simulator jumps from event to event, never by a fixed time step. Events are task arrivals,
 task completions and, for a *periodic* strategy (one with a ``period``, e.g. the knapsack cycle
 ``tau`` or a gang time slice), cycle ticks at ``0, tau, 2 tau, ...`` hours; ticks are skipped
@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.errors import ParameterError
-from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, check_tasks
+from vosim.runs.experiments.knapsack_grid_simulator.workload import GridTask, check_tasks
 
 __all__ = ["Strategy", "GridState", "GridResult", "simulate"]
 
@@ -246,8 +246,8 @@ def simulate(tasks: Sequence[GridTask], clusters: Sequence[int], strategy: Strat
 
     Examples
     --------
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.strategies import FCFS
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.strategies import FCFS
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((4,), 2.0, 1.0),)),
     ...       GridTask(1, 0.5, (TaskOption((3,), 1.0, 1.0),))]
     >>> r = simulate(ts, (4,), FCFS())

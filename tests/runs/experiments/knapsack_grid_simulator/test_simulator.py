@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.errors import ParameterError
-from vosim.runs.experiments.knapsack_grid_fixture import (
+from vosim.runs.experiments.knapsack_grid_simulator import (
     EASY,
     FCFS,
     Gang,
@@ -20,7 +20,7 @@ from vosim.runs.experiments.knapsack_grid_fixture import (
     TaskOption,
     simulate,
 )
-from vosim.runs.experiments.knapsack_grid_fixture.workload import make_options, poisson_tasks
+from vosim.runs.experiments.knapsack_grid_simulator.workload import make_options, poisson_tasks
 
 STRATEGIES = {
     "FCFS": FCFS,

@@ -1,7 +1,7 @@
 """Clusters, tasks with several allocation options, and the task streams of the experiment.
 
-Part of the ``knapsack-grid`` experiments' fixture
-(:mod:`vosim.runs.experiments.knapsack_grid_fixture`). A grid is a tuple of cluster
+Part of the ``knapsack-grid`` experiments' simulator
+(:mod:`vosim.runs.experiments.knapsack_grid_simulator`). A grid is a tuple of cluster
 capacities (processors per cluster, homogeneous processors), by default the slides' four
 clusters of 4, 8, 16 and 32 processors (:data:`DEFAULT_CLUSTERS`). A :class:`GridTask` offers
 one or more options (:class:`TaskOption`); option ``j`` of task ``i`` uses ``processors[k]``

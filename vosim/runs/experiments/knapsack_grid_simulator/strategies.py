@@ -1,7 +1,7 @@
 """Allocation strategies of the Knapsack Grid slides: FCFS, EASY backfilling, gang, knapsack.
 
-Part of the ``knapsack-grid`` experiments' fixture
-(:mod:`vosim.runs.experiments.knapsack_grid_fixture`). Every strategy is a small
+Part of the ``knapsack-grid`` experiments' simulator
+(:mod:`vosim.runs.experiments.knapsack_grid_simulator`). Every strategy is a small
 :class:`~.simulator.Strategy` driven by :func:`~.simulator.simulate`; at each decision it
 returns the whole set of tasks that run from now on. Where a strategy picks an option by
 itself it takes the *shortest fitting option*: among the options whose processors fit the
@@ -65,8 +65,8 @@ import numpy as np
 from vosim.allocators.mckp import MCKPResult, solve_mckp
 from vosim.errors import ParameterError
 from vosim.policies.knapsack_rules import check_utility_policy, option_utilities
-from vosim.runs.experiments.knapsack_grid_fixture.simulator import GridState, Strategy
-from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask
+from vosim.runs.experiments.knapsack_grid_simulator.simulator import GridState, Strategy
+from vosim.runs.experiments.knapsack_grid_simulator.workload import GridTask
 
 __all__ = ["FCFS", "EASY", "Gang", "Knapsack", "KnapsackBackfill"]
 
@@ -137,8 +137,8 @@ class FCFS(_Fitting):
 
     Examples
     --------
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((3,), 2.0, 1.0),)),
     ...       GridTask(1, 0.0, (TaskOption((4,), 1.0, 1.0),)),
     ...       GridTask(2, 0.0, (TaskOption((1,), 1.0, 1.0),))]
@@ -178,8 +178,8 @@ class EASY(_Fitting):
     --------
     A long task that fits the idle processors now but would delay the head is not backfilled:
 
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((6,), 100.0, 1.0),)),
     ...       GridTask(1, 1.0, (TaskOption((10,), 2.0, 1.0),)),
     ...       GridTask(2, 2.0, (TaskOption((4,), 1000.0, 1.0),)),
@@ -284,8 +284,8 @@ class Gang(_Fitting):
     --------
     Two whole-cluster tasks share the cluster in alternating one-hour slices:
 
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import GridTask, TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.workload import GridTask, TaskOption
     >>> ts = [GridTask(0, 0.0, (TaskOption((4,), 2.0, 1.0),)),
     ...       GridTask(1, 0.0, (TaskOption((4,), 2.0, 1.0),))]
     >>> r = simulate(ts, (4,), Gang(1.0))
@@ -398,8 +398,8 @@ class Knapsack(_Fitting):
     processors of cluster 1, $2 for 2, or $9 for 4 and 4 of clusters 1 and 2; task 2 pays $11
     for 10 processors of cluster 1 or $2 for 1 of cluster 2. The best cycle is worth $20:
 
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.simulator import simulate
-    >>> from vosim.runs.experiments.knapsack_grid_fixture.workload import TaskOption
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.simulator import simulate
+    >>> from vosim.runs.experiments.knapsack_grid_simulator.workload import TaskOption
     >>> t1 = GridTask(1, 0.0, (TaskOption((8, 0), 1.0, 10), TaskOption((2, 0), 1.0, 2),
     ...                        TaskOption((4, 4), 1.0, 9)))
     >>> t2 = GridTask(2, 0.0, (TaskOption((11, 0), 1.0, 11), TaskOption((0, 1), 1.0, 2)))

@@ -10,7 +10,7 @@ from vosim.data import trace_path
 from vosim.errors import ParameterError
 from vosim.market.swf import read_swf
 from vosim.policies.knapsack_rules import CREDIT_EXPONENT, MAX_OPTIONS
-from vosim.runs.experiments.knapsack_grid_fixture.workload import (
+from vosim.runs.experiments.knapsack_grid_simulator.workload import (
     DEFAULT_CLUSTERS,
     GridTask,
     TaskOption,
