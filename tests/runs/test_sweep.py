@@ -183,7 +183,7 @@ def test_a_segment_runs_the_model_on_its_window():
     from vosim.data import trace_path
     from vosim.market.swf import read_swf
     from vosim.model import VOModel
-    from vosim.runs.batch import execute
+    from vosim.runs.backends import execute
 
     text = RUN_SWEEP.replace("seed = 5", "seed = 5\nsegments = true")
     spec = expand(parse_sweep(text))[1]  # cost, U_a none, repetition 1: jobs 31-60

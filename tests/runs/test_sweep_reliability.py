@@ -21,7 +21,7 @@ from test_sweep import SCENARIO, SHORT_PATIENCE  # tiny runs (~0.7 s each with t
 
 import vosim.data
 from vosim.errors import ConfigError, ParameterError
-from vosim.runs import batch, store
+from vosim.runs import backends, batch, store
 from vosim.runs.batch import (
     UnreadablePartWarning,
     cycles_path,
@@ -314,23 +314,23 @@ def test_unreachable_ray_address_fails_fast_at_the_cli(tmp_path):
 def test_ray_address_probe(form, monkeypatch):
     address = form.format(f"127.0.0.1:{_closed_port()}")
     with pytest.raises(ParameterError, match=rf"{address!r}.*refused"):
-        batch._probe_ray_address(address)
+        backends.probe_ray_address(address)
     # An address that does not answer (TEST-NET-1): a bounded wait, never a hang.
-    monkeypatch.setattr(batch, "RAY_CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(backends, "RAY_CONNECT_TIMEOUT", 0.5)
     started = time.monotonic()
     with pytest.raises(ParameterError, match=r"192\.0\.2\.1:6379"):
-        batch._probe_ray_address(form.format("192.0.2.1:6379"))
+        backends.probe_ray_address(form.format("192.0.2.1:6379"))
     assert time.monotonic() - started < 3
     with socket.socket() as server:  # something listens: the probe lets Ray go on
         server.bind(("127.0.0.1", 0))
         server.listen()
-        batch._probe_ray_address(form.format(f"127.0.0.1:{server.getsockname()[1]}"))
+        backends.probe_ray_address(form.format(f"127.0.0.1:{server.getsockname()[1]}"))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     for name in ("auto", "local", None):  # Ray finds these itself, at once
-        batch._probe_ray_address(name)
+        backends.probe_ray_address(name)
     monkeypatch.setenv("RAY_ADDRESS", address)  # what ray.init(address=None) would use
     with pytest.raises(ParameterError, match=r"\(RAY_ADDRESS\).*refused"):
-        batch._probe_ray_address(None)
+        backends.probe_ray_address(None)
 
 
 # -- item 9: unreadable parts and manifests --------------------------------------------------------

@@ -46,16 +46,17 @@ A sweep of more than :data:`vosim.runs.config.MAX_RUNS` runs is refused before i
 
 Backends. ``"local"`` runs in this process when ``workers == 1`` and otherwise on a
 :class:`concurrent.futures.ProcessPoolExecutor` of spawned processes (spawn-safe: a worker
-imports vosim and receives a :class:`RunSpec`). It is preferred to Mesa's
+imports vosim and receives a :class:`~vosim.runs.backends.RunSpec`). It is preferred to Mesa's
 :func:`mesa.batchrunner.batch_run`, which returns every result only when the whole batch ends
 (so no per-run parts, no resume, and a crash loses all), lets one run's exception abort the
 batch, drives ``model.step()`` up to ``max_steps`` rather than vosim's event-driven
 ``model.run()``, reports DataCollector variables rather than the run summary, and sets the
 process-wide start method. A worker exits as soon as the sweep's process is gone (killed
 included), so no worker or resource tracker outlives it. ``"ray"`` runs the same
-:func:`execute` as Ray tasks on a local instance or the cluster at ``ray_address``
-(``pip install "vosim[ray]"``; a remote cluster's Python needs the same vosim installed); the
-driver writes the parts, so they land on this machine. Results do not depend on the backend
+:func:`~vosim.runs.backends.execute` as Ray tasks on a local instance or the cluster at
+``ray_address`` (``pip install "vosim[ray]"``; a remote cluster's Python needs the same vosim
+installed); the driver writes the parts, so they land on this machine. The backends are
+:mod:`vosim.runs.backends`. Results do not depend on the backend
 or the worker count: each run is seeded from the sweep, never from a worker.
 
 Examples
@@ -90,20 +91,12 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
-import math
-import multiprocessing
 import os
 import re
-import signal
-import socket
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,18 +107,25 @@ import pandas as pd
 from vosim import __version__
 from vosim.core.code_path import code_path
 from vosim.errors import ConfigError, ParameterError
+from vosim.runs.backends import (
+    BACKENDS,
+    CYCLES,
+    RUN_TABLES,
+    RunSpec,
+    import_ray,
+    local_outcomes,
+    probe_ray_address,
+    ray_outcomes,
+)
 from vosim.runs.config import SweepConfig, canonical_json, check_run_count
 from vosim.runs.store import atomic_write_bytes, write_json, write_table
 from vosim.scenario import PARAMETERS
 
 __all__ = [
-    "BACKENDS",
-    "RunSpec",
     "SweepResult",
     "UnreadablePartWarning",
     "run_id",
     "expand",
-    "execute",
     "run_sweep",
     "load_results",
     "load_cycles",
@@ -135,31 +135,13 @@ __all__ = [
     "network_path",
 ]
 
-#: Execution backends of :func:`run_sweep`.
-BACKENDS = ("local", "ray")
 #: Columns every row has, besides the swept parameters and the metrics.
 RESERVED_COLUMNS = ("run_id", "repetition", "seed", "status", "error", "seconds")
 MANIFEST = "manifest.json"
 PARTS = "runs"
-CYCLES = "cycles"
-GROUPS = "groups"
-GROUP_SITES = "group_sites"
-#: The per-run tables beside a run's part (folders, each ``part-<id>.parquet``).
-RUN_TABLES = (CYCLES, GROUPS, GROUP_SITES)
 NETWORKS = "networks"
 #: Model arguments that may name a file the run reads: their content goes in the run id.
 FILE_ARGUMENTS = ("trace", "local_trace")
-#: Seconds between a local worker's checks that the sweep's process is alive: a worker
-#: outlives a killed sweep by at most this long (plus its exit).
-PARENT_POLL_SECONDS = 0.5
-#: Seconds to wait for a Ray address to accept a TCP connection before ``ray.init``, which
-#: would otherwise retry an unreachable address for many minutes.
-RAY_CONNECT_TIMEOUT = 10.0
-
-
-#: What a backend returns per run: its row, its tables (:data:`RUN_TABLES` folder -> table)
-#: and its market as GraphML text.
-Outcome = tuple[dict[str, Any], "dict[str, pd.DataFrame] | None", "str | None"]
 
 
 class UnreadablePartWarning(UserWarning):
@@ -169,35 +151,6 @@ class UnreadablePartWarning(UserWarning):
     skip it; the message names the parts. The CLI prints it as one line
     ``vosim: warning: ...``.
     """
-
-
-@dataclass(frozen=True, slots=True)
-class RunSpec:
-    """One run of a sweep: everything a worker needs, picklable.
-
-    Parameters
-    ----------
-    run_id : str
-        12 hex digits of the SHA-256 of the run's model arguments, repetition, seed, trace
-        file contents and vosim version (:func:`run_id`).
-    point : dict
-        The swept parameters' values (model types).
-    repetition : int
-        0-based repetition of the combination.
-    seed : int
-        The model's ``rng`` seed (see :meth:`SweepConfig.run_seed`).
-    kwargs : dict
-        All :class:`vosim.VOModel` keyword arguments but ``rng``: scenario and point.
-    columns : dict
-        The point as table values (JSON text for arrays, tables and mixed types).
-    """
-
-    run_id: str
-    point: dict[str, Any]
-    repetition: int
-    seed: int
-    kwargs: dict[str, Any]
-    columns: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,282 +366,6 @@ def expand(config: SweepConfig) -> list[RunSpec]:
     return runs
 
 
-# -- one run -------------------------------------------------------------------------------------
-
-
-def _flat(value: Any) -> Any:
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value)
-    if hasattr(value, "item"):  # a numpy scalar
-        return value.item()
-    return value
-
-
-def execute(spec: RunSpec) -> dict[str, Any]:
-    """Run one model and return its table row; an exception is recorded, not raised.
-
-    Parameters
-    ----------
-    spec : RunSpec
-        The run.
-
-    Returns
-    -------
-    dict
-        Column -> value (see the module docstring); ``status`` is ``"error"`` and ``error``
-        ``"ExceptionType: message"`` when building or running the model raised.
-    """
-    return execute_with_cycles(spec)[0]
-
-
-def execute_with_cycles(spec: RunSpec) -> Outcome:
-    """Run one model; return its table row, per-run tables and market (what backends run).
-
-    Parameters
-    ----------
-    spec : RunSpec
-        The run.
-
-    Returns
-    -------
-    row : dict
-        As :func:`execute` returns it.
-    tables : dict of str to pandas.DataFrame, or None
-        ``"cycles"``: ``VOModel.cycle_frame()`` (one row per scheduling cycle run; idle ones
-        are skipped); ``"groups"``: ``VOModel.group_frame()`` (one row per group of users);
-        ``"group_sites"``: ``VOModel.group_site_frame()`` (one row per group and site it
-        bought from); each with a first column ``run_id``; ``None`` when the run raised.
-    network : str or None
-        ``VOModel.market_graph()`` as GraphML text
-        (:func:`~vosim.analysis.network.graphml_text`); ``None`` when the run raised.
-    """
-    started = time.perf_counter()
-    row: dict[str, Any] = {"run_id": spec.run_id, **spec.columns}
-    row.update(repetition=spec.repetition, seed=spec.seed, status="ok", error=None)
-    metrics: dict[str, Any] = {}
-    tables: dict[str, pd.DataFrame] | None = None
-    network: str | None = None
-    try:
-        from vosim.analysis.network import graphml_text
-        from vosim.model import VOModel
-
-        model = VOModel(**spec.kwargs, rng=spec.seed)
-        model.run()
-        jobs = model.job_frame()
-        cycles = model.cycle_frame()
-        tasks = model.task_frame()  # built once: the market and the site x VO view read it
-        market = model.market_graph(tasks)
-        metrics = model.summary(jobs, cycles, market)
-        metrics["node_count"] = model.node_count
-        metrics["cycles"] = len(cycles)
-        pairs = model.group_site_frame(jobs, tasks)
-        tables = {
-            CYCLES: cycles.reset_index(drop=True),
-            GROUPS: model.group_frame(jobs, pairs),
-            GROUP_SITES: pairs,
-        }
-        for table in tables.values():
-            table.insert(0, "run_id", spec.run_id)
-        network = graphml_text(market)
-    except Exception as exc:
-        row.update(status="error", error=f"{type(exc).__name__}: {exc}")
-        metrics = {}
-        tables = network = None
-    row["seconds"] = time.perf_counter() - started
-    for key, value in metrics.items():
-        row[key if key not in row else f"result_{key}"] = _flat(value)
-    return row, tables, network
-
-
-def _failed_row(spec: RunSpec, message: str) -> dict[str, Any]:
-    row: dict[str, Any] = {"run_id": spec.run_id, **spec.columns}
-    row.update(repetition=spec.repetition, seed=spec.seed, status="error", error=message)
-    row["seconds"] = math.nan
-    return row
-
-
-# -- backends ------------------------------------------------------------------------------------
-
-
-def _init_worker(parent: int) -> None:
-    """Worker initializer: leave Ctrl-C to the parent; exit when the parent is gone.
-
-    Ctrl-C is the parent's to handle (it stops the workers). A daemon thread checks every
-    :data:`PARENT_POLL_SECONDS` that the worker's parent is still ``parent`` (the sweep's
-    process: with the spawn context it starts the workers itself); once the parent dies, even
-    by SIGKILL, the worker is re-parented and exits at once, in a run or waiting for one.
-    Otherwise it would wait forever for work, since it holds the write end of its own task
-    queue; and the multiprocessing resource tracker, which lives until every holder of its
-    pipe is gone, ends with the last worker. POSIX: on Windows a process's parent id does not
-    change when the parent dies, and the thread just sleeps.
-
-    Parameters
-    ----------
-    parent : int
-        Process id of the sweep's process.
-
-    References
-    ----------
-    vosim's rule: a worker ends with its sweep (without the check, two workers and the
-    resource tracker were alive 38 minutes after the sweep was killed).
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if os.getppid() != parent:  # already gone while this worker started
-        os._exit(1)
-    watch = threading.Thread(
-        target=_watch_parent, args=(parent,), name="vosim-watch-parent", daemon=True
-    )
-    watch.start()
-
-
-def _watch_parent(parent: int) -> None:
-    """Exit this process as soon as its parent is no longer ``parent``."""
-    while os.getppid() == parent:
-        time.sleep(PARENT_POLL_SECONDS)
-    os._exit(1)
-
-
-def _local_rows(pending: list[RunSpec], workers: int) -> Iterator[Outcome]:
-    if workers == 1:
-        for spec in pending:
-            yield execute_with_cycles(spec)
-        return
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(os.getpid(),),
-    )
-    finished = False
-    try:
-        futures = [pool.submit(execute_with_cycles, spec) for spec in pending]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        except BrokenProcessPool:
-            raise RuntimeError(
-                "a worker process died (out of memory?); the finished runs are kept: run the "
-                "same command again to resume"
-            ) from None
-        finished = True
-    finally:
-        if not finished:  # interrupted or failed: stop the runs in flight now
-            processes = list((getattr(pool, "_processes", None) or {}).values())
-            terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
-            if terminate is not None:
-                terminate()
-            else:
-                for process in processes:
-                    process.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _import_ray():
-    try:
-        import ray
-    except ImportError as exc:
-        raise ParameterError(
-            'backend "ray" needs Ray, an optional extra: pip install "vosim[ray]"'
-        ) from exc
-    return ray
-
-
-def _probe_ray_address(address: str | None) -> None:
-    """Check that a Ray address accepts a TCP connection within :data:`RAY_CONNECT_TIMEOUT`.
-
-    ``ray.init`` retries an unreachable ``host:port`` for many minutes; this fails at once
-    (connection refused) or after the timeout instead. Only ``host:port`` and
-    ``ray://host:port`` addresses are probed; ``"auto"`` and ``"local"`` are left to Ray,
-    which resolves them quickly. Not covered: a port that accepts connections but is not a Ray
-    head (``ray.init`` may still wait there).
-
-    Parameters
-    ----------
-    address : str or None
-        The ``ray_address`` of :func:`run_sweep`; ``None``: the ``RAY_ADDRESS`` environment
-        variable, which ``ray.init`` uses then, if it is set.
-
-    Raises
-    ------
-    ParameterError
-        Nothing accepts a connection at the address; the message names it and the reason.
-
-    References
-    ----------
-    vosim's rule: an unreachable address fails within :data:`RAY_CONNECT_TIMEOUT` (without the
-    probe, ``--ray-address 127.0.0.1:1`` hung for more than 500 s).
-    """
-    origin = ""
-    if address is None:
-        address = os.environ.get("RAY_ADDRESS") or None
-        origin = " (RAY_ADDRESS)"
-    if address is None:
-        return
-    scheme, sep, rest = address.strip().rpartition("://")
-    if sep and scheme != "ray":
-        return
-    rest = rest.split("/", 1)[0]
-    host, sep, port = rest.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        return  # "auto", "local", a bare host name: Ray's own rules
-    host = host.strip("[]")  # an IPv6 literal
-    try:
-        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT):
-            pass
-    except OSError as exc:
-        if isinstance(exc, TimeoutError):
-            reason = f"no answer within {RAY_CONNECT_TIMEOUT:g} s"
-        else:
-            reason = exc.strerror or str(exc) or type(exc).__name__
-        raise ParameterError(
-            f"cannot reach the Ray cluster at {address!r}{origin}: {reason} (is a Ray head running "
-            "there? start one with: ray start --head)"
-        ) from None
-
-
-def _ray_rows(
-    pending: list[RunSpec], workers: int | None, address: str | None
-) -> Iterator[Outcome]:
-    ray = _import_ray()
-    started = False
-    if not ray.is_initialized():
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        if address is None and workers is not None:
-            options["num_cpus"] = workers
-        if address is None and not os.environ.get("RAY_ADDRESS"):
-            address = "local"  # a new instance, not a cluster this machine happens to run
-        try:
-            ray.init(address=address, logging_level="warning", **options)
-        except Exception as exc:
-            where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
-            raise ParameterError(f"cannot start or reach {where}: {exc}") from exc
-        started = True
-    task = ray.remote(num_cpus=1)(execute_with_cycles)
-    queue = iter(pending)
-    in_flight: dict[Any, RunSpec] = {}
-    try:
-        for spec in itertools.islice(queue, workers or len(pending)):
-            in_flight[task.remote(spec)] = spec
-        while in_flight:
-            ready, _ = ray.wait(list(in_flight), num_returns=1)
-            for ref in ready:
-                spec = in_flight.pop(ref)
-                try:
-                    outcome = ray.get(ref)
-                except Exception as exc:  # the task itself failed (worker died, ...)
-                    message = f"{type(exc).__name__}: {exc}".splitlines()[0]
-                    outcome = (_failed_row(spec, message), None, None)
-                yield outcome
-                following = next(queue, None)
-                if following is not None:
-                    in_flight[task.remote(following)] = following
-    finally:
-        for ref in in_flight:
-            ray.cancel(ref, force=True)
-        if started:
-            ray.shutdown()
-
-
 # -- the sweep -----------------------------------------------------------------------------------
 
 
@@ -885,8 +562,8 @@ def run_sweep(
         raise ParameterError(f"workers must be an integer >= 1 or None, got {workers!r}")
     if ray_address is not None and backend != "ray":
         raise ParameterError("ray_address is only for backend 'ray'")
-    if backend == "ray" and not _import_ray().is_initialized():
-        _probe_ray_address(ray_address)
+    if backend == "ray" and not import_ray().is_initialized():
+        probe_ray_address(ray_address)
     started = time.perf_counter()
     out = Path(out)
     runs = expand(config)
@@ -930,9 +607,9 @@ def run_sweep(
         if pending:
             if backend == "local":
                 count = min(workers or _cpus(), len(pending))
-                rows = _local_rows(pending, count)
+                rows = local_outcomes(pending, count)
             else:
-                rows = _ray_rows(pending, workers, ray_address)
+                rows = ray_outcomes(pending, workers, ray_address)
             try:
                 with closing(rows):
                     for row, tables, network in rows:

@@ -162,8 +162,9 @@ RUN_KEYS = ("repetitions", "seed", "paired", "segments", "factors")
 NONE = "none"
 #: Most runs a sweep may have (combinations times repetitions); a bigger one is refused before
 #: it is expanded (unbounded, 100^5 x 1000 runs died after 15 s at 3.5 GB). Why this
-#: bound: planning holds every run at once, about 2 KB each (its :class:`~vosim.runs.batch.RunSpec`
-#: and its manifest entry while the manifest is written; 100,000 runs: ~200 MB and ~2.5 s), the
+#: bound: planning holds every run at once, about 2 KB each (its
+#: :class:`~vosim.runs.backends.RunSpec` and its manifest entry while the manifest is
+#: written; 100,000 runs: ~200 MB and ~2.5 s), the
 #: manifest keeps ~175 bytes per run (~17 MB), and even the tiniest runs (~0.2 s) make 100,000
 #: of them over 5 CPU-hours. Split a bigger study into several sweeps.
 MAX_RUNS = 100_000
