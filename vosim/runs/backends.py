@@ -113,8 +113,9 @@ def execute(spec: RunSpec) -> dict[str, Any]:
     Returns
     -------
     dict
-        Column -> value (see the module docstring); ``status`` is ``"error"`` and ``error``
-        ``"ExceptionType: message"`` when building or running the model raised.
+        Column -> value (the row :mod:`vosim.runs.batch` describes); ``status`` is
+        ``"error"`` and ``error`` ``"ExceptionType: message"`` when building or running the
+        model raised.
     """
     return execute_with_cycles(spec)[0]
 
