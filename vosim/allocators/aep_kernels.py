@@ -516,8 +516,10 @@ def _distinct(values):  # pragma: no cover - compiled
     return few[:u].copy()
 
 
+# Complexity above 15: compiled (numba): the four criteria's one-slot choices in one kernel, so a
+# search is one call; split, each part would be a call and its dispatch.
 @_jit
-def single(start, end, price, performance, node, volume, time, min_performance, limit, criterion):
+def single(start, end, price, performance, node, volume, time, min_performance, limit, criterion):  # noqa: C901
     """``aep._single``'s choice for ``n = 1`` in two passes over the slots (the same floats).
 
     Parameters: the slot list's columns (shape (m,), in start order); the request's

@@ -151,7 +151,9 @@ def brute_force_select(problem: AvailabilityProblem) -> AvailabilityResult:
 # multiple-choice DP over groups
 
 
-def _group_dp(
+# Complexity above 15: the ICCS 2023 multiple-choice DP and its back-tracking over one table,
+# written as the paper's recurrence.
+def _group_dp(  # noqa: C901
     weights: list[list[int]], values: list[float], n: int, cap: int
 ) -> tuple[list[tuple[int, int]] | None, str]:
     """Multiple-choice knapsack over groups; return the chosen ``(group position, k)`` pairs.

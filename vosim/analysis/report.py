@@ -963,7 +963,9 @@ def read_sweep(sweep_dir: str | Path) -> Sweep:
     return Sweep(manifest, table, ok, keys, swept, factors, metrics, names, tests)
 
 
-def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[Path]:
+# Complexity above 15: the report's sections in page order, each optional on what the sweep holds;
+# each section is its own function, this one decides which to write.
+def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[Path]:  # noqa: C901
     """Write a one-page HTML report of a sweep's results (and its figures as PNG).
 
     Parameters

@@ -323,8 +323,10 @@ def _cheapest_task(rows, jobs, i, slow, by_rows):  # pragma: no cover - compiled
     return low
 
 
+# Complexity above 15: compiled (numba): the plain earlier_window's steps (screen, starts, window,
+# budget) in one kernel, so a reservation is searched without Python between steps.
 @_jit
-def _search(rows, jobs, i, near, now, out):  # pragma: no cover - compiled
+def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - compiled
     """``replan.earlier_window`` for reservation ``i``; ``near``: searched where time was freed.
 
     The slots searched are every row (as groups of alike rows), or with ``near`` and one

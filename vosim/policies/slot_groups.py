@@ -248,7 +248,9 @@ def _compiled():
     return numba.njit(cache=True)(_movable)
 
 
-def _movable(
+# Complexity above 15: compiled (numba): the plain pass's necessary conditions for a move, in its
+# order, over the slot groups.
+def _movable(  # noqa: C901
     gstart, gend, gprice, gperf, gcount, gid, order, sorted_node, slot_start, slot_end,
     snode, sstart, send, sprice, sperf, volume, n, longest, budget, before, not_before,
 ):  # fmt: skip

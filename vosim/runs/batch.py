@@ -502,7 +502,9 @@ def _statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple
     return found, unreadable
 
 
-def run_sweep(
+# Complexity above 15: checks, lock, resume and the write of each outcome share one directory and
+# one lock, held across the backends' generator.
+def run_sweep(  # noqa: C901
     config: SweepConfig,
     out: str | Path,
     *,
