@@ -123,6 +123,7 @@ True
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import inspect
 import itertools
@@ -556,9 +557,7 @@ def load_sweep(path: str | Path) -> SweepConfig:
     return parse_sweep(text, path=path)
 
 
-# Complexity above 15: the sweep file's tables checked in the file's order, every error naming its
-# table and key through the shared fail/check closures.
-def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:  # noqa: C901
+def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:
     """Validate the TOML ``text`` of a sweep file.
 
     Parameters
@@ -582,156 +581,22 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:  # no
         (:meth:`vosim.scenario.Param.validate`); a trace that does not exist; an unknown
         preset; more than :data:`MAX_RUNS` runs (counted before expanding).
     """
-    where = str(path) if path is not None else "<string>"
-    base = Path(path).resolve().parent if path is not None else Path.cwd()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        m = re.search(r"\(at line (\d+), column \d+\)", message)
-        line = int(m.group(1)) if m else None
-        if line is None and "end of document" in message:
-            line = max(1, len(text.splitlines()))
-        raise ConfigError(where, line, f"not valid TOML: {message}") from None
-
-    def fail(table: str | None, key: str | None, message: str) -> typing.NoReturn:
-        line = None
-        if key is not None:
-            line = _key_line(text, table, key)
-        elif table is not None:
-            line = _table_line(text, table)
-        prefix = f"[{table}] " if table else ""
-        raise ConfigError(where, line, f"{prefix}{key + ': ' if key else ''}{message}")
-
-    def unknown(table: str | None, key: str, allowed: Sequence[str], what: str) -> None:
-        close = difflib.get_close_matches(key, allowed, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        fail(table, key, f"unknown {what}{hint}; allowed: {', '.join(allowed)}")
-
-    for key in data:
-        if key not in TOP_LEVEL_KEYS:
-            unknown(None, key, TOP_LEVEL_KEYS, "top-level key")
-    name = data.get("name")
-    if name is None:
-        fail(None, "name", 'missing: name the sweep at the top of the file (name = "my-sweep")')
-    if not isinstance(name, str) or not name.strip():
-        fail(None, "name", f"expected a non-empty string naming the sweep, got {_show(name)}")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        fail(None, "description", f"expected a string, got {_show(description)}")
-    for table in ("scenario", "sweep", "run"):
-        if not isinstance(data.get(table, {}), dict):
-            fail(None, table, f"expected a table [{table}], got {_show(data[table])}")
-
-    # [run]
-    run = data.get("run", {})
-    for key in run:
-        if key not in RUN_KEYS:
-            unknown("run", key, RUN_KEYS, "key")
-    repetitions = run.get("repetitions", 1)
-    if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
-        fail("run", "repetitions", f"expected an integer >= 1, got {_show(repetitions)}")
-    seed = run.get("seed", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        fail("run", "seed", f"expected an integer >= 0, got {_show(seed)}")
-    paired = run.get("paired", True)
-    if not isinstance(paired, bool):
-        fail("run", "paired", f"expected true or false, got {_show(paired)}")
-    segments = run.get("segments", False)
-    if not isinstance(segments, bool):
-        fail("run", "segments", f"expected true or false, got {_show(segments)}")
-    factors = run.get("factors", [])
-    if not (isinstance(factors, list) and all(isinstance(f, str) for f in factors)):
-        fail("run", "factors", f"expected a list of swept keys, got {_show(factors)}")
+    sweep_file = _SweepFile(text, path)
+    data = sweep_file.toml()
+    name, description = sweep_file.top(data)
+    repetitions, seed, paired, segments, factors = sweep_file.run(data.get("run", {}))
     tables_raw = {kind: data.get(kind, []) for kind in ("policy", "baseline")}
     for kind, raw in tables_raw.items():
         if not (isinstance(raw, list) and all(isinstance(b, dict) for b in raw)):
-            fail(None, kind, f"expected [[{kind}]] tables, one per policy")
-
-    # [scenario] and [sweep]
-    params = model_parameters()
-    allowed = list(params)
-
-    def check(table: str, key: str, value: Any) -> Any:
-        p = params[key]
-        try:
-            converted = _convert(value, p.type)
-        except _Bad:
-            fail(table, key, f"expected {_describe(p.type)}, got {_show(value)}")
-        choices = p.choices
-        if choices is not None and converted is not None:
-            names = converted if isinstance(converted, (tuple, list)) else (converted,)
-            for n in names:
-                if n not in choices:
-                    fail(table, key, f"{n!r} is not one of {', '.join(map(str, choices))}")
-        if key in ("trace", "local_trace") and isinstance(converted, str):
-            synthetic = key == "trace"
-            converted = _check_trace(converted, base, lambda m: fail(table, key, m), synthetic)
-        try:
-            p.validate(converted)
-        except VosimError as exc:
-            fail(table, key, str(exc))
-        return converted
-
-    scenario_raw = dict(data.get("scenario", {}))
-    sweep_raw = data.get("sweep", {})
-    preset = scenario_raw.pop("preset", None)
-    if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
-        fail(
-            "scenario", "preset", f"{_show(preset)} is not a preset; presets: {', '.join(PRESETS)}"
-        )
-    if "preset" in sweep_raw:
-        fail(
-            "sweep", "preset", 'a preset is a starting point: set it in [scenario] (preset = "...")'
-        )
-    for table, raw in (("scenario", scenario_raw), ("sweep", sweep_raw)):
-        for key in raw:
-            if key == "rng":
-                fail(table, key, "seeds are set by [run] seed (and repetitions), not by rng")
-            if key not in params:
-                unknown(table, key, allowed, "VOModel parameter")
-    scenario = {
-        key: value
-        for key, value in (PRESETS[preset].values.items() if preset is not None else ())
-        if key not in sweep_raw and key not in scenario_raw
-    }
-    scenario.update({key: check("scenario", key, value) for key, value in scenario_raw.items()})
-    sweep: dict[str, tuple[Any, ...]] = {}
-    for key, values in sweep_raw.items():
-        if key in scenario_raw:
-            fail("sweep", key, "is both fixed in [scenario] and swept in [sweep]; keep one")
-        if not isinstance(values, list):
-            fail("sweep", key, f"expected a list of values, got {_show(values)}")
-        if not values:
-            fail("sweep", key, "expected a non-empty list of values, got []")
-        converted = [check("sweep", key, v) for v in values]
-        seen: set[str] = set()
-        for raw_value, v in zip(values, converted, strict=True):
-            text_value = canonical_json(v)
-            if text_value in seen:
-                fail("sweep", key, f"value {_show(raw_value)} is listed twice")
-            seen.add(text_value)
-        sweep[key] = tuple(converted)
-    for f in factors:
-        if f not in sweep:
-            fail("run", "factors", f"{f!r} is not a swept key; swept: {', '.join(sweep) or 'none'}")
-    if len(set(factors)) != len(factors):
-        fail("run", "factors", "a factor is listed twice")
-    tables: dict[str, list[dict[str, Any]]] = {}
-    for kind, raw in tables_raw.items():
-        tables[kind] = []
-        for b in raw:
-            if not b:
-                fail(kind, None, f"an empty [[{kind}]] table: fix at least one parameter")
-            for key in b:
-                if key not in params:
-                    unknown(kind, key, allowed, "VOModel parameter")
-                if key in factors:
-                    fail(kind, key, f"is a factor: [[{kind}]] runs vary the factors, not fix them")
-            tables[kind].append({key: check(kind, key, value) for key, value in b.items()})
+            sweep_file.fail(None, kind, f"expected [[{kind}]] tables, one per policy")
+    preset, scenario, sweep = sweep_file.scenario_and_sweep(data)
+    sweep_file.factors(factors, sweep)
+    tables = {kind: sweep_file.fixed_tables(kind, raw, factors) for kind, raw in tables_raw.items()}
     labels = [SweepConfig.baseline_label(b) for kind in tables for b in tables[kind]]
     if len(set(labels)) != len(labels):
-        fail("baseline", None, "two [[policy]] or [[baseline]] tables fix the same values")
+        sweep_file.fail(
+            "baseline", None, "two [[policy]] or [[baseline]] tables fix the same values"
+        )
     config = SweepConfig(
         name=name.strip(),
         scenario=scenario,
@@ -749,13 +614,203 @@ def parse_sweep(text: str, path: str | Path | None = None) -> SweepConfig:  # no
         policies=tuple(tables["policy"]),
     )
     if segments:
-        _check_segments(config, fail)
+        _check_segments(config, sweep_file.fail)
     too_big = _run_count_error(config)
     if too_big is not None:
         if sweep:
-            fail("sweep", None, too_big)
-        fail("run", "repetitions", too_big)
+            sweep_file.fail("sweep", None, too_big)
+        sweep_file.fail("run", "repetitions", too_big)
     return config
+
+
+class _SweepFile:
+    """One sweep file's text being checked: each table's checks, errors with file and line.
+
+    ``fail(table, key, message)`` raises the :class:`~vosim.errors.ConfigError` naming the
+    file, the key's line (or the table's) and the table and key; the other methods check one
+    part of the file each, in the order :func:`parse_sweep` calls them.
+    """
+
+    def __init__(self, text: str, path: str | Path | None) -> None:
+        self.text = text
+        self.where = str(path) if path is not None else "<string>"
+        self.base = Path(path).resolve().parent if path is not None else Path.cwd()
+        self.params = model_parameters()
+
+    def toml(self) -> dict[str, Any]:
+        """The parsed TOML; a :class:`ConfigError` with the line of a syntax error."""
+        try:
+            return tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as exc:
+            message = str(exc)
+            m = re.search(r"\(at line (\d+), column \d+\)", message)
+            line = int(m.group(1)) if m else None
+            if line is None and "end of document" in message:
+                line = max(1, len(self.text.splitlines()))
+            raise ConfigError(self.where, line, f"not valid TOML: {message}") from None
+
+    def fail(self, table: str | None, key: str | None, message: str) -> typing.NoReturn:
+        """Raise the :class:`ConfigError` of ``message`` at ``[table] key``."""
+        line = None
+        if key is not None:
+            line = _key_line(self.text, table, key)
+        elif table is not None:
+            line = _table_line(self.text, table)
+        prefix = f"[{table}] " if table else ""
+        raise ConfigError(self.where, line, f"{prefix}{key + ': ' if key else ''}{message}")
+
+    def unknown(self, table: str | None, key: str, allowed: Sequence[str], what: str) -> None:
+        """Refuse an unknown ``key``, with the closest allowed name as a hint."""
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        self.fail(table, key, f"unknown {what}{hint}; allowed: {', '.join(allowed)}")
+
+    def top(self, data: dict[str, Any]) -> tuple[str, str]:
+        """The top-level keys checked: ``(name, description)``."""
+        fail = self.fail
+        for key in data:
+            if key not in TOP_LEVEL_KEYS:
+                self.unknown(None, key, TOP_LEVEL_KEYS, "top-level key")
+        name = data.get("name")
+        if name is None:
+            fail(None, "name", 'missing: name the sweep at the top of the file (name = "my-sweep")')
+        if not isinstance(name, str) or not name.strip():
+            fail(None, "name", f"expected a non-empty string naming the sweep, got {_show(name)}")
+        description = data.get("description", "")
+        if not isinstance(description, str):
+            fail(None, "description", f"expected a string, got {_show(description)}")
+        for table in ("scenario", "sweep", "run"):
+            if not isinstance(data.get(table, {}), dict):
+                fail(None, table, f"expected a table [{table}], got {_show(data[table])}")
+        return name, description
+
+    def run(self, run: dict[str, Any]) -> tuple[int, int, bool, bool, list[str]]:
+        """``[run]`` checked: ``(repetitions, seed, paired, segments, factors)``."""
+        fail = self.fail
+        for key in run:
+            if key not in RUN_KEYS:
+                self.unknown("run", key, RUN_KEYS, "key")
+        repetitions = run.get("repetitions", 1)
+        if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
+            fail("run", "repetitions", f"expected an integer >= 1, got {_show(repetitions)}")
+        seed = run.get("seed", 1)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            fail("run", "seed", f"expected an integer >= 0, got {_show(seed)}")
+        paired = run.get("paired", True)
+        if not isinstance(paired, bool):
+            fail("run", "paired", f"expected true or false, got {_show(paired)}")
+        segments = run.get("segments", False)
+        if not isinstance(segments, bool):
+            fail("run", "segments", f"expected true or false, got {_show(segments)}")
+        factors = run.get("factors", [])
+        if not (isinstance(factors, list) and all(isinstance(f, str) for f in factors)):
+            fail("run", "factors", f"expected a list of swept keys, got {_show(factors)}")
+        return repetitions, seed, paired, segments, factors
+
+    def check(self, table: str, key: str, value: Any) -> Any:
+        """``value`` of the model parameter ``key`` converted to its type and validated."""
+        p = self.params[key]
+        try:
+            converted = _convert(value, p.type)
+        except _Bad:
+            self.fail(table, key, f"expected {_describe(p.type)}, got {_show(value)}")
+        choices = p.choices
+        if choices is not None and converted is not None:
+            names = converted if isinstance(converted, (tuple, list)) else (converted,)
+            for n in names:
+                if n not in choices:
+                    self.fail(table, key, f"{n!r} is not one of {', '.join(map(str, choices))}")
+        if key in ("trace", "local_trace") and isinstance(converted, str):
+            synthetic = key == "trace"
+            refuse = functools.partial(self.fail, table, key)
+            converted = _check_trace(converted, self.base, refuse, synthetic)
+        try:
+            p.validate(converted)
+        except VosimError as exc:
+            self.fail(table, key, str(exc))
+        return converted
+
+    def scenario_and_sweep(self, data: dict[str, Any]):
+        """``[scenario]`` and ``[sweep]`` checked: ``(preset, scenario, sweep)``.
+
+        The scenario starts from the preset's values that neither table sets; each swept
+        key's values are converted, non-empty and distinct.
+        """
+        fail, params = self.fail, self.params
+        scenario_raw = dict(data.get("scenario", {}))
+        sweep_raw = data.get("sweep", {})
+        preset = scenario_raw.pop("preset", None)
+        if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
+            presets = ", ".join(PRESETS)
+            fail("scenario", "preset", f"{_show(preset)} is not a preset; presets: {presets}")
+        if "preset" in sweep_raw:
+            fail(
+                "sweep",
+                "preset",
+                'a preset is a starting point: set it in [scenario] (preset = "...")',
+            )
+        for table, raw in (("scenario", scenario_raw), ("sweep", sweep_raw)):
+            for key in raw:
+                if key == "rng":
+                    fail(table, key, "seeds are set by [run] seed (and repetitions), not by rng")
+                if key not in params:
+                    self.unknown(table, key, list(params), "VOModel parameter")
+        scenario = {
+            key: value
+            for key, value in (PRESETS[preset].values.items() if preset is not None else ())
+            if key not in sweep_raw and key not in scenario_raw
+        }
+        scenario.update(
+            {key: self.check("scenario", key, value) for key, value in scenario_raw.items()}
+        )
+        sweep: dict[str, tuple[Any, ...]] = {}
+        for key, values in sweep_raw.items():
+            if key in scenario_raw:
+                fail("sweep", key, "is both fixed in [scenario] and swept in [sweep]; keep one")
+            sweep[key] = self.swept(key, values)
+        return preset, scenario, sweep
+
+    def swept(self, key: str, values: Any) -> tuple[Any, ...]:
+        """The values of ``[sweep] key`` converted: a non-empty list, no value twice."""
+        if not isinstance(values, list):
+            self.fail("sweep", key, f"expected a list of values, got {_show(values)}")
+        if not values:
+            self.fail("sweep", key, "expected a non-empty list of values, got []")
+        converted = [self.check("sweep", key, v) for v in values]
+        seen: set[str] = set()
+        for raw_value, v in zip(values, converted, strict=True):
+            text_value = canonical_json(v)
+            if text_value in seen:
+                self.fail("sweep", key, f"value {_show(raw_value)} is listed twice")
+            seen.add(text_value)
+        return tuple(converted)
+
+    def factors(self, factors: list[str], sweep: dict[str, tuple[Any, ...]]) -> None:
+        """``[run] factors`` checked against the swept keys: each swept, none twice."""
+        for f in factors:
+            if f not in sweep:
+                swept = ", ".join(sweep) or "none"
+                self.fail("run", "factors", f"{f!r} is not a swept key; swept: {swept}")
+        if len(set(factors)) != len(factors):
+            self.fail("run", "factors", "a factor is listed twice")
+
+    def fixed_tables(
+        self, kind: str, raw: list[dict[str, Any]], factors: list[str]
+    ) -> list[dict[str, Any]]:
+        """The ``[[policy]]`` or ``[[baseline]]`` tables (``kind``) checked and converted."""
+        tables = []
+        for b in raw:
+            if not b:
+                self.fail(kind, None, f"an empty [[{kind}]] table: fix at least one parameter")
+            for key in b:
+                if key not in self.params:
+                    self.unknown(kind, key, list(self.params), "VOModel parameter")
+                if key in factors:
+                    self.fail(
+                        kind, key, f"is a factor: [[{kind}]] runs vary the factors, not fix them"
+                    )
+            tables.append({key: self.check(kind, key, value) for key, value in b.items()})
+        return tables
 
 
 def _check_segments(config: SweepConfig, fail: Callable[..., typing.NoReturn]) -> None:
