@@ -35,9 +35,10 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vosim import __version__
-from vosim.runs.batch import load_results, run_sweep
+from vosim.runs.batch import run_sweep
 from vosim.runs.config import parse_sweep
 from vosim.runs.studies import STUDIES, study_config
+from vosim.runs.sweep_results import load_results
 
 SWEEP = """
 name = "bench-sweep"

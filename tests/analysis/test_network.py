@@ -18,8 +18,9 @@ from vosim.analysis.network import (
     market_nodes,
 )
 from vosim.model import VOModel
-from vosim.runs.batch import load_results, load_table, network_path, run_sweep
+from vosim.runs.batch import run_sweep
 from vosim.runs.config import parse_sweep
+from vosim.runs.sweep_results import load_results, load_table, network_path
 
 
 @pytest.fixture

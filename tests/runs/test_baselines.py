@@ -7,8 +7,9 @@ import pytest
 
 from vosim.analysis.report import write_report
 from vosim.errors import ConfigError
-from vosim.runs.batch import expand, load_results, run_sweep
+from vosim.runs.batch import expand, run_sweep
 from vosim.runs.config import parse_sweep
+from vosim.runs.sweep_results import load_results
 
 SWEEP = """
 name = "baselines"

@@ -11,17 +11,11 @@ import pytest
 
 from vosim.analysis.report import ua_crossings, write_report
 from vosim.errors import ConfigError, VosimError
-from vosim.runs.batch import (
-    cycles_path,
-    expand,
-    load_cycles,
-    load_results,
-    load_table,
-    run_sweep,
-)
+from vosim.runs.batch import expand, run_sweep
 from vosim.runs.cli import main
 from vosim.runs.config import parse_sweep
 from vosim.runs.studies import STUDIES, VARIANTS, study_config
+from vosim.runs.sweep_results import cycles_path, load_cycles, load_results, load_table
 
 HAS_VLC = importlib.util.find_spec("vl_convert") is not None
 

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from vosim.errors import ConfigError, ParameterError, VosimError
-from vosim.runs.batch import expand, load_results, part_path, run_sweep
+from vosim.runs.batch import expand, run_sweep
 from vosim.runs.cli import main
 from vosim.runs.config import load_sweep, parse_sweep
+from vosim.runs.sweep_results import load_results, part_path
 
 # Tiny runs: 30 jobs, one-day slot lists, hourly cycles.
 SCENARIO = """

@@ -22,17 +22,16 @@ from test_sweep import SCENARIO, SHORT_PATIENCE  # tiny runs (~0.7 s each with t
 import vosim.data
 from vosim.errors import ConfigError, ParameterError
 from vosim.runs import backends, batch, store
-from vosim.runs.batch import (
+from vosim.runs.batch import expand, run_sweep
+from vosim.runs.cli import main
+from vosim.runs.config import MAX_RUNS, SweepConfig, parse_sweep
+from vosim.runs.sweep_results import (
     UnreadablePartWarning,
     cycles_path,
-    expand,
     load_cycles,
     load_results,
     part_path,
-    run_sweep,
 )
-from vosim.runs.cli import main
-from vosim.runs.config import MAX_RUNS, SweepConfig, parse_sweep
 
 TINY = 'name = "tiny"\n' + SCENARIO + SHORT_PATIENCE + '[sweep]\nua = ["none", 25, 50]\n'
 

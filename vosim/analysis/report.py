@@ -108,7 +108,7 @@ def _policy(row: pd.Series, keys: list[str], factors: list[str]) -> str:
 
 def _load(sweep_dir: Path) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
     """The manifest, every finished run's row, and the rows of the runs without error."""
-    from vosim.runs.batch import MANIFEST, load_results
+    from vosim.runs.sweep_results import MANIFEST, load_results
 
     manifest_path = sweep_dir / MANIFEST
     if not manifest_path.is_file():
@@ -801,7 +801,7 @@ def _first_market(sweep_dir: Path, ok: pd.DataFrame):
     """The first finished run's market graph and its label, or ``None`` if none was written."""
     import networkx as nx
 
-    from vosim.runs.batch import network_path
+    from vosim.runs.sweep_results import network_path
 
     for _, row in ok.iterrows():
         path = network_path(sweep_dir, row["run_id"])
@@ -990,7 +990,7 @@ def write_report(sweep_dir: str | Path, out: str | Path | None = None) -> list[P
     ConfigError
         ``sweep_dir`` has no manifest, or no run finished without error.
     """
-    from vosim.runs.batch import load_cycles, load_table
+    from vosim.runs.sweep_results import load_cycles, load_table
 
     sweep_dir = Path(sweep_dir)
     sweep = read_sweep(sweep_dir)

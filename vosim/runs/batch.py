@@ -27,9 +27,9 @@ null), ``seconds`` (wall time of the run) and the metrics: ``VOModel.summary``'s
 as ``owners_revenue_by_owner`` as JSON text: ``run_summary``'s, ``mean_vo_evaluation`` and the
 market's concentration ``market_*``) plus ``node_count`` and ``cycles``. A run that raises is
 recorded with status ``"error"`` and no metrics; the others go on.
-:func:`load_results` reads the finished runs into one table in the sweep's order,
-:func:`load_cycles` their per-cycle tables (owners and users active, prices, utilization...),
-:func:`load_table` any of their per-run tables.
+:mod:`vosim.runs.sweep_results` reads the directory back: ``load_results`` the finished runs
+in one table in the sweep's order, ``load_cycles`` their per-cycle tables (owners and users
+active, prices, utilization...), ``load_table`` any of their per-run tables.
 
 Resume: a run's id is a hash of all its model arguments, repetition and seed, the content of
 the trace files it reads and the vosim version (:func:`run_id`), so on start every run whose
@@ -40,8 +40,9 @@ directory whose manifest names another vosim version is refused. One sweep at a 
 a directory (a lock file). Parts are flushed to disk before their rename
 (:mod:`vosim.runs.store`); one that cannot be read all the same (zero bytes or truncated, e.g.
 by a power cut on a file system that reorders writes) counts as not done: the sweep runs it
-again and says so, :func:`load_results` and :func:`load_cycles` skip it and say so (an
-:class:`UnreadablePartWarning`, one line ``vosim: warning: ...`` at the command line).
+again and says so, the loaders skip it and say so (an
+:class:`~vosim.runs.sweep_results.UnreadablePartWarning`, one line ``vosim: warning: ...`` at
+the command line).
 A sweep of more than :data:`vosim.runs.config.MAX_RUNS` runs is refused before it is expanded.
 
 Backends. ``"local"`` runs in this process when ``workers == 1`` and otherwise on a
@@ -63,6 +64,7 @@ Examples
 --------
 >>> import tempfile
 >>> from vosim.runs.config import parse_sweep
+>>> from vosim.runs.sweep_results import load_results
 >>> config = parse_sweep('''
 ... name = "demo"
 ... [scenario]
@@ -93,7 +95,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -109,7 +110,6 @@ from vosim.core.code_path import code_path
 from vosim.errors import ConfigError, ParameterError
 from vosim.runs.backends import (
     BACKENDS,
-    CYCLES,
     RUN_TABLES,
     RunSpec,
     import_ray,
@@ -119,38 +119,27 @@ from vosim.runs.backends import (
 )
 from vosim.runs.config import SweepConfig, canonical_json, check_run_count
 from vosim.runs.store import atomic_write_bytes, write_json, write_table
+from vosim.runs.sweep_results import (
+    MANIFEST,
+    NETWORKS,
+    PARTS,
+    UnreadablePartWarning,
+    network_path,
+    part_path,
+    parts_text,
+    read_statuses,
+)
 from vosim.scenario import PARAMETERS
 
 __all__ = [
     "SweepResult",
-    "UnreadablePartWarning",
     "run_id",
     "expand",
     "run_sweep",
-    "load_results",
-    "load_cycles",
-    "load_table",
-    "part_path",
-    "cycles_path",
-    "network_path",
 ]
 
-#: Columns every row has, besides the swept parameters and the metrics.
-RESERVED_COLUMNS = ("run_id", "repetition", "seed", "status", "error", "seconds")
-MANIFEST = "manifest.json"
-PARTS = "runs"
-NETWORKS = "networks"
 #: Model arguments that may name a file the run reads: their content goes in the run id.
 FILE_ARGUMENTS = ("trace", "local_trace")
-
-
-class UnreadablePartWarning(UserWarning):
-    """A part of a sweep directory cannot be read (zero bytes, truncated, not Parquet).
-
-    :func:`run_sweep` runs such a run again, :func:`load_results` and :func:`load_cycles`
-    skip it; the message names the parts. The CLI prints it as one line
-    ``vosim: warning: ...``.
-    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,24 +358,6 @@ def expand(config: SweepConfig) -> list[RunSpec]:
 # -- the sweep -----------------------------------------------------------------------------------
 
 
-def part_path(out: str | Path, run_id: str) -> Path:
-    """Where the part of run ``run_id`` is written under ``out``."""
-    return Path(out) / PARTS / f"part-{run_id}.parquet"
-
-
-def cycles_path(out: str | Path, run_id: str) -> Path:
-    """Where the per-cycle table of run ``run_id`` is written under ``out``."""
-    return Path(out) / CYCLES / f"part-{run_id}.parquet"
-
-
-def network_path(out: str | Path, run_id: str) -> Path:
-    """Where the market graph (GraphML) of run ``run_id`` is written under ``out``.
-
-    ``out/networks/part-<run_id>.graphml`` (:func:`vosim.analysis.network.graphml_text`).
-    """
-    return Path(out) / NETWORKS / f"part-{run_id}.graphml"
-
-
 def _cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -437,69 +408,6 @@ def _manifest(config: SweepConfig, runs: list[RunSpec]) -> dict[str, Any]:
             for spec in runs
         ],
     }
-
-
-#: What reading a spoiled Parquet file raises (pyarrow's errors are ValueError or OSError).
-_UNREADABLE = (OSError, ValueError, KeyError, IndexError)
-
-
-def _unreadable(path: Path) -> str | None:
-    """Why the Parquet file ``path`` cannot be read (zero bytes, truncated), or ``None``."""
-    import pyarrow.parquet as pq
-
-    try:
-        pq.read_metadata(path)
-    except _UNREADABLE as exc:
-        return _reason(exc)
-    return None
-
-
-def _reason(exc: BaseException) -> str:
-    """The first line of an exception's message, without pyarrow's long path prefix."""
-    text = (str(exc).splitlines() or [""])[0]
-    text = re.sub(r"^Could not open Parquet input source '[^']*': ", "", text)
-    return text or type(exc).__name__
-
-
-def _parts_text(unreadable: list[tuple[Path, str]]) -> str:
-    """``"2 unreadable parts: runs/part-a.parquet (reason), ..."`` (at most 5 named)."""
-    count = len(unreadable)
-    shown = [f"{path.parent.name}/{path.name} ({reason})" for path, reason in unreadable[:5]]
-    more = f" and {count - 5} more" if count > 5 else ""
-    return f"{count} unreadable part{'s' if count > 1 else ''}: {', '.join(shown)}{more}"
-
-
-def _statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple[Path, str]]]:
-    """Status of each run of ``ids`` whose part can be read, and the unreadable parts.
-
-    A run is done when its part reads and holds a status; one whose part, or whose
-    ``"ok"`` run's cycle or group table, cannot be read (zero bytes, truncated) is not done, and its
-    file is listed with the reason.
-    """
-    import pyarrow.parquet as pq
-
-    found: dict[str, str] = {}
-    unreadable: list[tuple[Path, str]] = []
-    for rid in ids:
-        path = part_path(out, rid)
-        if not path.exists():
-            continue
-        try:
-            status = pq.read_table(path, columns=["status"]).column("status")[0].as_py()
-        except _UNREADABLE as exc:
-            unreadable.append((path, _reason(exc)))
-            continue
-        tables = [Path(out) / kind / f"part-{rid}.parquet" for kind in RUN_TABLES]
-        broken = [
-            (table, reason)
-            for table in tables
-            if status == "ok" and table.exists() and (reason := _unreadable(table))
-        ]
-        if broken:
-            unreadable.extend(broken)
-            continue
-        found[rid] = status
-    return found, unreadable
 
 
 # Complexity above 15: checks, lock, resume and the write of each outcome share one directory and
@@ -589,11 +497,11 @@ def run_sweep(  # noqa: C901
             for stale in (out / folder).glob(".part-*.tmp"):
                 stale.unlink(missing_ok=True)
 
-        statuses, unreadable = _statuses(out, [spec.run_id for spec in runs])
+        statuses, unreadable = read_statuses(out, [spec.run_id for spec in runs])
         if unreadable:
             count = len(unreadable)
             warnings.warn(
-                f"{_parts_text(unreadable)}: running {'it' if count == 1 else 'them'} again",
+                f"{parts_text(unreadable)}: running {'it' if count == 1 else 'them'} again",
                 UnreadablePartWarning,
                 stacklevel=2,
             )
@@ -635,199 +543,3 @@ def run_sweep(  # noqa: C901
         seconds=time.perf_counter() - started,
         interrupted=interrupted,
     )
-
-
-def _read_manifest(out: Path) -> dict:
-    """The manifest of ``out``, checked to list its runs.
-
-    Raises FileNotFoundError when there is none, and :class:`ConfigError` naming the file
-    when it cannot be read or parsed or has no ``runs`` list of entries with a ``run_id``.
-    """
-    path = out / MANIFEST
-    try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise ConfigError(str(path), None, f"cannot read the manifest: {_reason(exc)}") from None
-    runs = manifest.get("runs") if isinstance(manifest, dict) else None
-    if not isinstance(runs, list) or not all(
-        isinstance(entry, dict) and isinstance(entry.get("run_id"), str) for entry in runs
-    ):
-        raise ConfigError(
-            str(path),
-            None,
-            "no 'runs' list with a run_id per run: not a complete vosim sweep manifest (run "
-            "the sweep again into this directory to rewrite it)",
-        )
-    return manifest
-
-
-def _finished(out: str | Path, path_of) -> tuple[dict, list[Path], list[tuple[Path, str]]]:
-    """The manifest of ``out`` and ``path_of(out, run_id)`` of each finished run, in order.
-
-    A run is finished when its result part exists; ``path_of`` names the file wanted
-    (the part itself, or the run's cycle table, listed only if it exists too and the run's
-    part can be read: the third item lists the runs' parts that cannot, with the reason).
-    """
-    import pyarrow.parquet as pq
-
-    out = Path(out)
-    manifest = _read_manifest(out)
-    paths, unreadable = [], []
-    for entry in manifest["runs"]:
-        part = part_path(out, entry["run_id"])
-        path = path_of(out, entry["run_id"])
-        if not (path.exists() and part.exists()):
-            continue
-        if path != part:  # a run whose part is unreadable is not finished
-            try:
-                pq.read_metadata(part)
-            except _UNREADABLE as exc:
-                unreadable.append((part, _reason(exc)))
-                continue
-        paths.append(path)
-    return manifest, paths, unreadable
-
-
-def _read_parts(paths: list[Path], read, unreadable: list[tuple[Path, str]]) -> list:
-    """``read(path)`` of each path that can be read; warn once naming the others."""
-    tables, unreadable = [], list(unreadable)
-    for path in paths:
-        try:
-            tables.append(read(path))
-        except _UNREADABLE as exc:
-            unreadable.append((path, _reason(exc)))
-    if unreadable:
-        count = len(unreadable)
-        warnings.warn(
-            f"skipped {_parts_text(unreadable)}; run the sweep again to redo "
-            f"{'it' if count == 1 else 'them'}",
-            UnreadablePartWarning,
-            stacklevel=3,
-        )
-    return tables
-
-
-def load_results(out: str | Path) -> pd.DataFrame:
-    """The table of a sweep's finished runs, in the sweep's order.
-
-    Parameters
-    ----------
-    out : str or Path
-        A :func:`run_sweep` output directory.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per finished run of the manifest (in its order: combinations in file order,
-        repetitions innermost; unfinished runs are absent), columns as in the module
-        docstring. Integer metrics of a table with failed runs are floats (NaN where failed).
-
-    Raises
-    ------
-    FileNotFoundError
-        ``out`` has no ``manifest.json``.
-    ConfigError
-        The manifest cannot be read or lists no runs.
-
-    Warns
-    -----
-    UnreadablePartWarning
-        Parts that cannot be read (zero bytes, truncated) are skipped and named.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    manifest, parts, _ = _finished(out, part_path)
-    tables = _read_parts(parts, lambda path: pq.read_table(path).replace_schema_metadata(None), [])
-    if not tables:
-        parameters = manifest.get("parameters")
-        parameters = parameters if isinstance(parameters, list) else []
-        columns = ["run_id", *parameters, *RESERVED_COLUMNS[1:]]
-        return pd.DataFrame(columns=columns)
-    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
-
-
-def load_cycles(out: str | Path) -> pd.DataFrame:
-    """The per-cycle tables of a sweep's finished runs, stacked in the sweep's order.
-
-    Parameters
-    ----------
-    out : str or Path
-        A :func:`run_sweep` output directory.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per scheduling cycle of each finished run that has a cycle table (runs that
-        raised, and runs written by a vosim without cycle tables, have none): ``run_id`` then
-        the columns of ``VOModel.cycle_frame()`` (``time`` in model seconds,
-        ``owners_active``, ``users_active``, ``utilization``, ...). Empty, with the column
-        ``run_id`` only, when no run has one.
-
-    Raises
-    ------
-    FileNotFoundError
-        ``out`` has no ``manifest.json``.
-    ConfigError
-        The manifest cannot be read or lists no runs.
-
-    Warns
-    -----
-    UnreadablePartWarning
-        Cycle tables that cannot be read (zero bytes, truncated), and those of runs whose
-        part cannot be read, are skipped; the unreadable files are named.
-    """
-    return _load_tables(out, cycles_path)
-
-
-def load_table(out: str | Path, kind: str) -> pd.DataFrame:
-    """One kind of per-run table of a sweep's finished runs, stacked in the sweep's order.
-
-    Parameters
-    ----------
-    out : str or Path
-        A :func:`run_sweep` output directory.
-    kind : str
-        One of :data:`RUN_TABLES`: ``"cycles"`` (:func:`load_cycles`), ``"groups"``
-        (``VOModel.group_frame()``: one row per group of users, LCG-2005-1's VOs, with its
-        jobs, waits in s and where its work ran) or ``"group_sites"``
-        (``VOModel.group_site_frame()``: one row per group and site it bought from).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``run_id`` then the table's columns, for each finished run that has one. Empty, with
-        the column ``run_id`` only, when no run has one.
-
-    Raises
-    ------
-    ValueError
-        ``kind`` is not one of :data:`RUN_TABLES` (the message lists them).
-    FileNotFoundError
-        ``out`` has no ``manifest.json``.
-    ConfigError
-        The manifest cannot be read or lists no runs.
-
-    Warns
-    -----
-    UnreadablePartWarning
-        As :func:`load_cycles`.
-
-    References
-    ----------
-    vosim's sweep store (the module docstring); no paper.
-    """
-    if kind not in RUN_TABLES:
-        raise ValueError(f"unknown per-run table {kind!r}; available: {', '.join(RUN_TABLES)}")
-    return _load_tables(out, lambda out, rid: Path(out) / kind / f"part-{rid}.parquet")
-
-
-def _load_tables(out: str | Path, path_of) -> pd.DataFrame:
-    """The per-run tables at ``path_of(out, run_id)`` of the finished runs, stacked."""
-    _, parts, unreadable = _finished(out, path_of)
-    frames = _read_parts(parts, pd.read_parquet, unreadable)
-    if not frames:
-        return pd.DataFrame(columns=["run_id"])
-    return pd.concat(frames, ignore_index=True)

@@ -753,7 +753,8 @@ def _run_config(config, out: Path, args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from vosim.runs.batch import load_results, run_sweep
+    from vosim.runs.batch import run_sweep
+    from vosim.runs.sweep_results import load_results
 
     bar = None
 
