@@ -62,7 +62,12 @@ class Offers:
         Each owner forgets what ended and generates its local load up to ``until``
         (:meth:`ResourceOwnerAgent.prepare <vosim.agents.owner.ResourceOwnerAgent.prepare>`;
         every owner's, whoever has left the VO, so the draws are the same). Called once per
-        pass before the policy runs, so that reading the slot list changes nothing.
+        pass before the policy runs, so that reading the slot list changes nothing. ``now``
+        and ``until``: model time units, ``now <= until``; raises nothing of its own.
+
+        References
+        ----------
+        VO Preferences §2: owners' local jobs have priority and are placed before the VO's.
         """
         for owner in self.model.owners:
             owner.prepare(now, until)

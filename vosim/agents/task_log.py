@@ -87,7 +87,9 @@ class TaskLog:
         Columns ``job_id``, ``job``, ``user``, ``attempt``, ``resource``, ``node`` (its
         physical node: ``resource_node[resource]``), ``owner``
         (``owner_of_resource[resource]``), ``start``, ``end``, ``price``, ``cost``; the ids
-        int64, the rest float64. Both arguments are int arrays indexed by resource id.
+        int64, the rest float64 (model time units; cost units per time unit; cost units).
+        Both arguments are int arrays indexed by resource id, shape (N,); a resource id
+        beyond them raises ``IndexError``.
         """
         w, t = self.windows, self._tasks
         size = self._w["size"][:w]

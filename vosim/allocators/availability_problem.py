@@ -249,12 +249,7 @@ def register_method(name: str) -> Callable[[Method], Method]:
     The function takes an :class:`AvailabilityProblem` and returns an
     :class:`AvailabilityResult`. Raises ``ValueError`` if ``name`` is taken.
     """
-
-    def deco(fn: Method) -> Method:
-        registry.register("availability method", name, fn)
-        return fn
-
-    return deco
+    return registry.registering("availability method", name)
 
 
 def methods() -> list[str]:

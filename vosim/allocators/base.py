@@ -37,12 +37,7 @@ def register_criterion(name: str) -> Callable[[Criterion], Criterion]:
     :class:`Allocation`. Raises ``ValueError`` if ``name`` is taken. Source: AEP §2.2 (the
     criteria); the registry is vosim's (:mod:`vosim.core.registry`).
     """
-
-    def deco(fn: Criterion) -> Criterion:
-        registry.register("criterion", name, fn)
-        return fn
-
-    return deco
+    return registry.registering("criterion", name)
 
 
 def criteria() -> list[str]:

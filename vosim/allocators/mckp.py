@@ -619,27 +619,18 @@ class _Instance(NamedTuple):
     node_limit: int | None
 
 
-def _solver(name: str):
-    """Register a solver ``(_Instance) -> (choice, optimal)`` as the MCKP method ``name``."""
-
-    def deco(fn):
-        registry.register("mckp method", name, fn)
-        return fn
-
-    return deco
-
-
-@_solver("dp")
+# Each MCKP method is a solver ``(_Instance) -> (choice, optimal)`` in the registry.
+@registry.registering("mckp method", "dp")
 def _by_dp(p: _Instance) -> tuple[np.ndarray, bool]:
     return _solve_dp(p.vals, p.dems, p.kept, p.dims, p.size), True
 
 
-@_solver("milp")
+@registry.registering("mckp method", "milp")
 def _by_milp(p: _Instance) -> tuple[np.ndarray, bool]:
     return _solve_milp(p.vals, p.dems, p.kept, p.cap, p.time_limit, p.node_limit)
 
 
-@_solver("greedy")
+@registry.registering("mckp method", "greedy")
 def _by_greedy(p: _Instance) -> tuple[np.ndarray, bool]:
     return _solve_greedy(p.vals, p.dems, p.kept, p.cap), False
 

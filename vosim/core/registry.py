@@ -10,9 +10,12 @@ part registers it here when it is imported (``register_criterion``, ``register_m
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["KINDS", "entry", "names", "register"]
+T = TypeVar("T")
+
+__all__ = ["KINDS", "entry", "names", "register", "registering"]
 
 #: The kinds of entries and what each entry is.
 KINDS: dict[str, str] = {
@@ -64,6 +67,20 @@ def register(kind: str, name: str, value: Any) -> None:
     entries[name] = value
 
 
+def registering(kind: str, name: str) -> Callable[[T], T]:
+    """A decorator registering what it decorates as the ``kind`` entry ``name``, unchanged.
+
+    Raises, when the decorator is applied, what :func:`register` raises. Source: vosim's
+    registry (no paper).
+    """
+
+    def deco(value: T) -> T:
+        register(kind, name, value)
+        return value
+
+    return deco
+
+
 def entry(kind: str, name: str) -> Any:
     """The ``kind`` entry named ``name``.
 
@@ -72,6 +89,10 @@ def entry(kind: str, name: str) -> Any:
     KeyError
         ``kind`` is unknown, or no entry of it is named ``name`` (the message lists the
         names there are). Callers that take a user's input turn it into their own error.
+
+    References
+    ----------
+    vosim's registry (no paper).
     """
     entries = _of(kind)
     try:
@@ -88,5 +109,9 @@ def names(kind: str) -> list[str]:
     ------
     KeyError
         ``kind`` is not one of :data:`KINDS`.
+
+    References
+    ----------
+    vosim's registry (no paper).
     """
     return sorted(_of(kind))

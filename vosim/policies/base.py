@@ -394,7 +394,7 @@ def register_policy(
         raise ValueError(f"policy {name!r}: no model value {', '.join(map(repr, unknown))}")
 
     def deco(factory: Callable[..., Policy]) -> Callable[..., Policy]:
-        registry.register("policy", name, (factory, tuple(options)))
+        registry.register("policy", name, (factory, tuple(options)))  # with what it takes
         return factory
 
     return deco

@@ -238,6 +238,10 @@ def local_outcomes(pending: list[RunSpec], workers: int) -> Iterator[Outcome]:
     ------
     RuntimeError
         A worker process died (e.g. out of memory); the outcomes yielded so far stand.
+
+    References
+    ----------
+    vosim's sweep runner (no paper).
     """
     if workers == 1:
         for spec in pending:
@@ -274,7 +278,10 @@ def local_outcomes(pending: list[RunSpec], workers: int) -> Iterator[Outcome]:
 
 
 def import_ray():
-    """The ``ray`` module (``ParameterError`` naming the install command if it is absent)."""
+    """The ``ray`` module (``ParameterError`` naming the install command if it is absent).
+
+    Source: vosim's sweep runner (no paper).
+    """
     try:
         import ray
     except ImportError as exc:
@@ -351,6 +358,10 @@ def ray_outcomes(
     ------
     ParameterError
         Ray is not installed, or the instance cannot be started or reached.
+
+    References
+    ----------
+    vosim's sweep runner on Ray (no paper).
     """
     ray = import_ray()
     started = False

@@ -90,7 +90,10 @@ def _reason(exc: BaseException) -> str:
 
 
 def parts_text(unreadable: list[tuple[Path, str]]) -> str:
-    """``"2 unreadable parts: runs/part-a.parquet (reason), ..."`` (at most 5 named)."""
+    """``"2 unreadable parts: runs/part-a.parquet (reason), ..."`` (at most 5 named).
+
+    ``unreadable``: ``(path, reason)`` pairs, at least one. Source: vosim's sweep store.
+    """
     count = len(unreadable)
     shown = [f"{path.parent.name}/{path.name} ({reason})" for path, reason in unreadable[:5]]
     more = f" and {count - 5} more" if count > 5 else ""
@@ -100,9 +103,12 @@ def parts_text(unreadable: list[tuple[Path, str]]) -> str:
 def read_statuses(out: Path, ids: Sequence[str]) -> tuple[dict[str, str], list[tuple[Path, str]]]:
     """Status of each run of ``ids`` whose part can be read, and the unreadable parts.
 
-    A run is done when its part reads and holds a status; one whose part, or whose
-    ``"ok"`` run's cycle or group table, cannot be read (zero bytes, truncated) is not done, and its
-    file is listed with the reason.
+    ``out``: a sweep directory; ``ids``: run ids (12 hex digits), shape (r,). Returns
+    ``({run_id: "ok" or "error"}, [(path, reason), ...])``. A run is done when its part reads
+    and holds a status; one whose part, or whose ``"ok"`` run's cycle or group table, cannot
+    be read (zero bytes, truncated) is not done, and its file is listed with the reason.
+    Raises nothing for unreadable files (that is what it reports). Source: vosim's resumable
+    sweep store (no paper).
     """
     import pyarrow.parquet as pq
 
@@ -214,8 +220,9 @@ def load_results(out: str | Path) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per finished run of the manifest (in its order: combinations in file order,
-        repetitions innermost; unfinished runs are absent), columns as in the module
-        docstring. Integer metrics of a table with failed runs are floats (NaN where failed).
+        repetitions innermost; unfinished runs are absent), columns as
+        :mod:`vosim.runs.batch` describes them. Integer metrics of a table with failed runs
+        are floats (NaN where failed).
 
     Raises
     ------
@@ -310,7 +317,7 @@ def load_table(out: str | Path, kind: str) -> pd.DataFrame:
 
     References
     ----------
-    vosim's sweep store (the module docstring); no paper.
+    vosim's sweep store (:mod:`vosim.runs.batch` describes it); no paper.
     """
     if kind not in RUN_TABLES:
         raise ValueError(f"unknown per-run table {kind!r}; available: {', '.join(RUN_TABLES)}")
