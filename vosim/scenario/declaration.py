@@ -1,545 +1,82 @@
-"""Every :class:`~vosim.model.VOModel` parameter, declared once; named presets; paper workloads.
+"""The declaration: :class:`Scenario`, one field per :class:`~vosim.model.VOModel` parameter.
 
-:class:`Scenario` is a frozen dataclass with one field per keyword parameter of
-:class:`~vosim.model.VOModel` (all but ``rng``), in the constructor's order. Each field
-declares the parameter once: its name, type (the annotation, as text identical to VOModel's),
-default, unit, allowed values, one-line help and validation. From it are generated or checked:
-
-* ``VOModel(**fields)``: the constructor keeps its explicit keyword signature (Mesa style,
-  ``rng`` last) and calls :func:`check_parameters` on its arguments, so every single-parameter
-  check lives here; ``tests/test_scenario.py`` asserts the signature's names, annotations and
-  defaults equal the declaration's;
-* ``vosim run``'s options (:mod:`vosim.runs.cli`): one ``--name-with-dashes`` option per
-  parameter, its help from :attr:`Param.help_text`, its choices from :attr:`Param.choices`,
-  its conversion from :meth:`Param.from_text` (``none`` for ``None``, comma lists, ``K=V``);
-* sweep-file keys (:mod:`vosim.runs.config`): the declaration's names, types, choices and
-  checks;
-* the inputs of the live UI (:mod:`vosim.ui.app`): the parameters declared with ``ui=``, named
-  as here, their widgets from :meth:`Param.ui_spec`.
-
-Presets (:data:`PRESETS`) are named parameter sets: ``aep`` (AEP §3.1), ``vo-preferences``
-(VO Preferences §4) and ``machine`` (the traced machine). ``vosim run --preset NAME`` and a
-sweep file's ``preset = "NAME"`` start from one; explicit values override it. The papers'
-job streams are synthetic traces, named ``synthetic:aep`` and ``synthetic:vo-preferences``
-(:data:`~vosim.data.SYNTHETIC_TRACES`): any ``trace`` argument accepts them.
-
-Why not Mesa's ``Scenario``
----------------------------
-Mesa 3.5.1 ships ``mesa.experimental.scenarios.Scenario``: a type-hinted subclass whose
-class-level attributes are defaults, instantiated with keyword overrides (Mesa 4's successor of
-``batch_run`` builds on it, mesa#3768). It does not serve as this declaration, because:
-
-1. it holds name -> default only: no unit, help, allowed values or validation, which are what
-   the command line, sweep files and UI are generated from (they would all go into
-   ``typing.Annotated`` metadata that Mesa ignores, i.e. a declaration of our own anyway);
-2. importing it imports Mesa (about 1 s); ``vosim run --help``, sweep-file parsing and the
-   Mesa-free packages (``vosim.core``, ``market``, ``allocators``, ``policies``) must not pay
-   for that, and this module imports neither Mesa nor pandas;
-3. its instances are mutable attribute bags with a per-class id counter and a back-reference
-   to their model, while a preset is an immutable, comparable value;
-4. it is experimental: its API is still changing for Mesa 4.
-
-The shapes match, so moving to it later is mechanical: a frozen dataclass with typed,
-defaulted fields maps one to one onto a Mesa ``Scenario`` subclass. ``VOModel.scenario`` stays
-Mesa's own default (it holds only the seed), and SolaraViz's Reset keeps passing plain keyword
-arguments. The UI's prebuilt trace-and-parameters bundle, formerly also named ``Scenario``, is
-:class:`vosim.ui.scenarios.Workload`.
-
-Examples
---------
->>> s = Scenario.preset("machine", jobs=500)
->>> s.machine, s.policy, s.cycle_period, s.jobs
-(True, 'easy', 0.0, 500)
->>> PARAMETERS["jobs"].help_text
-'simulate the first N jobs of the trace (default: 2000)'
->>> PARAMETERS["local_load"].from_text("0.05, 0.1")
-(0.05, 0.1)
->>> try:
-...     Scenario(jobs=0)
-... except ParameterError as exc:
-...     print(exc)
-jobs must be an integer >= 1 or None, got 0
+:data:`PARAMETERS` reads the fields as :class:`~vosim.scenario.param.Param` objects;
+:func:`check_parameters` and :func:`check_combination` hold every rule on the values that
+needs no trace; :func:`parameter_docs` writes the model's parameter documentation.
 """
 
 from __future__ import annotations
 
-import functools
+import importlib
 import inspect
-import math
-import numbers
-import os
-import sys
-import types
-import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vosim.data import DEFAULT_TRACE, SYNTHETIC_PREFIX, SYNTHETIC_TRACES, TRACES
-from vosim.errors import ParameterError, UnknownAllocatorError
+from vosim.data import DEFAULT_TRACE, SYNTHETIC_TRACES, TRACES
+from vosim.errors import ParameterError
 from vosim.market.nodes import MAX_RESOURCES
+from vosim.scenario.checks import (
+    Allocators,
+    Budget,
+    Check,
+    Choice,
+    Flag,
+    Integer,
+    Owners,
+    Pair,
+    Period,
+    Real,
+    Subset,
+    TraceValue,
+)
+from vosim.scenario.param import Param, UIInput
+from vosim.scenario.presets import preset_values
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "parameter_docs",
     "GROUPS",
-    "MAX_LOCAL_ARRIVALS",
-    "MAX_LOCAL_DRAWS",
-    "MAX_PERIODS",
-    "MIN_PERIOD",
     "PARAMETERS",
-    "PRESETS",
-    "SYNTHETIC_TRACES",
     "UI_PARAMETERS",
-    "Param",
-    "Preset",
     "Scenario",
-    "UIInput",
     "check_combination",
     "check_parameters",
+    "parameter_docs",
 ]
-
-#: The shortest ``cycle_period`` (other than 0) and ``budget_period``, model time units.
-#: Trace times are whole seconds (SWF) and model time units are seconds: a shorter
-#: period adds only cycles or budget resets between the events a pass can react to, and
-#: ``cycle_period 0`` already gives a pass at every job end and arrival. Periods of 1e-9 and
-#: 1e-6 made runs that never ended (``vosim run --cycle-period 1e-9``).
-MIN_PERIOD = 1.0
-
-#: The most scheduling cycles that can act, or budget periods, a run may have, estimated from
-#: its trace before it starts (:class:`~vosim.model.VOModel`). A cycle with
-#: jobs waiting took 0.3-0.5 ms on 300 Gaia or NASA jobs, 13 ms when owners may leave
-#: (measured), and a budget period resets every balance and wakes a cycle: 10^6 of them take
-#: minutes to hours; beyond, a run is a typo of the period rather than a study. The whole Gaia
-#: trace (3 months) has 26,000 cycles at the default 300 s and 770,000 at 10 s; idle stretches
-#: are skipped and not counted.
-MAX_PERIODS = 10**6
-
-#: The most draws of the owners' local load a run may make: physical nodes times the
-#: scheduling intervals ``L`` from time 0 to the trace's end (every node's local jobs are
-#: drawn per interval ``L`` from time 0 on and kept for the whole run).
-#: 10^6 draws took 13 s and 850 MB (measured: 20 Unix-timestamp jobs, 1.4e9 s, on 430
-#: nodes); UniLu-Gaia's 151 nodes over its 3 months make 2,000, a trace of Unix-timestamp
-#: submit times 350,000, and one job at 1e15 s 2.5e11, which would never end.
-MAX_LOCAL_DRAWS = 10**6
-
-#: The most online local jobs a run may expect (:class:`~vosim.market.local_flow.PoissonLocalJobs`
-#: over the trace's span). Each is placed once, at about 50 us; LCG-2005-1's two weeks on its
-#: 24,515 one-processor nodes at 5-10 % local load bring about 2 x 10^6; beyond 10^7 a run is a
-#: typo of the load or of the trace's times rather than a study.
-MAX_LOCAL_ARRIVALS = 10**7
-
-# -- checks --------------------------------------------------------------------------------------
-
-
-def _is_real(value: Any) -> bool:
-    """A real number that is not a bool (numpy floats and ints included)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _is_int(value: Any) -> bool:
-    """An integer that is not a bool (numpy integers included)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _bound(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
-    """``">= 0"``, ``"> 0"``, ``"in [2, 10]"``: a range as a reader writes it."""
-
-    def g(value: float) -> str:
-        return str(value) if _is_int(value) else f"{value:g}"  # 1000000, not 1e+06
-
-    if low is not None and high is not None:
-        return f"in {'(' if low_open else '['}{g(low)}, {g(high)}{')' if high_open else ']'}"
-    if low is not None:
-        return f"{'>' if low_open else '>='} {g(low)}"
-    if high is not None:
-        return f"{'<' if high_open else '<='} {g(high)}"
-    return ""
-
-
-class Check:
-    """Base of the single-parameter checks: :meth:`accepts` and :meth:`describe`.
-
-    A check never sees ``None`` (:meth:`Param.validate` handles it) and raises
-    :attr:`error` with a message naming the parameter and the bad value.
-    """
-
-    #: Exception class raised for a value outside the check.
-    error: type[Exception] = ParameterError
-
-    def accepts(self, value: Any) -> bool:  # pragma: no cover - every check overrides it
-        """``True`` if ``value`` is allowed."""
-        raise NotImplementedError
-
-    def describe(self) -> str:  # pragma: no cover - every check overrides it
-        """What the check allows, as the end of "``name`` must be ...": ``"an integer >= 1"``."""
-        raise NotImplementedError
-
-    def validate(self, param: Param, value: Any) -> None:
-        """Raise :attr:`error` naming ``param`` and ``value`` unless ``value`` is allowed."""
-        if not self.accepts(value):
-            raise self.error(f"{param.name} must be {param.expects}, got {value!r}")
-
-
-@dataclass(frozen=True)
-class Integer(Check):
-    """An integer (not a bool) within optional bounds, inclusive."""
-
-    low: int | None = None
-    high: int | None = None
-
-    def accepts(self, value: Any) -> bool:
-        return (
-            _is_int(value)
-            and (self.low is None or value >= self.low)
-            and (self.high is None or value <= self.high)
-        )
-
-    def describe(self) -> str:
-        return f"an integer {_bound(self.low, self.high, False, False)}".rstrip()
-
-
-@dataclass(frozen=True)
-class Owners(Integer):
-    """An owner count (an integer >= 1), or ``"trace"``: one owner per site of the trace."""
-
-    low: int | None = 1
-
-    def accepts(self, value: Any) -> bool:
-        return value == "trace" or super().accepts(value)
-
-    def describe(self) -> str:
-        return "an integer >= 1, or 'trace' (one owner per partition of the trace)"
-
-
-@dataclass(frozen=True)
-class Real(Check):
-    """A real number (not a bool, not NaN) within optional bounds; finite if ``finite``."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    finite: bool = False
-
-    def accepts(self, value: Any) -> bool:
-        if not _is_real(value) or math.isnan(value):
-            return False
-        if self.finite and not math.isfinite(value):
-            return False
-        if self.low is not None and not (value > self.low if self.low_open else value >= self.low):
-            return False
-        return self.high is None or (value < self.high if self.high_open else value <= self.high)
-
-    def describe(self) -> str:
-        bound = _bound(self.low, self.high, self.low_open, self.high_open)
-        return f"a {'finite ' if self.finite else ''}number {bound}".rstrip()
-
-
-@dataclass(frozen=True)
-class Period(Real):
-    """A finite period ``>= low`` (:data:`MIN_PERIOD`); ``zero`` also allows 0.
-
-    A period far below the trace's time unit would make a run that never ends.
-    """
-
-    low: float | None = MIN_PERIOD
-    finite: bool = True
-    zero: bool = False
-
-    def accepts(self, value: Any) -> bool:
-        return super().accepts(value) or (self.zero and _is_real(value) and value == 0)
-
-    def describe(self) -> str:
-        zero = "0 (a pass at every job end and arrival) or " if self.zero else ""
-        return f"{zero}a finite number >= {self.low:g} (vosim.scenario.MIN_PERIOD)"
-
-
-@dataclass(frozen=True)
-class Pair(Check):
-    """A pair ``(low, high)`` of real numbers with ``low <= high``, both within the bounds.
-
-    ``integer``: both must be integers (``bool`` excluded).
-    """
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    integer: bool = False
-
-    def accepts(self, value: Any) -> bool:
-        if not isinstance(value, (tuple, list)) or len(value) != 2:
-            return False
-        a, b = value
-        if self.integer and not all(
-            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value
-        ):
-            return False
-        item = Real(self.low, self.high, self.low_open, self.high_open)
-        return item.accepts(a) and item.accepts(b) and a <= b
-
-    def describe(self) -> str:
-        g = "{:g}".format
-        left = "" if self.low is None else f"{g(self.low)} {'<' if self.low_open else '<='} "
-        right = "" if self.high is None else f" {'<' if self.high_open else '<='} {g(self.high)}"
-        kind = "integers" if self.integer else "numbers"
-        return f"a pair (low, high) of {kind} with {left}low <= high{right}"
-
-
-@dataclass(frozen=True)
-class Choice(Check):
-    """One of the names a registry lists (read when needed, so registries load lazily).
-
-    ``registry=True`` raises :class:`~vosim.errors.UnknownAllocatorError` ("unknown policy
-    'x'; registered: ..."), else :class:`~vosim.errors.ParameterError`.
-    """
-
-    source: Callable[[], Sequence[Any]]
-    registry: bool = False
-
-    def values(self) -> tuple[Any, ...]:
-        """The allowed values, in the registry's order."""
-        return tuple(self.source())
-
-    def accepts(self, value: Any) -> bool:
-        if isinstance(value, bool):
-            return False
-        try:
-            return value in self.values()
-        except (TypeError, ValueError):  # incomparable, or an array
-            return False
-
-    def describe(self) -> str:
-        return "one of " + ", ".join(str(v) for v in self.values())
-
-    def validate(self, param: Param, value: Any) -> None:
-        if self.registry and not self.accepts(value):
-            raise UnknownAllocatorError(
-                f"unknown {param.name} {value!r}; registered: "
-                + ", ".join(str(v) for v in self.values())
-            )
-        super().validate(param, value)
-
-
-@dataclass(frozen=True)
-class Subset(Check):
-    """A non-empty tuple or list of names, each one of :attr:`source`'s."""
-
-    source: Callable[[], Sequence[str]]
-
-    def values(self) -> tuple[str, ...]:
-        """The allowed names."""
-        return tuple(self.source())
-
-    def accepts(self, value: Any) -> bool:
-        allowed = self.values()
-        return (
-            isinstance(value, (tuple, list))
-            and len(value) > 0
-            and all(isinstance(v, str) and v in allowed for v in value)
-        )
-
-    def describe(self) -> str:
-        return f"a non-empty subset of {', '.join(self.values())}"
-
-
-@dataclass(frozen=True)
-class Flag(Check):
-    """``True`` or ``False`` (a Python or numpy bool)."""
-
-    def accepts(self, value: Any) -> bool:
-        return isinstance(value, bool) or type(value).__name__ == "bool"
-
-    def describe(self) -> str:
-        return "true or false"
-
-
-@dataclass(frozen=True)
-class TraceValue(Check):
-    """A trace: a bundled name, an SWF path or a :func:`~vosim.market.swf.read_swf` frame.
-
-    With ``synthetic=True`` the names of :data:`SYNTHETIC_TRACES` are accepted too; an
-    unknown ``synthetic:`` name is an error either way. Whether a path exists is left to the
-    reader (:class:`~vosim.errors.TraceFormatError` names the file).
-    """
-
-    synthetic: bool = False
-
-    def accepts(self, value: Any) -> bool:
-        if isinstance(value, str):
-            return bool(value) and (
-                not value.startswith(SYNTHETIC_PREFIX)
-                or (self.synthetic and value in SYNTHETIC_TRACES)
-            )
-        if isinstance(value, os.PathLike):
-            return True
-        pandas = sys.modules.get("pandas")  # a DataFrame means pandas is already imported
-        return pandas is not None and isinstance(value, pandas.DataFrame)
-
-    def describe(self) -> str:
-        synthetic = (
-            f", a synthetic stream ({', '.join(SYNTHETIC_TRACES)})" if self.synthetic else ""
-        )
-        return f"a bundled trace name{synthetic}, an SWF path or a read_swf DataFrame"
-
-
-@dataclass(frozen=True)
-class Allocators(Check):
-    """A mapping user criterion -> registered window criterion or fallback chain."""
-
-    def accepts(self, value: Any) -> bool:
-        return isinstance(value, Mapping)
-
-    def describe(self) -> str:
-        return "a mapping of user criteria to window criteria"
-
-    def validate(self, param: Param, value: Any) -> None:
-        super().validate(param, value)
-        from vosim.agents.user import USER_CRITERIA
-        from vosim.allocators.base import criteria
-        from vosim.allocators.fallback import is_method
-
-        for user_criterion, name in value.items():
-            if user_criterion not in USER_CRITERIA:
-                raise ParameterError(
-                    f"{param.name} key {user_criterion!r} is not a user criterion "
-                    f"({', '.join(USER_CRITERIA)})"
-                )
-            if name != "max_availability" and not (
-                isinstance(name, str) and is_method(name, "criteria")
-            ):
-                raise UnknownAllocatorError(
-                    f"{param.name}: unknown criterion {name!r} for {user_criterion!r}; registered: "
-                    f"{', '.join(criteria())} (or a chain such as 'min_cost>amp')"
-                )
-
-
-@dataclass(frozen=True)
-class Budget(Check):
-    """A fallback budget :meth:`~vosim.allocators.fallback.FallbackBudget.coerce` reads."""
-
-    def accepts(self, value: Any) -> bool:
-        from vosim.allocators.fallback import FallbackBudget
-
-        try:
-            FallbackBudget.coerce(value)
-        except ParameterError:
-            return False
-        return True
-
-    def describe(self) -> str:
-        return "seconds ('2s', '500ms', a float) or search-tree nodes ('5000 nodes', an int)"
-
-    def validate(self, param: Param, value: Any) -> None:
-        from vosim.allocators.fallback import FallbackBudget
-
-        try:
-            FallbackBudget.coerce(value)
-        except ParameterError as exc:
-            raise ParameterError(f"{param.name}: {exc}") from None
 
 
 # -- registries read lazily (Mesa-free except the user criteria) -------------------------------
 
 
-def _policies() -> list[str]:
-    from vosim.policies.base import policy_names
+def _registered(module: str, name: str) -> Callable[[], tuple[Any, ...]]:
+    """A reader of the names ``module.name`` holds (a collection, or a function listing them).
 
-    return policy_names()
-
-
-def _methods() -> list[str]:
-    from vosim.allocators import methods
-
-    return methods()
-
-
-def _user_criteria() -> tuple[str, ...]:
-    from vosim.agents.user import USER_CRITERIA  # imports Mesa: only when a value is checked
-
-    return USER_CRITERIA
-
-
-def _vo_objectives() -> tuple[str, ...]:
-    from vosim.allocators.vo_choice import VO_OBJECTIVES
-
-    return tuple(VO_OBJECTIVES)
-
-
-def _vo_limits() -> tuple[str, ...]:
-    from vosim.allocators.vo_choice import VO_LIMITS
-
-    return tuple(VO_LIMITS)
-
-
-def _evaluations() -> tuple[str, ...]:
-    from vosim.allocators.vo_choice import EVALUATIONS
-
-    return tuple(EVALUATIONS)
-
-
-def _resource_kinds() -> tuple[str, ...]:
-    from vosim.market.nodes import RESOURCE_KINDS  # numpy only, no pandas
-
-    return tuple(RESOURCE_KINDS)
-
-
-def _replan_modes() -> tuple[str, ...]:
-    from vosim.policies.replan import REPLAN_MODES
-
-    return tuple(REPLAN_MODES)
-
-
-def _local_models() -> tuple[str, ...]:
-    from vosim.market.local_flow import LOCAL_MODELS
-
-    return tuple(LOCAL_MODELS)
-
-
-def _local_priorities() -> tuple[str, ...]:
-    from vosim.market.local_placement import LOCAL_PRIORITIES
-
-    return tuple(LOCAL_PRIORITIES)
-
-
-def _pricing() -> tuple[str, ...]:
-    from vosim.market.pricing import PRICING_POLICIES
-
-    return tuple(PRICING_POLICIES)
-
-
-def _utility_policies() -> tuple[int, ...]:
-    from vosim.policies.knapsack_rules import UTILITY_POLICIES
-
-    return tuple(UTILITY_POLICIES)
-
-
-# -- the declaration -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class UIInput:
-    """How the live UI shows a parameter (Mesa SolaraViz input spec).
-
-    Parameters
-    ----------
-    value : Any
-        The page's starting value; ``None`` (default) means the parameter's default.
-    label : str
-        The input's label; ``""`` means the parameter's :attr:`Param.label`.
-    min, max, step : float or None
-        Slider bounds and step (numbers only).
+    The module is imported when a value is first checked, not when the declaration is: the
+    command line's help and sweep files stay Mesa-free (only the user criteria import Mesa).
     """
 
-    value: Any = None
-    label: str = ""
-    min: float | None = None
-    max: float | None = None
-    step: float | None = None
+    def read() -> tuple[Any, ...]:
+        names = getattr(importlib.import_module(module), name)
+        return tuple(names() if callable(names) else names)
+
+    return read
+
+
+_policies = _registered("vosim.policies.base", "policy_names")
+_methods = _registered("vosim.allocators", "methods")
+_user_criteria = _registered("vosim.agents.user", "USER_CRITERIA")
+_vo_objectives = _registered("vosim.allocators.vo_choice", "VO_OBJECTIVES")
+_vo_limits = _registered("vosim.allocators.vo_choice", "VO_LIMITS")
+_evaluations = _registered("vosim.allocators.vo_choice", "EVALUATIONS")
+_resource_kinds = _registered("vosim.market.nodes", "RESOURCE_KINDS")
+_replan_modes = _registered("vosim.policies.replan", "REPLAN_MODES")
+_local_models = _registered("vosim.market.local_flow", "LOCAL_MODELS")
+_local_priorities = _registered("vosim.market.local_placement", "LOCAL_PRIORITIES")
+_pricing = _registered("vosim.market.pricing", "PRICING_POLICIES")
+_utility_policies = _registered("vosim.policies.knapsack_rules", "UTILITY_POLICIES")
 
 
 #: Groups of parameters (``vosim run --help`` sections): key -> (title, description).
@@ -1304,254 +841,7 @@ class Scenario:
         ParameterError
             An unknown preset (the message lists them) or a bad override.
         """
-        return cls(**{**_preset(name).values, **overrides})
-
-
-@dataclass(frozen=True)
-class Param:
-    """One declared model parameter (read from a :class:`Scenario` field).
-
-    Parameters
-    ----------
-    name : str
-        The keyword of :class:`~vosim.model.VOModel` and the sweep-file key; ``vosim run``'s
-        option is ``--`` + ``name`` with ``_`` as ``-``.
-    annotation : str
-        The type, as the text of VOModel's annotation (``"int | None"``).
-    default : Any
-        The default value.
-    help : str
-        One line of help.
-    group : str
-        A key of :data:`GROUPS`.
-    unit : str
-        Unit of the value (``"s"``: model time units, i.e. trace seconds); ``""`` for none.
-    check : Check or None
-        The single-parameter check.
-    none : str
-        What ``None`` means, for parameters that allow it.
-    label : str
-        Short name (UI label); ``""`` means ``name`` with spaces.
-    metavar : str or None
-        Placeholder of the option's value in ``vosim run --help``.
-    ui : UIInput or None
-        How the live UI shows it; ``None``: not a UI input.
-    doc_type : str
-        The type as :class:`~vosim.model.VOModel`'s docstring names it (numpydoc).
-    doc : str
-        The full description in :class:`~vosim.model.VOModel`'s docstring (numpydoc, several
-        lines, its references included): :func:`parameter_docs` writes it there.
-    """
-
-    name: str
-    annotation: str
-    default: Any
-    help: str
-    group: str
-    unit: str = ""
-    check: Check | None = None
-    none: str = ""
-    label: str = ""
-    metavar: str | None = None
-    ui: UIInput | None = None
-    doc_type: str = ""
-    doc: str = ""
-
-    @functools.cached_property
-    def type(self) -> Any:
-        """The annotation as a typing object (``int | None``; ``pd.DataFrame`` as a stand-in).
-
-        A DataFrame never comes from text (TOML or the command line), so the pandas type is
-        stood in for by a placeholder class and pandas is not imported.
-        """
-        return _resolve(self.annotation)
-
-    @property
-    def optional(self) -> bool:
-        """``True`` if the parameter accepts ``None``."""
-        return type(None) in typing.get_args(self.type)
-
-    @property
-    def choices(self) -> tuple[Any, ...] | None:
-        """The allowed values of a parameter naming registered things, else ``None``."""
-        if isinstance(self.check, (Choice, Subset)):
-            return self.check.values()
-        return None
-
-    @property
-    def flag(self) -> str:
-        """The ``vosim run`` option: ``--cycle-period`` for ``cycle_period``."""
-        return "--" + self.name.replace("_", "-")
-
-    @property
-    def expects(self) -> str:
-        """What the parameter allows: ``"an integer >= 1 or None"``."""
-        text = self.check.describe() if self.check is not None else f"a {self.annotation}"
-        return f"{text} or None" if self.optional else text
-
-    @property
-    def help_text(self) -> str:
-        """The one-line help with the unit and the default: ``"... (s; default: 300)"``."""
-        return self.format_help()
-
-    def format_help(self, list_choices: bool = False) -> str:
-        """The one-line help, the allowed values if ``list_choices``, the unit and the default.
-
-        Examples
-        --------
-        >>> PARAMETERS["vo_limit"].format_help(list_choices=True)[-54:]
-        'or batch time; one of user, cost, time (default: user)'
-        """
-        text = self.help
-        if list_choices and self.choices is not None:
-            text += f"; one of {', '.join(str(c) for c in self.choices)}"
-        if isinstance(self.check, Flag):
-            return text
-        default = self.none if self.default is None else self.to_text(self.default)
-        unit = f"{self.unit}; " if self.unit else ""
-        return f"{text} ({unit}default: {default})"
-
-    def validate(self, value: Any) -> None:
-        """Raise unless ``value`` is allowed (the message names the parameter and ``value``).
-
-        Raises
-        ------
-        ParameterError
-            ``value`` outside the parameter's range or type; ``None`` where not allowed.
-        UnknownAllocatorError
-            An unregistered name where a registry is the check.
-        """
-        if value is None:
-            if not self.optional:
-                raise ParameterError(f"{self.name} must be {self.expects}, got None")
-            return
-        if self.check is not None:
-            self.check.validate(self, value)
-
-    def to_text(self, value: Any) -> str:
-        """``value`` as the command line writes it (the inverse of :meth:`from_text`).
-
-        Examples
-        --------
-        >>> PARAMETERS["budget_range"].to_text((0.7, 1.6)), PARAMETERS["ua"].to_text(None)
-        ('0.7,1.6', 'none')
-        """
-        if value is None:
-            return "none"
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, float):
-            whole = math.isfinite(value) and value == int(value) and abs(value) < 1e15
-            return f"{value:g}" if whole else repr(value)
-        if isinstance(value, (tuple, list)):
-            return ",".join(self.to_text(v) for v in value)
-        if isinstance(value, Mapping):
-            return ",".join(f"{k}={v}" for k, v in value.items())
-        return str(value)
-
-    def from_text(self, text: str) -> Any:
-        """The value of command-line ``text``, checked.
-
-        ``none`` is ``None`` where allowed; tuples are comma-separated (``0.1,0.5``); a
-        mapping is ``KEY=VALUE`` pairs separated by commas; booleans are ``true``/``false``.
-
-        Raises
-        ------
-        ParameterError
-            ``text`` is not a value of the parameter's type, or the value fails its check.
-        UnknownAllocatorError
-            An unregistered name.
-        """
-        raw = text.strip()
-        if raw.lower() == "none" and self.optional:
-            return None
-        for arm in _arms(self.type):
-            try:
-                value = _from_text(raw, arm)
-            except ValueError:
-                continue
-            self.validate(value)
-            return value
-        raise ParameterError(f"{self.name} must be {self.expects}, got {text!r}")
-
-    @property
-    def ui_value(self) -> Any:
-        """The live UI's starting value (the declared UI value, else the default)."""
-        if self.ui is None or self.ui.value is None:
-            return self.default
-        return self.ui.value
-
-    def ui_spec(self) -> dict[str, Any]:
-        """The Mesa SolaraViz input spec of the parameter (``Select``, ``Checkbox``, slider).
-
-        Raises
-        ------
-        ParameterError
-            The parameter is not a UI input (declared without ``ui``).
-        """
-        if self.ui is None:
-            raise ParameterError(f"{self.name} is not an input of the live UI")
-        label = self.ui.label or self.label or self.name.replace("_", " ")
-        spec: dict[str, Any] = {"label": label, "value": self.ui_value}
-        if self.choices is not None:
-            return {"type": "Select", **spec, "values": list(self.choices)}
-        if isinstance(self.check, Flag):
-            return {"type": "Checkbox", **spec}
-        kind = "SliderInt" if isinstance(self.check, Integer) else "SliderFloat"
-        return {"type": kind, **spec, "min": self.ui.min, "max": self.ui.max, "step": self.ui.step}
-
-
-class DataFrame:
-    """Stands for ``pandas.DataFrame`` in resolved annotations (text never gives one)."""
-
-
-#: Names the annotations use, for :func:`_resolve`.
-_NAMESPACE = {"Path": Path, "pd": types.SimpleNamespace(DataFrame=DataFrame)}
-
-
-def _resolve(annotation: str) -> Any:
-    """The typing object of an annotation text such as ``"tuple[float, float] | None"``."""
-    return eval(annotation, dict(_NAMESPACE))
-
-
-def _arms(annotation: Any) -> tuple[Any, ...]:
-    """The non-None members of a union (the annotation itself if not a union)."""
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        return tuple(a for a in typing.get_args(annotation) if a is not type(None))
-    return (annotation,)
-
-
-def _from_text(raw: str, annotation: Any) -> Any:
-    """``raw`` converted to ``annotation``; :class:`ValueError` if it is not one."""
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if annotation is bool:
-        if raw.lower() in ("true", "false"):
-            return raw.lower() == "true"
-        raise ValueError(raw)
-    if annotation is int:
-        return int(raw)
-    if annotation is float:
-        return float(raw)
-    if annotation in (str, Path):
-        if not raw:
-            raise ValueError(raw)
-        return raw
-    if origin is tuple:
-        items = [s.strip() for s in raw.split(",")]
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_from_text(s, args[0]) for s in items)
-        if len(items) != len(args):
-            raise ValueError(raw)
-        return tuple(_from_text(s, a) for s, a in zip(items, args, strict=True))
-    if origin is dict:
-        pairs = {}
-        for item in raw.split(","):
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip() or not value.strip():
-                raise ValueError(raw)
-            pairs[key.strip()] = value.strip()
-        return pairs
-    raise ValueError(raw)
+        return cls(**{**preset_values(name), **overrides})
 
 
 #: The declaration: parameter name -> :class:`Param`, in VOModel's keyword order.
@@ -1561,7 +851,6 @@ PARAMETERS: dict[str, Param] = {
 }
 
 
-#: The parameters the live UI exposes, named as the model's (see :mod:`vosim.ui.app`).
 def parameter_docs(indent: str = "    ") -> str:
     """Every declared parameter's numpydoc entry (``name : type`` and its description).
 
@@ -1577,6 +866,7 @@ def parameter_docs(indent: str = "    ") -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The parameters the live UI exposes, named as the model's (see :mod:`vosim.ui.app`).
 UI_PARAMETERS: tuple[str, ...] = tuple(n for n, p in PARAMETERS.items() if p.ui is not None)
 
 
@@ -1653,108 +943,3 @@ def check_combination(values: Mapping[str, Any]) -> None:
             f"reference_performance must lie in performance_range [{low}, {high}], "
             f"got {reference!r}"
         )
-
-
-# -- presets ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A named set of parameter values (the others keep their defaults).
-
-    Parameters
-    ----------
-    name : str
-        Its key in :data:`PRESETS` (``vosim run --preset NAME``, ``preset = "NAME"``).
-    values : mapping
-        Parameter name -> value.
-    description : str
-        One line.
-    source : str
-        Where the values come from (paper section, or vosim's choice and why).
-    """
-
-    name: str
-    values: Mapping[str, Any]
-    description: str
-    source: str
-
-
-#: The paper scenarios and the traced machine.
-PRESETS: dict[str, Preset] = {
-    "aep": Preset(
-        "aep",
-        {
-            "trace": "synthetic:aep",
-            "jobs": 1000,
-            "nodes": 100,
-            "scheduling_interval": 600.0,
-            "reference_performance": 2.0,
-            "local_load": (0.10, 0.50),
-            "local_model": "interval",
-            "cycle_period": 50.0,
-            "replan": "never",
-        },
-        "AEP §3.1: jobs of 5 slots x 150 on 100 nodes, interval 600, local load 10-50 %",
-        "AEP §3.1: 100 nodes of performance U{2..10} (VOModel's node generator), prices "
-        "proportional to performance with a normal deviation, scheduling interval [0; 600], "
-        "local load 10-50 % (hypergeometric), a job of 5 parallel slots for 150 time units "
-        "(T on the slowest node, performance 2: reference_performance 2). The paper schedules "
-        "one job per experiment; the stream of such jobs (synthetic:aep, Poisson arrivals of "
-        "mean 8) and the 50-unit cycle are vosim's, so the VO runs live. Budgets follow "
-        "VOModel's rule, not the paper's fixed 1500. The paper's window, once found, is "
-        "final: replan never (re-planning is vosim's).",
-    ),
-    "vo-preferences": Preset(
-        "vo-preferences",
-        {
-            "trace": "synthetic:vo-preferences",
-            "jobs": 1000,
-            "nodes": 100,
-            "scheduling_interval": 600.0,
-            "reference_performance": 2.0,
-            "local_load": (0.05, 0.10),
-            "local_model": "interval",
-            "cycle_period": 150.0,
-            "max_alternatives": None,
-            "budget_range": (0.7, 1.6),
-            "user_criteria": None,
-            "pricing_policy": "fixed",
-            "vo_objective": "cost",
-            "vo_limit": "user",
-            "user_evaluation": "relative",
-            "ua": None,
-            "replan": "never",
-        },
-        "VO Preferences §4: batches of 40 jobs on 100 nodes, interval 600, local load 5-10 %",
-        "VO Preferences §4: 100 nodes of performance U{2..10}, exponential prices +-60 %, "
-        "scheduling interval 600, local load 5-10 %, batches of 40 jobs needing U[2, 6] nodes "
-        "for T in U[100, 500] on the slowest node (reference_performance 2; "
-        "synthetic:vo-preferences, one batch every 600), every job searching alternatives "
-        "until the slots run out (max_alternatives None, as the vo-preferences-fig1-6 "
-        "experiment). VOModel's defaults already encode the rest of §4 and are restated here: "
-        "budget factors U[0.7, 1.6], users' criteria finish, runtime and cost (user_criteria "
-        "None without availability), fixed prices, C -> max under lim U with relative U "
-        "(Fig. 3), U_a unconstrained. The 150-unit cycle is vosim's. The scheme of §2 plans "
-        "one cycle and never revises a chosen window: replan never (re-planning is "
-        "vosim's).",
-    ),
-    "machine": Preset(
-        "machine",
-        {"machine": True, "policy": "easy", "cycle_period": 0.0},
-        "the traced machine: its processors, EASY backfilling, a pass at every end and arrival",
-        "The system the trace was recorded on (machine=True: MaxProcs identical processors, "
-        "one owner, no local load, budgets that never bind, the run drains) scheduled by EASY "
-        "backfilling event by event, as benchmarks/bench_easy.py runs it beside AccaSim.",
-    ),
-}
-
-
-def _preset(name: str) -> Preset:
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise ParameterError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}") from None
-
-
-# -- the papers' synthetic job streams ---------------------------------------------------------
