@@ -9,8 +9,8 @@ import pytest
 
 from vosim.allocators.availability_problem import AvailabilityProblem
 from vosim.errors import ParameterError
-from vosim.market.availability import UtilizationSchedule
 from vosim.market.iccs_generators import generate_environment, random_groups
+from vosim.market.utilization_schedule import UtilizationSchedule
 
 # --------------------------------------------------------------------------------------------
 # The ICCS 2021 §4.1 environment generator

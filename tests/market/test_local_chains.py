@@ -14,13 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.errors import ParameterError
-from vosim.market.availability import ChainColumns, UtilizationSchedule
+from vosim.market.chain_maths import ChainColumns
 from vosim.market.uncertainty import (
     LocalJobChains,
     local_chains_schedule,
     local_jobs_schedule,
     sample_interruptions,
 )
+from vosim.market.utilization_schedule import UtilizationSchedule
 
 FIELDS = ("alloc_time", "alloc_sd", "start", "end", "release_time", "release_sd")
 

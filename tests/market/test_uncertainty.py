@@ -10,12 +10,13 @@ from hypothesis import strategies as st
 
 from vosim.core.slots import Slot
 from vosim.core.windows import Window
-from vosim.market.availability import UtilizationSchedule, lognormal_shapes
+from vosim.market.chain_maths import lognormal_shapes
 from vosim.market.uncertainty import (
     local_jobs_schedule,
     sample_interruptions,
     window_availability,
 )
+from vosim.market.utilization_schedule import UtilizationSchedule
 
 
 def plain_interruption(schedule: UtilizationSchedule, node, start, end, rng) -> float:

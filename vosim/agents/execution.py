@@ -15,12 +15,12 @@ from vosim.agents.callbacks import callback
 from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
 from vosim.core.windows import Spans
-from vosim.market.availability import UtilizationSchedule
 from vosim.market.uncertainty import (
     local_chains_schedule,
     sample_interruptions,
     window_availability,
 )
+from vosim.market.utilization_schedule import UtilizationSchedule
 from vosim.market.workload import Job
 
 __all__ = ["Execution"]

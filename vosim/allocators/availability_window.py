@@ -80,9 +80,9 @@ def max_availability_window(
     p_avail : callable ``(duration, starts, rows) -> (r, K)``
         Availability of the nodes ``rows`` (int array, shape (r,)) for a reservation of
         ``duration`` model time units starting at each of ``starts`` (shape (K,)), e.g.
-        :meth:`vosim.market.availability.UtilizationSchedule.p_avail`. Asked once per distinct
-        duration, for the nodes of that duration usable at some start only (on nodes of many
-        performances, the whole matrix per duration was most of the search's cost).
+        :meth:`~vosim.market.utilization_schedule.UtilizationSchedule.p_avail`. Asked once per
+        distinct duration, for the nodes of that duration usable at some start only (on nodes
+        of many performances, the whole matrix per duration was most of the search's cost).
     method : str
         Static availability method used at each start.
     resolution : int

@@ -1,7 +1,8 @@
 """The papers' random availability environments and instances, drawn from utilization events.
 
 :func:`generate_environment` is the environment generator of ICCS 2021 §4.1 (global load and
-local job load on ``m`` nodes, as a :class:`~vosim.market.availability.UtilizationSchedule`);
+local job load on ``m`` nodes, as a
+:class:`~vosim.market.utilization_schedule.UtilizationSchedule`);
 :func:`random_groups` the random instances of ICCS 2023 §3.1 (costs, a partition of the
 resources into groups, the groups' availabilities). Both draw from a given
 ``numpy.random.Generator`` only.
@@ -14,7 +15,7 @@ import math
 import numpy as np
 
 from vosim.errors import ParameterError
-from vosim.market.availability import UtilizationSchedule
+from vosim.market.utilization_schedule import UtilizationSchedule
 
 __all__ = ["generate_environment", "random_groups"]
 

@@ -8,12 +8,9 @@ import numpy as np
 
 from vosim.core.windows import Window, distinct
 from vosim.errors import ParameterError
-from vosim.market.availability import (
-    ChainColumns,
-    EventChain,
-    UtilizationSchedule,
-    lognormal_shapes,
-)
+from vosim.market.chain_maths import ChainColumns, lognormal_shapes
+from vosim.market.event_chains import EventChain
+from vosim.market.utilization_schedule import UtilizationSchedule
 
 __all__ = [
     "ALLOC_UNCERTAINTY",
@@ -122,7 +119,7 @@ class LocalJobChains:
     A local job ``(node, start, end)`` is added when the owner places it; it is forgotten
     once its expected end lies more than one job length before the current time (ten
     release standard deviations: ``end + (end - start) <= now``). The jobs still known are
-    kept as columns (their nodes and :class:`~vosim.market.availability.ChainColumns`, built
+    kept as columns (their nodes and :class:`~vosim.market.chain_maths.ChainColumns`, built
     and checked once per job, when :meth:`update` first sees it), in the order added: the
     chains of :func:`local_jobs_schedule` for the same jobs, bit for bit, without rebuilding
     and validating them every cycle. :attr:`version` changes whenever the set changes, so a

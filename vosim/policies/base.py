@@ -13,7 +13,7 @@ from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
 from vosim.core import SlotList, registry
 from vosim.errors import UnknownAllocatorError
-from vosim.market.availability import UtilizationSchedule
+from vosim.market.utilization_schedule import UtilizationSchedule
 
 __all__ = [
     "QueuedJob",

@@ -23,8 +23,8 @@ from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import SlotList
 from vosim.core.code_path import reference
 from vosim.errors import ParameterError
-from vosim.market.availability import UtilizationSchedule
 from vosim.market.uncertainty import window_availability
+from vosim.market.utilization_schedule import UtilizationSchedule
 from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
 from vosim.policies.request_classes import RequestClasses
 
