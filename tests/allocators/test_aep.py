@@ -14,6 +14,7 @@ from itertools import combinations, pairwise
 
 import numpy as np
 import pytest
+from aep_market import CRITERIA, market
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -22,13 +23,10 @@ from vosim.allocators import (
     ResourceRequest,
     Window,
     allocate_window,
-    criteria,
-    register_criterion,
 )
 from vosim.core import Slot, SlotList
-from vosim.errors import RequestError, SlotError, UnknownAllocatorError, VosimError
+from vosim.errors import RequestError, SlotError, VosimError
 
-CRITERIA = ("amp", "min_cost")
 RTOL = 1e-9  # the budget tolerance the allocators document (aep.BUDGET_RTOL)
 
 SETTINGS = settings(max_examples=200, deadline=None)
@@ -450,18 +448,6 @@ def test_docstring_example():
         check_window(sl, request, w)
 
 
-def market() -> SlotList:
-    """Two dear nodes free from 0, two cheap ones free from 30 and 40 (all performance 2)."""
-    return SlotList(
-        [
-            Slot(0, 0.0, 100.0, 5.0, 2.0),
-            Slot(1, 0.0, 100.0, 5.0, 2.0),
-            Slot(2, 30.0, 100.0, 1.0, 2.0),
-            Slot(3, 40.0, 100.0, 1.0, 2.0),
-        ]
-    )
-
-
 @pytest.mark.parametrize(
     ("budget", "start", "nodes", "cost"),
     [
@@ -670,53 +656,6 @@ def test_request_durations():
     r = ResourceRequest(n=5, time=12.0)
     assert r.durations(np.array([5.0, 10.0])).tolist() == [12.0, 12.0]
     assert ResourceRequest(n=1, time=1.0).budget == math.inf
-
-
-def test_unknown_criterion_lists_registered_names():
-    sl = market()
-    with pytest.raises(UnknownAllocatorError) as info:
-        allocate_window(sl, ResourceRequest(n=1, time=1.0), "cheapest")
-    err = info.value
-    assert isinstance(err, KeyError) and isinstance(err, ValueError)
-    message = str(err)
-    assert "cheapest" in message
-    for name in CRITERIA:
-        assert name in message
-    assert not message.startswith("'")  # not quoted like a plain KeyError
-
-
-def test_registered_criteria():
-    names = criteria()
-    assert set(CRITERIA) <= set(names)
-    assert names == sorted(names)
-
-
-def test_registering_a_taken_name_fails():
-    with pytest.raises(ValueError, match="amp"):
-        register_criterion("amp")(lambda slots, request: Allocation(None, "x"))
-    assert allocate_window(market(), ResourceRequest(n=1, time=1.0), "amp").criterion == "amp"
-
-
-@pytest.mark.parametrize("criterion", CRITERIA)
-def test_plain_list_of_slots_is_a_type_error(criterion):
-    slots = list(market())
-    with pytest.raises(TypeError, match="SlotList"):
-        allocate_window(slots, ResourceRequest(n=1, time=1.0), criterion)
-    with pytest.raises(TypeError, match="SlotList"):
-        allocate_window(tuple(slots), ResourceRequest(n=1, time=1.0), criterion)
-
-
-@pytest.mark.parametrize("criterion", CRITERIA)
-def test_request_of_wrong_type_is_a_type_error(criterion):
-    with pytest.raises(TypeError, match="ResourceRequest"):
-        allocate_window(market(), {"n": 1, "time": 1.0}, criterion)
-
-
-def test_default_criterion_is_amp():
-    request = ResourceRequest(n=2, time=10.0, budget=60.0)
-    result = allocate_window(market(), request)
-    assert result.criterion == "amp"
-    assert result.window == allocate_window(market(), request, "amp").window
 
 
 @settings(max_examples=400, deadline=None)

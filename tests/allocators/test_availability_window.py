@@ -5,33 +5,13 @@ import math
 
 import numpy as np
 import pytest
+from alloc_strategies import instances
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators import ResourceRequest
 from vosim.allocators.availability_window import max_availability_window
 from vosim.core import Slot, SlotList
-
-
-@st.composite
-def instances(draw):
-    slots = []
-    nodes = draw(st.integers(1, 5))
-    for node in range(nodes):
-        perf = float(draw(st.integers(2, 10)))
-        price = float(draw(st.integers(1, 5)))
-        t = 0.0
-        for _ in range(draw(st.integers(1, 2))):
-            start = t + draw(st.integers(0, 50))
-            end = start + draw(st.integers(20, 200))
-            slots.append(Slot(node, float(start), float(end), price, perf))
-            t = end
-    # availability depends on the node and on the start (a step in time)
-    base = np.array([draw(st.floats(0.05, 1.0)) for _ in range(nodes)])
-    cut = draw(st.integers(0, 150))
-    n = draw(st.integers(1, nodes))
-    volume = float(draw(st.integers(20, 300)))
-    return SlotList(slots), base, cut, n, volume
 
 
 def p_function(base, cut):
@@ -92,34 +72,3 @@ def test_prefers_the_more_available_start():
 
     result = max_availability_window(slots, ResourceRequest(n=2, volume=100.0), p_avail)
     assert result.window.start == 0.0 and result.stats["probability"] == 1.0
-
-
-def plain_eligibility(slots, duration, candidates, size, usable):
-    """Oracle of the compiled kernel: node by node, start by start, which slot covers the task."""
-    eligible = np.zeros((candidates.size, size), dtype=bool)
-    for s in slots:
-        if not usable[s.node]:
-            continue
-        for k, t in enumerate(candidates.tolist()):
-            if s.start <= t and t <= s.end - duration[s.node]:
-                eligible[k, s.node] = True
-    return eligible, eligible.sum(axis=1)
-
-
-@settings(max_examples=300, deadline=None)
-@given(instances(), st.integers(2, 10), st.floats(0.5, 2.0), st.integers(1, 4))
-def test_compiled_eligibility_equals_the_plain_scan(case, min_perf, stretch, n):
-    from vosim.allocators.availability_window import _eligibility
-
-    slots = case[0]
-    size = int(slots.node.max()) + 1
-    perf = np.ones(size)
-    perf[slots.node] = slots.performance
-    duration = case[4] * stretch / perf
-    candidates = np.unique(slots.start)
-    usable = perf >= min_perf
-    count, keep, got = _eligibility(slots, duration, candidates, size, usable, n)
-    want, want_count = plain_eligibility(slots, duration, candidates, size, usable)
-    assert np.array_equal(count, want_count)
-    assert np.array_equal(keep, np.flatnonzero(want_count >= n))
-    assert np.array_equal(got, want[keep])
