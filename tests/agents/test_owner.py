@@ -1,0 +1,95 @@
+"""The resource owner: its nodes' schedule, local busy time, revenue and the decision to leave."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vosim.agents.owner import ResourceOwnerAgent
+from vosim.model import VOModel
+
+DAY = 86400.0
+
+
+@pytest.fixture
+def owner() -> ResourceOwnerAgent:
+    """The first owner of a small model with no local load and fixed prices, before any cycle."""
+    model = VOModel(jobs=20, nodes=8, owners=2, local_load=(0, 0), rng=1)
+    owner = model.owners[0]
+    assert isinstance(owner, ResourceOwnerAgent)
+    assert owner.schedule.rows == 0 and owner.revenue == 0.0
+    return owner
+
+
+def test_without_local_load_the_flow_is_known_for_ever_and_prices_stay(owner):
+    assert owner.local_load is None
+    assert owner.known_until == math.inf
+    assert owner.reprice(DAY, DAY) is None  # no pricing rule: fixed prices
+    owner.prepare(0.0, DAY)
+    assert owner.schedule.rows == 0  # nothing generated
+    assert owner.local_busy(0.0, DAY) == 0.0
+
+
+def test_local_busy_counts_each_resource_clipped_to_the_period(owner):
+    two = owner.node_ids[:2]
+    owner.run_local(two, 10.0, 30.0, tag=-1)
+    owner.run_local(owner.node_ids[2:3], 100.0, 110.0, tag=-2)
+    assert owner.local_busy(0.0, 1000.0) == 2 * 20.0 + 10.0
+    assert owner.local_busy(0.0, 20.0) == 2 * 10.0
+    assert owner.local_busy(25.0, 105.0) == 2 * 5.0 + 5.0
+    assert owner.local_busy(30.0, 100.0) == 0.0  # between the jobs
+    assert owner.local_jobs == [
+        (int(two[0]), 10.0, 30.0),
+        (int(two[1]), 10.0, 30.0),
+        (int(owner.node_ids[2]), 100.0, 110.0),
+    ]
+    node, _, _, tag = owner.schedule.intervals()
+    assert sorted(node.tolist()) == sorted([*two.tolist(), int(owner.node_ids[2])])
+    assert sorted(tag.tolist()) == [-2, -1, -1]  # each local job's own tag
+
+
+def test_a_reservation_is_shortened_by_its_release_and_removed_at_its_start(owner):
+    nodes = owner.node_ids[:3]
+    owner.reserve(nodes, 50.0, [150.0, 150.0, 150.0], job=7)
+    node, start, end, tag = owner.schedule.intervals()
+    assert sorted(node.tolist()) == nodes.tolist()
+    assert (start == 50.0).all() and (end == 150.0).all() and (tag == 7).all()
+    owner.release(nodes, 7, [120.0, 50.0, 150.0])  # early end, never started, ran to the end
+    node, _, end, _ = owner.schedule.intervals()
+    ends = dict(zip(node.tolist(), end.tolist(), strict=True))
+    assert ends == {int(nodes[0]): 120.0, int(nodes[2]): 150.0}
+
+
+def test_revenue_is_the_sum_of_the_payments(owner):
+    for amount in (1.5, 0.0, 2.25):
+        owner.earn(amount)
+    assert owner.revenue == 3.75
+
+
+@pytest.mark.parametrize(("threshold", "leaves"), [(1.5, False), (2.5, True)])
+def test_an_owner_leaves_when_its_revenue_per_node_and_day_falls_below_the_threshold(
+    owner, threshold, leaves
+):
+    n = len(owner.nodes)
+    owner.earn(2.0 * n)  # 2 cost units per node over the first day
+    assert owner.review(0.5 * DAY, DAY, threshold=100.0) is False  # not a whole window yet
+    assert owner.review(DAY, DAY, threshold) is leaves
+    assert owner.active is not leaves
+    if leaves:
+        assert owner.left_at == DAY
+        assert owner.review(2 * DAY, DAY, threshold=1e9) is False  # gone: decides no more
+    else:
+        assert math.isnan(owner.left_at)
+        # nothing earned over the second day: 0 per node-day, below any positive threshold
+        assert owner.review(2 * DAY, DAY, threshold) is True
+        assert owner.left_at == 2 * DAY
+
+
+def test_local_job_arrays_are_the_local_jobs_known(owner):
+    owner.run_local(owner.node_ids[:2], 10.0, 30.0, tag=-1)
+    node, start, end = owner.local_job_arrays(0.0)
+    assert node.tolist() == owner.node_ids[:2].tolist()
+    np.testing.assert_array_equal(start, [10.0, 10.0])
+    np.testing.assert_array_equal(end, [30.0, 30.0])
