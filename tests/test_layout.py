@@ -99,3 +99,31 @@ def test_no_new_import_of_vosim_hides_in_a_function_body_in_the_core():
                     elif isinstance(node, ast.Import) and node.names[0].name.startswith("vosim"):
                         found.setdefault(str(rel), set()).add(node.names[0].name)
     assert found == {}
+
+
+def test_every_allocator_result_is_the_one_result_type():
+    """A class of the core or the allocators with a status and a message is a ``Result``."""
+    import ast
+    from pathlib import Path
+
+    import vosim
+
+    root = Path(vosim.__file__).parent
+    results, others = set(), set()
+    for path in sorted(
+        [*root.joinpath("core").glob("*.py"), *root.joinpath("allocators").glob("*.py")]
+    ):
+        for cls in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(cls, ast.ClassDef) or cls.name == "Result":
+                continue
+            names = set()
+            for item in cls.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    names.add(item.target.id)
+                elif isinstance(item, ast.FunctionDef):
+                    names.add(item.name)
+            if {"status", "message"} <= names:
+                bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
+                (results if "Result" in bases else others).add(cls.name)
+    assert others == set()
+    assert {"Allocation", "Alternatives", "MCKPResult", "AvailabilityResult"} <= results

@@ -67,6 +67,23 @@ _BLOCK_CELLS = 1_000_000
 _SWEEP_CELLS = 4_000_000
 
 
+#: The window value each exact criterion minimises (AEP §2.2): its :class:`Allocation`'s
+#: ``value`` (the threshold sweeps record the value they compared).
+_MINIMISED = {
+    "amp": "start",
+    "amp_paper": "start",
+    "min_cost": "cost",
+    "min_finish": "finish",
+    "min_runtime": "runtime",
+}
+
+
+def _found(window: Window, name: str, stats: dict, exact: bool = False) -> Allocation:
+    """The allocation of ``window``, found by criterion ``name``, with the value it minimises."""
+    value = float(getattr(window, _MINIMISED[name]))
+    return Allocation(window, "", name, stats, exact=exact, value=value)
+
+
 @dataclass(frozen=True, slots=True)
 class _Scan:
     """Slots usable by a request, ordered by start, and the candidate window starts."""
@@ -313,7 +330,7 @@ def _result(
     stats = {"slots": len(slots), "candidates": int(scan.candidates.size)}
     if not np.isfinite(t):
         return Allocation(None, _no_window(request), name, stats)
-    return Allocation(_window_at(slots, scan, request, t, longest), "", name, stats, exact=True)
+    return _found(_window_at(slots, scan, request, t, longest), name, stats, exact=True)
 
 
 @register_criterion("amp")
@@ -399,7 +416,7 @@ def _amp_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
         return found
     scan, t, examined = found
     stats = {"slots": len(slots), "candidates": examined}
-    return Allocation(_window_at(slots, scan, request, t), "", "amp", stats, exact=True)
+    return _found(_window_at(slots, scan, request, t), "amp", stats, exact=True)
 
 
 def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
@@ -463,7 +480,7 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     candidates = int(np.count_nonzero(np.diff(starts))) + 1
     window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(cost[j]))
     stats = {"slots": len(slots), "candidates": candidates}
-    return Allocation(window, "", name, stats, exact=True)
+    return _found(window, name, stats, exact=True)
 
 
 def _single_refused(
@@ -501,7 +518,7 @@ def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Al
     slot = Slot(int(slots.node[j]), float(t), float(t + d), float(slots.price[j]), performance)
     window = Window(slots=(slot,), start=float(t), runtime=d, cost=float(slots.price[j] * d))
     stats = {"slots": len(slots), "candidates": int(candidates)}
-    return Allocation(window, "", name, stats, exact=True)
+    return _found(window, name, stats, exact=True)
 
 
 @register_criterion("amp_paper")
@@ -600,7 +617,7 @@ def amp_paper(slots: SlotList, request: ResourceRequest) -> Allocation:
         lo, hi = (lo, mid) if fits else (mid + 1, hi)
     pick = alive[_first_within(cost[:hi], request.n, scan.limit)]
     stats = {"slots": len(slots), "candidates": examined, "step": int(scan.index[alive[hi - 1]])}
-    return Allocation(_make_window(slots, scan, pick, t), "", "amp_paper", stats)
+    return _found(_make_window(slots, scan, pick, t), "amp_paper", stats)
 
 
 def _first_within(cost: np.ndarray, n: int, limit: float) -> np.ndarray:
@@ -1052,7 +1069,7 @@ def _best_by_key(
     stats = {"slots": len(slots), "candidates": int(scan.candidates.size)}
     if best_window is None:
         return Allocation(None, _no_window(request), name, stats)
-    return Allocation(best_window, "", name, stats)
+    return Allocation(best_window, "", name, stats, value=best[0])
 
 
 def _substitution(scan: _Scan, n: int, t: float) -> np.ndarray | None:
@@ -1100,7 +1117,7 @@ def _substitution_search(
     stats = {"slots": len(slots), "candidates": int(scan.candidates.size)}
     if best_window is None:
         return Allocation(None, _no_window(request), name, stats)
-    return Allocation(best_window, "", name, stats)
+    return Allocation(best_window, "", name, stats, value=best)
 
 
 @register_criterion("min_runtime_substitution")

@@ -12,7 +12,7 @@ import numpy as np
 
 from vosim.allocators.base import chain
 from vosim.core import registry
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
 __all__ = [
@@ -156,7 +156,7 @@ class AvailabilityProblem:
 
 
 @dataclass(frozen=True, eq=False)
-class AvailabilityResult:
+class AvailabilityResult(Result):
     """Outcome of an availability allocation method.
 
     Parameters
@@ -199,6 +199,16 @@ class AvailabilityResult:
     status: Status
     method: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The resources selected (``selected``)."""
+        return self.selected
+
+    @property
+    def objective(self) -> float:
+        """The probability that every selected resource is available (``probability``)."""
+        return self.probability
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))

@@ -156,4 +156,4 @@ def max_availability_window(
         cost=float(sum(s.price * s.length for s in chosen)),
     )
     stats["probability"] = float(res.probability)
-    return Allocation(window, "", "max_availability", stats)
+    return Allocation(window, "", "max_availability", stats, value=float(res.probability))

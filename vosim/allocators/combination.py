@@ -41,12 +41,12 @@ import itertools
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -78,7 +78,7 @@ _KINDS = ("ordinal", "relative")
 
 
 @dataclass(frozen=True, slots=True)
-class CombinationResult:
+class CombinationResult(Result):
     """One alternative per job of a batch, chosen by :func:`choose_combination`.
 
     Parameters
@@ -116,6 +116,18 @@ class CombinationResult:
     feasible: bool
     reason: str = ""
     limit: float = math.inf
+
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The alternative chosen per job (``choice``)."""
+        return self.choice
+
+    @property
+    def objective(self) -> float:
+        """The summed VO values of the choice (``vo_total``; NaN when infeasible)."""
+        return self.vo_total
 
     @property
     def status(self) -> Status:

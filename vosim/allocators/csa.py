@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from vosim.allocators.base import allocate_window
 from vosim.allocators.request_screen import FITS_MAYBE, SCREEN_REASONS, batch_screen
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.core.slots import SlotList
 from vosim.core.windows import Allocation, ResourceRequest, Window
 from vosim.errors import RequestError, UnknownAllocatorError
@@ -30,7 +31,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class Alternatives:
+class Alternatives(Result):
     """Alternatives of one job, disjoint in slots.
 
     Parameters
@@ -62,6 +63,18 @@ class Alternatives:
     slots: SlotList
     reason: str
     criterion: str
+
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The alternatives found (``windows``, in the order found)."""
+        return self.windows
+
+    @property
+    def objective(self) -> float:
+        """NaN: a set of alternatives has no single value (each window has its own)."""
+        return math.nan
 
     @property
     def status(self) -> Status:
@@ -222,7 +235,7 @@ def csa_paper(slots: SlotList, request: ResourceRequest, limit: int | None = Non
 
 
 @dataclass(frozen=True, slots=True)
-class BatchAlternatives:
+class BatchAlternatives(Result):
     """Alternatives of every job of a batch, disjoint in slots across the whole batch.
 
     Parameters
@@ -251,6 +264,18 @@ class BatchAlternatives:
     windows: list[list[Window]]
     slots: SlotList
     reasons: list[str]
+
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The alternatives of every job (``windows``, one list per job)."""
+        return self.windows
+
+    @property
+    def objective(self) -> float:
+        """NaN: sets of alternatives have no single value (each window has its own)."""
+        return math.nan
 
     @property
     def status(self) -> Status:

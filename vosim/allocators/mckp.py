@@ -58,7 +58,7 @@ import numpy as np
 
 from vosim.allocators.base import chain
 from vosim.core import registry
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.errors import ProblemError
 
 __all__ = [
@@ -86,7 +86,7 @@ _MILP_SCALE = 1e4
 
 
 @dataclass(frozen=True, slots=True)
-class MCKPResult:
+class MCKPResult(Result):
     """The options chosen by :func:`solve_mckp`.
 
     Parameters
@@ -130,6 +130,16 @@ class MCKPResult:
     used: np.ndarray
     optimal: bool = True
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The option chosen per class (``choice``)."""
+        return self.choice
+
+    @property
+    def objective(self) -> float:
+        """The total value of the choice (``value``)."""
+        return self.value
 
     @property
     def status(self) -> Status:

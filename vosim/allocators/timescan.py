@@ -29,7 +29,7 @@ from vosim.allocators import availability_problem as _problem
 from vosim.allocators.availability_problem import AvailabilityProblem, AvailabilityResult
 from vosim.allocators.greedy import united_scan
 from vosim.allocators.knapsack import integer_costs, knapsack_select
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.errors import ProblemError, UnknownAllocatorError
 
 __all__ = ["TimeScanResult", "time_scan", "starting_points", "TIE_RTOL"]
@@ -60,7 +60,7 @@ _POINTS = ("uniform", "random", "combined")
 
 
 @dataclass(frozen=True, eq=False)
-class TimeScanResult:
+class TimeScanResult(Result):
     """Outcome of :func:`time_scan`.
 
     Parameters
@@ -112,6 +112,16 @@ class TimeScanResult:
     curve: np.ndarray
     method: str
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The resources selected at the chosen start (``selected``; its start: ``time_index``)."""
+        return self.selected
+
+    @property
+    def objective(self) -> float:
+        """The probability that every selected resource is available (``probability``)."""
+        return self.probability
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))

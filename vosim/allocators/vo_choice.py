@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from vosim.allocators.combination import combination_curve, user_evaluations, vo_evaluation
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.core.windows import Window
 from vosim.errors import ParameterError
 
@@ -137,7 +138,7 @@ def window_value(window: Window, criterion: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class CSSResult:
+class CSSResult(Result):
     """Step 2's choice for a batch.
 
     Parameters
@@ -177,6 +178,18 @@ class CSSResult:
     ua: float
     vo_evaluation: float
     limit: float
+
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def solution(self) -> Any:
+        """The alternative chosen per job (``choice``)."""
+        return self.choice
+
+    @property
+    def objective(self) -> float:
+        """The VO objective summed over the chosen alternatives (``vo_total``)."""
+        return self.vo_total
 
     @property
     def status(self) -> Status:

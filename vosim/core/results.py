@@ -1,9 +1,10 @@
-"""The status and message every allocator result exposes, after scipy's ``OptimizeResult``."""
+"""The one result type of every allocator (:class:`Result`) and its :class:`Status`, after scipy."""
 
 from __future__ import annotations
 
+import abc
 import enum
-from typing import Protocol, runtime_checkable
+from typing import Any
 
 __all__ = ["Status", "Result"]
 
@@ -66,25 +67,55 @@ _MESSAGES = {
 }
 
 
-@runtime_checkable
-class Result(Protocol):
-    """What every allocator result exposes besides its own fields.
+class Result(abc.ABC):
+    """The one type of every allocator's result: how the search ended and what it found.
+
+    Every allocator returns an instance of a subclass (a window search an
+    :class:`~vosim.core.windows.Allocation`, step 1 of the cyclic scheme
+    :class:`~vosim.allocators.csa.Alternatives`, the MCKP an ``MCKPResult`` ...), so a caller
+    reads any of them the same way, as ``scipy.optimize.OptimizeResult``'s ``status``,
+    ``message``, ``x``, ``fun`` and statistics; each subclass keeps beside them the fields
+    named as its paper names them (``window``, ``choice``, ``selected``, ``probability``).
 
     Attributes
     ----------
     status : Status
-        How the search ended.
+        How the search ended (a field or a property of the subclass).
     message : str
         A sentence on it, never empty: why nothing was found (the result's ``reason`` where it
         has one), or what was found.
+    solution : Any
+        What was found (:attr:`solution`, the subclass's own field by its paper's name); the
+        subclass's empty value when nothing was.
+    objective : float
+        The value the method optimised for :attr:`solution` (:attr:`objective`); NaN when
+        nothing was found or when the result is a set of candidates with no single value
+        (step 1's alternatives).
+    stats : dict
+        Diagnostics of the search (counts, times, the reason of a fallback), possibly empty.
+
+    References
+    ----------
+    ``scipy.optimize.OptimizeResult`` (status, message, x, fun, nit...); vosim's type.
     """
 
-    @property
-    def status(self) -> Status:
-        """How the search ended."""
-        ...
+    __slots__ = ()
+
+    status: Status
+    message: str
+    stats: dict[str, Any]
 
     @property
-    def message(self) -> str:
-        """A sentence on how the search ended."""
-        ...
+    @abc.abstractmethod
+    def solution(self) -> Any:
+        """What the search found: the subclass's field named by its paper."""
+
+    @property
+    @abc.abstractmethod
+    def objective(self) -> float:
+        """The value the search optimised for :attr:`solution` (NaN if none)."""
+
+    @property
+    def success(self) -> bool:
+        """``True`` when the result holds a solution (``status.found``)."""
+        return self.status.found

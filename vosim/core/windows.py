@@ -13,7 +13,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from vosim.core.results import Status
+from vosim.core.results import Result, Status
 from vosim.core.slots import Slot
 from vosim.errors import RequestError
 
@@ -281,7 +281,7 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
-class Allocation:
+class Allocation(Result):
     """Result of a window search: a window, or ``None`` with the reason nothing fits.
 
     Parameters
@@ -298,6 +298,10 @@ class Allocation:
     exact : bool
         ``True`` when the criterion returns the optimum over the whole interval (the exact
         AEP criteria); ``False`` (default) for heuristics and user criteria.
+    value : float
+        The value of ``window`` under the criterion, the one it minimises (maximum
+        availability: ``P_a^w``, maximised); NaN (default) when no window was found or the
+        criterion gives none.
 
     Attributes
     ----------
@@ -328,6 +332,17 @@ class Allocation:
     criterion: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
     exact: bool = False
+    value: float = math.nan
+
+    @property
+    def solution(self) -> Any:
+        """The window found (``window``; ``None`` if none)."""
+        return self.window
+
+    @property
+    def objective(self) -> float:
+        """The criterion's value of the window found (``value``; NaN if none)."""
+        return self.value
 
     @property
     def success(self) -> bool:
