@@ -122,7 +122,7 @@ def test_fig7_8_tree_sizes_and_reference(quick_runs):
 
 
 def test_iccs2023_means_cover_the_feasible_instances_only():
-    from vosim.runs.experiments.iccs2023 import _rows
+    from vosim.runs.experiments.iccs2023.run import _rows
 
     raw = {
         "exact": {
