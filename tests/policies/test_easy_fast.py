@@ -11,9 +11,7 @@ stats). Whole runs on the traced machine give equal job records either way.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import pickle
 
 import numpy as np
 import pytest
@@ -21,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim.core import Slot, SlotList
-from vosim.core.windows import Spans, Window
+from vosim.core.windows import Spans
 from vosim.model import VOModel
 from vosim.policies import batch_windows as windows
 from vosim.policies.base import CycleState, QueuedJob
@@ -119,24 +117,6 @@ def test_counts_are_used_on_valid_jobs():
     assert fast is not None and fast == EASY().decide_by_nodes(state)
     assert [k for k, _ in fast.reserve] == [1]  # ends by the shadow time: backfills
     assert fast.stats["shadow_time"] == 8.0
-
-
-def test_spans_read_as_the_tuple_of_slots_they_stand_for():
-    """The count form's windows hold their spans as columns; they read as the Slot tuple."""
-    cols = (np.array([3, 1]), np.full(2, 2.0), np.full(2, 5.0), np.full(2, 1.5), np.full(2, 6.0))
-    got = Spans(*cols)
-    want = (Slot(3, 2.0, 5.0, 1.5, 6.0), Slot(1, 2.0, 5.0, 1.5, 6.0))
-    assert got == want and want == got and hash(got) == hash(want)
-    assert tuple(got) == want and got[1] == want[1] and len(got) == 2
-    assert repr(got[0]) == repr(want[0]) and got[0].length == 3.0
-    assert type(got[0].node) is int and type(got[0].end) is float
-    assert Spans.of(want) == got and Spans.of(got) is got
-    assert got != Spans(np.array([3, 1]), *cols[1:3], np.full(2, 1.0), cols[4])
-    w = Window(slots=got, start=2.0, runtime=3.0, cost=9.0)
-    assert w == Window(slots=want, start=2.0, runtime=3.0, cost=9.0)
-    assert pickle.loads(pickle.dumps(w)) == w and w.nodes == (3, 1)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        got[0].node = 4
 
 
 @pytest.mark.parametrize("policy", ["easy", "fcfs"])
