@@ -1,8 +1,12 @@
-"""busy_nodes, kept from task events, equals a count over the running jobs at every cycle."""
+"""The VO's jobs holding windows: busy nodes kept from task events, and the traced machine's
+processors counted from the reservations alone (``Execution.processors``)."""
 
+import numpy as np
 import pytest
 
 from vosim.model import VOModel
+from vosim.policies.batch_windows import IdenticalSlots
+from vosim.policies.easy import EASY
 
 
 @pytest.mark.parametrize("availability", [False, True])  # True: interrupted windows too
@@ -31,3 +35,55 @@ def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability)
     # an earlier time is counted over the running jobs
     ms = model.metascheduler
     assert ms.execution.busy_nodes(0.0) == 0
+
+
+def test_processors_are_the_slot_lists_count_form(monkeypatch):
+    """At every pass on the traced machine, ``state.processors`` is the slot list's count form.
+
+    The metascheduler counts the machine's processors from the VO's reservations alone
+    (``Execution.processors``); the slot list is built from the owners' schedules. Both must
+    describe the same slots, processor for processor, while jobs start, end early and queue.
+    """
+    checked = []
+    decide = EASY.decide
+
+    def compare(self, state):
+        counted = state.processors
+        assert counted is not None
+        from_slots = IdenticalSlots.of(state.slots, state.time)
+        if from_slots is None:  # no free slot at all in [t, t + L)
+            assert counted[3].size == 0 and counted[4]()[0].size == 0
+        else:
+            end, price, perf, free, later = counted
+            later_start, later_node = later()
+            assert (end, price, perf) == (from_slots.end, from_slots.price, from_slots.performance)
+            np.testing.assert_array_equal(free, from_slots.groups[0].nodes)
+            want_start, want_node = from_slots.later()
+            np.testing.assert_array_equal(later_start, want_start)
+            np.testing.assert_array_equal(later_node, want_node)
+        checked.append(state.time)
+        return decide(self, state)
+
+    monkeypatch.setattr(EASY, "decide", compare)
+    model = VOModel(
+        trace="UniLu-Gaia-2014-2", jobs=800, machine=True, cycle_period=0, policy="easy", rng=3
+    )
+    model.run()
+    assert len(checked) > 500
+    assert model.completed == 800
+
+
+def test_processors_refuse_a_later_read_after_reservations_changed():
+    """``later()`` reads the machine's reserved ends in place (no copy per pass): read after a
+    reservation or release changed them, it would describe another pass, so it raises."""
+    model = VOModel(
+        trace="UniLu-Gaia-2014-2", jobs=60, machine=True, cycle_period=0, policy="easy", rng=3
+    )
+    execution = model.metascheduler.execution
+    model.run_until(model.jobs[0].submit_time + 1.0)  # the first job runs
+    now = float(model.time)
+    *_, later = execution.processors(now, now + 1e6)
+    assert later()[1].size >= 1  # the running job's processors free up later
+    model.run_until(now + 1e6)  # jobs end and start: reserved ends change
+    with pytest.raises(RuntimeError, match="reservations changed"):
+        later()

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
 from itertools import pairwise
-from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -16,7 +14,6 @@ from hypothesis import strategies as st
 
 from vosim.allocators.base import Window
 from vosim.core import Slot, SlotList
-from vosim.core.code_path import REFERENCE_ENV
 from vosim.model import VOModel
 from vosim.policies.base import CycleState, Decisions, QueuedJob
 from vosim.policies.replan import Replanner, earlier_window, replan
@@ -285,71 +282,6 @@ def test_the_budget_filter_keeps_exactly_the_starts_whose_cheapest_tasks_fit(row
     assert {t for t in starts.tolist() if window_at(slots, t, job) is not None} <= set(got)
 
 
-def _release_by_sorting(slots: SlotList, window: Window) -> SlotList:
-    """The plain release: all rows and spans sorted by (node, start), touching rows joined."""
-    rows = sorted(
-        [(s.node, s.start, s.end, s.price, s.performance) for s in slots]
-        + [(s.node, s.start, s.end, s.price, s.performance) for s in window.slots],
-        key=lambda r: (r[0], r[1]),
-    )
-    out: list[list] = []
-    for r in rows:
-        if out and out[-1][0] == r[0] and r[1] <= out[-1][2]:
-            out[-1][2] = max(out[-1][2], r[2])
-        else:
-            out.append(list(r))
-    return SlotList([Slot(*r) for r in out])
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(  # per node: free spans of a busy timeline on a grid of 10
-        st.lists(st.booleans(), min_size=1, max_size=8), min_size=1, max_size=6
-    ),
-    st.data(),
-)
-def test_release_equals_sorting_every_row(timelines, data):
-    """``release`` merges only the window's nodes, and gives what sorting all rows gives; its
-    compiled form (the fast path) gives the numpy form's rows."""
-    from vosim.policies.batch_windows import release
-
-    free, busy = [], []
-    for node, line in enumerate(timelines):
-        price, perf = 1.0 + node, 2.0 + node % 3
-        for k, is_free in enumerate(line):
-            step = Slot(node, 10.0 * k, 10.0 * k + 10, price, perf)
-            if not is_free:
-                busy.append(step)
-            elif k and line[k - 1]:  # free slots are maximal: extend the previous one
-                free[-1] = Slot(node, free[-1].start, step.end, price, perf)
-            else:
-                free.append(step)
-    slots = SlotList(free)
-    if not busy:
-        assert len(slots) == len(free)
-        return
-    # a window: busy spans on distinct nodes (part of a busy step, or all of it)
-    picks = data.draw(
-        st.lists(st.sampled_from(busy), min_size=1, max_size=4, unique_by=lambda s: s.node)
-    )
-    spans = []
-    for s in picks:
-        a = s.start + data.draw(st.sampled_from([0.0, 2.5]))
-        b = s.end - data.draw(st.sampled_from([0.0, 2.5]))
-        spans.append(Slot(s.node, a, b, s.price, s.performance))
-    window = Window(
-        slots=tuple(sorted(spans, key=lambda s: s.node)), start=0.0, runtime=1.0, cost=1.0
-    )
-    got, want = release(slots, window), _release_by_sorting(slots, window)
-    assert list(got) == list(want)
-    assert len(list(got)) == len(want)
-    with mock.patch.dict(os.environ, {REFERENCE_ENV: "1"}):  # the numpy form, row for row
-        plain = release(slots, window)
-    for field in ("node", "start", "end", "price", "performance"):
-        assert getattr(got, field).dtype == getattr(plain, field).dtype
-        assert getattr(got, field).tolist() == getattr(plain, field).tolist()
-
-
 @st.composite
 def _near_cases(draw):
     """Free slots of a few nodes on a grid of 10, reservations ahead on other nodes or on
@@ -397,83 +329,3 @@ def test_the_freed_node_filter_is_necessary_and_the_same_for_all_at_once(case):
         assert may == at_once
         if not may:
             assert earlier_window(slots, job, old, now, near) is None
-
-
-# -- the grouped test before the search, against the search itself ------------------------------
-@st.composite
-def _processor_cases(draw):
-    """Processors in physical nodes of 1-3 (shared price and performance), each free in
-    random cells of a time grid, a held window on some of them, its spans busy and often
-    touching free time on both sides, and slots of the other processors alike in groups."""
-    per = draw(st.integers(1, 3))
-    hosts = draw(st.integers(2, 4))
-    price = draw(st.lists(st.sampled_from([1.0, 2.0]), min_size=hosts, max_size=hosts))
-    perf = draw(st.lists(st.sampled_from([1.0, 2.0]), min_size=hosts, max_size=hosts))
-    procs = hosts * per
-    n = draw(st.integers(1, min(4, procs)))
-    held = sorted(draw(st.permutations(range(procs)))[:n])
-    start, volume = draw(st.sampled_from([30.0, 50.0])), 20.0
-    spans = tuple(
-        Slot(p, start, start + volume / perf[p // per], price[p // per], perf[p // per])
-        for p in held
-    )
-    grid = [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 80.0, 100.0]
-    rows = []
-    for p in range(procs):
-        mine = [s for s in spans if s.node == p]
-        cuts = sorted(set(grid) | ({mine[0].start, mine[0].end} if mine else set()))
-        free = [
-            (a, b)
-            for a, b in pairwise(cuts)
-            if not (mine and mine[0].start <= a < mine[0].end) and draw(st.booleans())
-        ]
-        for a, b in free:  # maximal rows: touching free cells joined
-            if rows and rows[-1].node == p and rows[-1].end == a:
-                rows[-1] = Slot(p, rows[-1].start, b, rows[-1].price, rows[-1].performance)
-            else:
-                rows.append(Slot(p, a, b, price[p // per], perf[p // per]))
-    cost = sum(s.price * (s.end - s.start) for s in spans)
-    old = Window(slots=spans, start=start, runtime=max(s.end - s.start for s in spans), cost=cost)
-    budget = draw(st.sampled_from([cost, cost * 0.8, 1e9]))
-    job = QueuedJob(index=0, n=n, volume=volume, budget=budget)
-    return SlotList(rows), job, old, draw(st.sampled_from([0.0, 5.0, 15.0]))
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_processor_cases())
-def test_the_grouped_test_before_the_search_changes_no_answer(case):
-    """``movable`` (over slots alike, compiled) says False only where the search finds
-    nothing, so the search with it gives the window the plain search gives; and the cheapest
-    task of every reservation at once equals one call each."""
-    from vosim.policies import replan as rp
-    from vosim.policies.slot_groups import SlotGroups, movable
-
-    slots, job, old, now = case
-    groups = SlotGroups(slots)
-    plain = earlier_window(slots, job, old, now)
-    assert earlier_window(slots, job, old, now, groups=groups) == plain
-    sp = old.spans
-    held = (sp.node, sp.start, sp.end, sp.price, sp.performance)
-    budget = min(job.budget, old.cost)
-    if not movable(groups, held, job.volume, job.n, old.runtime, budget, old.start, now):
-        assert plain is None
-    reserved = [(job, old), (QueuedJob(index=1, n=1, volume=5.0, budget=1e9), old)]
-    each = rp._cheapest_each(groups, reserved)
-    assert each.tolist() == [rp._cheapest_task(slots, j, w) for j, w in reserved]
-
-
-def test_the_grouped_test_finds_a_move_onto_the_held_nodes_themselves():
-    """A window held at 30 on two processors free from 10: putting it back joins the free
-    time before it, so the same processors hold it from 10 (the join must count)."""
-    from vosim.policies.slot_groups import SlotGroups, movable
-
-    spans = tuple(Slot(p, 30.0, 50.0, 1.0, 1.0) for p in (0, 1))
-    slots = SlotList([Slot(p, 10.0, 30.0, 1.0, 1.0) for p in (0, 1)])
-    old = Window(slots=spans, start=30.0, runtime=20.0, cost=40.0)
-    job = QueuedJob(index=0, n=2, volume=20.0, budget=40.0)
-    held = tuple(getattr(old.spans, f) for f in ("node", "start", "end", "price", "performance"))
-    assert movable(SlotGroups(slots), held, 20.0, 2, 20.0, 40.0, 30.0, 0.0)
-    assert earlier_window(slots, job, old, 0.0, groups=SlotGroups(slots)).start == 10.0
-    # without the join (slots that end before the window), nothing earlier holds 20 units
-    short = SlotList([Slot(p, 10.0, 25.0, 1.0, 1.0) for p in (0, 1)])
-    assert not movable(SlotGroups(short), held, 20.0, 2, 20.0, 40.0, 30.0, 0.0)

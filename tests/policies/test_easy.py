@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim.core import Slot, SlotList
-from vosim.core.windows import Spans
 from vosim.model import VOModel
 from vosim.policies import batch_windows as windows
 from vosim.policies.base import CycleState, QueuedJob
@@ -140,42 +139,6 @@ def test_whole_runs_equal_with_the_node_form(policy, monkeypatch):
     assert fast_nodes == plain_nodes
 
 
-def test_processors_are_the_slot_lists_count_form(monkeypatch):
-    """At every pass on the traced machine, ``state.processors`` is the slot list's count form.
-
-    The metascheduler counts the machine's processors from the VO's reservations alone
-    (``Execution.processors``); the slot list is built from the owners' schedules. Both must
-    describe the same slots, processor for processor, while jobs start, end early and queue.
-    """
-    checked = []
-    decide = EASY.decide
-
-    def compare(self, state):
-        counted = state.processors
-        assert counted is not None
-        from_slots = IdenticalSlots.of(state.slots, state.time)
-        if from_slots is None:  # no free slot at all in [t, t + L)
-            assert counted[3].size == 0 and counted[4]()[0].size == 0
-        else:
-            end, price, perf, free, later = counted
-            later_start, later_node = later()
-            assert (end, price, perf) == (from_slots.end, from_slots.price, from_slots.performance)
-            np.testing.assert_array_equal(free, from_slots.groups[0].nodes)
-            want_start, want_node = from_slots.later()
-            np.testing.assert_array_equal(later_start, want_start)
-            np.testing.assert_array_equal(later_node, want_node)
-        checked.append(state.time)
-        return decide(self, state)
-
-    monkeypatch.setattr(EASY, "decide", compare)
-    model = VOModel(
-        trace="UniLu-Gaia-2014-2", jobs=800, machine=True, cycle_period=0, policy="easy", rng=3
-    )
-    model.run()
-    assert len(checked) > 500
-    assert model.completed == 800
-
-
 def test_processors_are_not_offered_off_the_machine():
     """With owners' local load or distinct nodes the count form is not offered (slots are read)."""
     model = VOModel(trace="UniLu-Gaia-2014-2", jobs=50, policy="easy", rng=3)
@@ -197,31 +160,3 @@ def test_a_slot_short_by_rounding_only_gets_a_span_inside_it():
     window = windows.earliest_window(sl, queue[0], t)
     assert window is not None and all(s.end <= end for s in window.slots)
     sl.cut(window.slots)  # inside the free slots: no SlotError
-
-
-def test_count_form_windows_keep_no_view_of_the_pass():
-    """A window outlives its pass (held by its job until the end of the run): its columns must
-    own their data, not view the pass's processor arrays (a view kept each pass's free list
-    alive: 740 MB instead of 450 MB on the whole of UniLu-Gaia)."""
-    free = IdenticalSlots(0.0, 100.0, 1.0, 1.0, np.arange(64), (np.empty(0), np.empty(0)))
-    window = free.take_now(QueuedJob(0, 8, 10.0, math.inf))
-    spans = window.slots
-    assert isinstance(spans, Spans)
-    for column in (spans.node, spans.start, spans.end, spans.price, spans.performance):
-        assert column.base is None
-
-
-def test_processors_refuse_a_later_read_after_reservations_changed():
-    """``later()`` reads the machine's reserved ends in place (no copy per pass): read after a
-    reservation or release changed them, it would describe another pass, so it raises."""
-    model = VOModel(
-        trace="UniLu-Gaia-2014-2", jobs=60, machine=True, cycle_period=0, policy="easy", rng=3
-    )
-    execution = model.metascheduler.execution
-    model.run_until(model.jobs[0].submit_time + 1.0)  # the first job runs
-    now = float(model.time)
-    *_, later = execution.processors(now, now + 1e6)
-    assert later()[1].size >= 1  # the running job's processors free up later
-    model.run_until(now + 1e6)  # jobs end and start: reserved ends change
-    with pytest.raises(RuntimeError, match="reservations changed"):
-        later()
