@@ -2,7 +2,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vosim.analysis.charts import utilization_queue_chart
 from vosim.analysis.metrics import (
     _node_strings,
     bounded_slowdown,
@@ -115,13 +114,6 @@ def test_vo_evaluation_summary_skips_cycles_without_a_choice():
     s = vo_evaluation_summary(cycles)
     assert s["mean_vo_evaluation"] == 60.0
     assert s["vo_choice_share"] == pytest.approx(2 / 3)
-
-
-def test_chart_thins_long_runs():
-    cycles = pd.DataFrame({"time": np.arange(20000.0), "utilization": 0.5, "queue_length": 3})
-    spec = utilization_queue_chart(cycles).to_dict()
-    rows = next(iter(spec["datasets"].values()))
-    assert len(rows) <= 4000
 
 
 # -- fairness ------------------------------------------------------------------------------------
