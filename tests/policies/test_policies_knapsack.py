@@ -14,7 +14,6 @@ from scipy.optimize import linear_sum_assignment
 
 from vosim.core import Slot, SlotList
 from vosim.errors import ParameterError
-from vosim.policies import knapsack_rules as rules
 from vosim.policies.base import CycleState, Policy, QueuedJob, make_policy
 from vosim.policies.batch_windows import _EPS, earliest_window
 from vosim.policies.knapsack import (
@@ -328,13 +327,6 @@ def test_constructor_errors_name_the_bad_value():
         Knapsack(reference_performance=True)
     assert make_policy("knapsack", utility_policy=3).utility_policy == 3
     assert make_policy("knapsack+easy").name == "knapsack+easy"
-
-
-def test_cached_layouts_still_check_their_arguments():
-    assert rules.option_layouts(2, [2, 1]) == rules.option_layouts(2, (2, 1))
-    for bad in (True, 0, 1.5):
-        with pytest.raises(ParameterError, match="processors"):
-            rules.option_layouts(bad, (2, 1))
 
 
 # ---------------------------------------------------------------------------------- model
