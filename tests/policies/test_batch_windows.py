@@ -1,5 +1,5 @@
-"""The batch rules' windows: the earliest window's compiled search, a window put back into the
-slot list it was cut from, and the count form's windows on identical processors."""
+"""The batch rules' windows: a window put back into the slot list it was cut from, and the
+count form's windows on identical processors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from vosim.core import Slot, SlotList
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.core.windows import Spans
 from vosim.policies.base import QueuedJob
-from vosim.policies.batch_windows import IdenticalSlots, earliest_window
+from vosim.policies.batch_windows import IdenticalSlots
 
 
 def _release_by_sorting(slots: SlotList, window: Window) -> SlotList:
@@ -94,48 +94,3 @@ def test_count_form_windows_keep_no_view_of_the_pass():
     assert isinstance(spans, Spans)
     for column in (spans.node, spans.start, spans.end, spans.price, spans.performance):
         assert column.base is None
-
-
-@st.composite
-def _slots_and_job(draw):
-    """A slot list of up to 8 nodes (free spans on a grid of 10) and a job that may fit."""
-    nodes = draw(st.integers(1, 8))
-    rows = []
-    for node in range(nodes):
-        price = draw(st.sampled_from([1.0, 1.5, 2.0, 3.0]))
-        perf = draw(st.sampled_from([1.0, 2.0, 3.0]))
-        line = draw(st.lists(st.booleans(), min_size=1, max_size=10))
-        for k, is_free in enumerate(line):
-            if not is_free:
-                continue
-            if rows and rows[-1][0] == node and rows[-1][2] == 10.0 * k:
-                rows[-1][2] += 10.0
-            else:
-                rows.append([node, 10.0 * k, 10.0 * k + 10, price, perf])
-    slots = SlotList([Slot(*r) for r in rows])
-    n = draw(st.integers(1, max(1, nodes)))
-    volume = draw(st.sampled_from([5.0, 10.0, 20.0, 30.0, 45.0]))
-    budget = draw(st.sampled_from([10.0, 30.0, 60.0, 100.0, 1e9]))
-    not_before = draw(st.sampled_from([0.0, 5.0, 20.0]))
-    before = draw(st.sampled_from([math.inf, 10.0, 30.0, 60.0]))
-    return slots, QueuedJob(index=0, n=n, volume=volume, budget=budget), not_before, before
-
-
-@settings(max_examples=300, deadline=None)
-@given(_slots_and_job())
-def test_the_compiled_loop_finds_the_plain_loops_window(case):
-    """``earliest_window``'s compiled search (candidate starts and the test at each) returns
-    the very window of :func:`candidate_starts` and trying :func:`window_at` at each start
-    in turn (the plain path), with and without a bound on the start."""
-    slots, job, not_before, before = case
-    with mock.patch.dict(os.environ, {REFERENCE_ENV: "1"}):
-        plain = earliest_window(slots, job, not_before, before)
-    fast = earliest_window(slots, job, not_before, before)
-    assert (plain is None) == (fast is None)
-    if plain is not None:
-        assert (plain.start, plain.nodes, plain.cost, plain.runtime) == (
-            fast.start,
-            fast.nodes,
-            fast.cost,
-            fast.runtime,
-        )

@@ -8,44 +8,7 @@ import numpy as np
 import pytest
 
 from vosim.agents.execution import Execution
-from vosim.core.slots import Slot, SlotList
 from vosim.model import VOModel
-from vosim.policies.base import CycleState, QueuedJob
-from vosim.policies.cyclic_scheme import CyclicScheme
-
-SLOTS = SlotList([Slot(0, 500.0, 10_000.0, 1.0, 2.0), Slot(1, 0.0, 10_000.0, 5.0, 4.0)])
-
-
-@pytest.mark.parametrize(
-    ("criterion", "start"),
-    [("cost", 500.0), ("finish", 0.0)],  # node 0 cheap from 500, node 1 dear from now
-)
-def test_the_earliest_affordable_start_is_noted_beside_the_window_chosen(criterion, start):
-    scheme = CyclicScheme(
-        jobs=1,
-        price=np.array([1.0, 5.0]),
-        performance=np.array([2.0, 4.0]),
-        scheduling_interval=10_000.0,
-    )
-    job = QueuedJob(index=0, n=1, volume=200.0, budget=1e9, criterion=criterion)
-    decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
-    ((_, window),) = decisions.reserve
-    assert window.start == start
-    assert decisions.earliest == {0: 0.0}  # node 1 now was affordable either way
-
-
-def test_an_unaffordable_earlier_window_is_queueing_not_choice():
-    scheme = CyclicScheme(
-        jobs=1,
-        price=np.array([1.0, 5.0]),
-        performance=np.array([2.0, 4.0]),
-        scheduling_interval=10_000.0,
-    )
-    # budget 150: node 1 (5 per unit for 50 units: 250) is out of reach, node 0 costs 100
-    job = QueuedJob(index=0, n=1, volume=200.0, budget=150.0, criterion="finish")
-    decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
-    ((_, window),) = decisions.reserve
-    assert window.start == 500.0 and decisions.earliest == {0: 500.0}
 
 
 def _run(**kwargs):

@@ -89,65 +89,6 @@ def test_compiled_pass_moves_as_the_plain_pass(both, trace, jobs, options):
     assert both.moves > 0 and both.passes > 10
 
 
-def _least_live_price(columns: tuple) -> np.ndarray:
-    """The least price of a live row of each performance ``pvals`` of the kernels' ``rows``
-    columns (inf: none)."""
-    price, performance, alive, top, pvals = (columns[k] for k in (3, 4, 5, 8, 19))
-    live = np.flatnonzero(alive[: top[0]])
-    least = np.full(pvals.size, np.inf)
-    np.minimum.at(least, np.searchsorted(pvals, performance[live]), price[live])
-    return least
-
-
-@pytest.mark.parametrize(
-    ("trace", "jobs", "options"),
-    [(GAIA, 120, {}), (GAIA, 150, {"pricing_policy": "demand"}), (LCG, 300, {})],
-)
-def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
-    monkeypatch, trace, jobs, options
-):
-    """The cheapest task over every live group equals ``replan._cheapest_task`` at a pass's
-    start; after a move of the pass the floors never exceed the live rows' least prices."""
-    monkeypatch.delenv(REFERENCE_ENV, raising=False)
-    kernels = compression._kernels()
-    counts = {"loads": 0, "tasks": 0, "moves": 0}
-    plain_rows = compression._Rows.__init__
-
-    def load(self, slots, jobs_, freed):
-        plain_rows(self, slots, jobs_, freed)
-        np.testing.assert_array_equal(self.pmin, _least_live_price(self.columns))
-        counts["loads"] += 1
-
-    plain_compress = compression.compress
-
-    def checked(state, known=None, freed=None):
-        reserved = list(state.reserved)
-        if reserved:
-            jobs_ = compression._Reservations(reserved)
-            rows = compression._Rows(state.slots, jobs_, freed)
-            for i, (job, old) in enumerate(reserved):
-                slow = old.runtime * (1 + kernels._EPS)
-                fast = kernels._cheapest_task(rows.columns, jobs_.columns, i, slow, False)
-                assert fast == replan_module._cheapest_task(state.slots, job, old)
-                counts["tasks"] += 1
-        return plain_compress(state, known, freed)
-
-    plain_apply = kernels.apply_move
-
-    def apply(rows, jobs_, i, out):
-        code = plain_apply(rows, jobs_, i, out)
-        if code == 0:
-            assert (rows[20] <= _least_live_price(rows)).all()
-            counts["moves"] += 1
-        return code
-
-    monkeypatch.setattr(compression._Rows, "__init__", load)
-    monkeypatch.setattr(replan_module, "compress", checked)
-    monkeypatch.setattr(kernels, "apply_move", apply)
-    VOModel(trace=trace, jobs=jobs, rng=3, **options).run()
-    assert counts["loads"] > 10 and counts["tasks"] > 100 and counts["moves"] > 0
-
-
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**16),

@@ -1,4 +1,5 @@
-"""A job's own interval: the cyclic scheme places no window beyond ``look_ahead`` task times."""
+"""The cyclic scheduling scheme: a job's own interval (no window beyond ``look_ahead`` task
+times) and the earliest affordable start noted beside the window chosen."""
 
 from __future__ import annotations
 
@@ -98,3 +99,38 @@ def test_the_papers_experiments_are_unchanged_at_the_default(preset):
         return model.job_frame()
 
     pd.testing.assert_frame_equal(run(6.0), run(math.inf))
+
+
+SLOTS = SlotList([Slot(0, 500.0, 10_000.0, 1.0, 2.0), Slot(1, 0.0, 10_000.0, 5.0, 4.0)])
+
+
+@pytest.mark.parametrize(
+    ("criterion", "start"),
+    [("cost", 500.0), ("finish", 0.0)],  # node 0 cheap from 500, node 1 dear from now
+)
+def test_the_earliest_affordable_start_is_noted_beside_the_window_chosen(criterion, start):
+    scheme = CyclicScheme(
+        jobs=1,
+        price=np.array([1.0, 5.0]),
+        performance=np.array([2.0, 4.0]),
+        scheduling_interval=10_000.0,
+    )
+    job = QueuedJob(index=0, n=1, volume=200.0, budget=1e9, criterion=criterion)
+    decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
+    ((_, window),) = decisions.reserve
+    assert window.start == start
+    assert decisions.earliest == {0: 0.0}  # node 1 now was affordable either way
+
+
+def test_an_unaffordable_earlier_window_is_queueing_not_choice():
+    scheme = CyclicScheme(
+        jobs=1,
+        price=np.array([1.0, 5.0]),
+        performance=np.array([2.0, 4.0]),
+        scheduling_interval=10_000.0,
+    )
+    # budget 150: node 1 (5 per unit for 50 units: 250) is out of reach, node 0 costs 100
+    job = QueuedJob(index=0, n=1, volume=200.0, budget=150.0, criterion="finish")
+    decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
+    ((_, window),) = decisions.reserve
+    assert window.start == 500.0 and decisions.earliest == {0: 500.0}

@@ -1,0 +1,127 @@
+"""The compiled parts of compression give the plain paths' answers: the earliest window's
+search (``earliest_start``), the cheapest task and the price floors of the free rows."""
+
+from __future__ import annotations
+
+import math
+import os
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vosim.core import Slot, SlotList
+from vosim.core.code_path import REFERENCE_ENV
+from vosim.model import VOModel
+from vosim.policies import compression
+from vosim.policies import replan as replan_module
+from vosim.policies.base import QueuedJob
+from vosim.policies.batch_windows import earliest_window
+
+GAIA, LCG = "UniLu-Gaia-2014-2", "LCG-2005-1"
+
+
+@st.composite
+def _slots_and_job(draw):
+    """A slot list of up to 8 nodes (free spans on a grid of 10) and a job that may fit."""
+    nodes = draw(st.integers(1, 8))
+    rows = []
+    for node in range(nodes):
+        price = draw(st.sampled_from([1.0, 1.5, 2.0, 3.0]))
+        perf = draw(st.sampled_from([1.0, 2.0, 3.0]))
+        line = draw(st.lists(st.booleans(), min_size=1, max_size=10))
+        for k, is_free in enumerate(line):
+            if not is_free:
+                continue
+            if rows and rows[-1][0] == node and rows[-1][2] == 10.0 * k:
+                rows[-1][2] += 10.0
+            else:
+                rows.append([node, 10.0 * k, 10.0 * k + 10, price, perf])
+    slots = SlotList([Slot(*r) for r in rows])
+    n = draw(st.integers(1, max(1, nodes)))
+    volume = draw(st.sampled_from([5.0, 10.0, 20.0, 30.0, 45.0]))
+    budget = draw(st.sampled_from([10.0, 30.0, 60.0, 100.0, 1e9]))
+    not_before = draw(st.sampled_from([0.0, 5.0, 20.0]))
+    before = draw(st.sampled_from([math.inf, 10.0, 30.0, 60.0]))
+    return slots, QueuedJob(index=0, n=n, volume=volume, budget=budget), not_before, before
+
+
+@settings(max_examples=300, deadline=None)
+@given(_slots_and_job())
+def test_the_compiled_loop_finds_the_plain_loops_window(case):
+    """``earliest_window``'s compiled search (candidate starts and the test at each) returns
+    the very window of :func:`candidate_starts` and trying :func:`window_at` at each start
+    in turn (the plain path), with and without a bound on the start."""
+    slots, job, not_before, before = case
+    with mock.patch.dict(os.environ, {REFERENCE_ENV: "1"}):
+        plain = earliest_window(slots, job, not_before, before)
+    fast = earliest_window(slots, job, not_before, before)
+    assert (plain is None) == (fast is None)
+    if plain is not None:
+        assert (plain.start, plain.nodes, plain.cost, plain.runtime) == (
+            fast.start,
+            fast.nodes,
+            fast.cost,
+            fast.runtime,
+        )
+
+
+def _least_live_price(columns: tuple) -> np.ndarray:
+    """The least price of a live row of each performance ``pvals`` of the kernels' ``rows``
+    columns (inf: none)."""
+    price, performance, alive, top, pvals = (columns[k] for k in (3, 4, 5, 8, 19))
+    live = np.flatnonzero(alive[: top[0]])
+    least = np.full(pvals.size, np.inf)
+    np.minimum.at(least, np.searchsorted(pvals, performance[live]), price[live])
+    return least
+
+
+@pytest.mark.parametrize(
+    ("trace", "jobs", "options"),
+    [(GAIA, 120, {}), (GAIA, 150, {"pricing_policy": "demand"}), (LCG, 300, {})],
+)
+def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
+    monkeypatch, trace, jobs, options
+):
+    """The cheapest task over every live group equals ``replan._cheapest_task`` at a pass's
+    start; after a move of the pass the floors never exceed the live rows' least prices."""
+    monkeypatch.delenv(REFERENCE_ENV, raising=False)
+    kernels = compression._kernels()
+    counts = {"loads": 0, "tasks": 0, "moves": 0}
+    plain_rows = compression._Rows.__init__
+
+    def load(self, slots, jobs_, freed):
+        plain_rows(self, slots, jobs_, freed)
+        np.testing.assert_array_equal(self.pmin, _least_live_price(self.columns))
+        counts["loads"] += 1
+
+    plain_compress = compression.compress
+
+    def checked(state, known=None, freed=None):
+        reserved = list(state.reserved)
+        if reserved:
+            jobs_ = compression._Reservations(reserved)
+            rows = compression._Rows(state.slots, jobs_, freed)
+            for i, (job, old) in enumerate(reserved):
+                slow = old.runtime * (1 + kernels._EPS)
+                fast = kernels._cheapest_task(rows.columns, jobs_.columns, i, slow, False)
+                assert fast == replan_module._cheapest_task(state.slots, job, old)
+                counts["tasks"] += 1
+        return plain_compress(state, known, freed)
+
+    plain_apply = kernels.apply_move
+
+    def apply(rows, jobs_, i, out):
+        code = plain_apply(rows, jobs_, i, out)
+        if code == 0:
+            assert (rows[20] <= _least_live_price(rows)).all()
+            counts["moves"] += 1
+        return code
+
+    monkeypatch.setattr(compression._Rows, "__init__", load)
+    monkeypatch.setattr(replan_module, "compress", checked)
+    monkeypatch.setattr(kernels, "apply_move", apply)
+    VOModel(trace=trace, jobs=jobs, rng=3, **options).run()
+    assert counts["loads"] > 10 and counts["tasks"] > 100 and counts["moves"] > 0
