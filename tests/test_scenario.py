@@ -17,9 +17,7 @@ import sys
 
 import pytest
 
-from vosim.data import SYNTHETIC_TRACES
 from vosim.errors import ConfigError, ParameterError, UnknownAllocatorError, VosimError
-from vosim.market.synthetic import load_trace
 from vosim.model import VOModel
 from vosim.runs.cli import build_parser, main, run_values
 from vosim.runs.config import _choices, model_parameters, parse_sweep
@@ -341,23 +339,6 @@ def test_sweep_preset_is_overridden_by_scenario_and_sweep_keys():
         with pytest.raises(ConfigError, match="preset: ") as info:
             parse_sweep(text)
         assert needle in info.value.message
-
-
-@pytest.mark.parametrize("name", list(SYNTHETIC_TRACES))
-def test_synthetic_traces_are_reproducible_streams(name):
-    import numpy as np
-
-    a = load_trace(name, 90, np.random.default_rng(4))
-    b = load_trace(name, 90, np.random.default_rng(4))
-    assert len(a) == 90 and a.equals(b)
-    if name.startswith("synthetic:"):  # a fitted flow keeps its trace's machine
-        assert a.attrs["header"]["MaxNodes"] == "100"
-    model = VOModel(trace=name, jobs=30, nodes=50, rng=2)
-    source = name.removeprefix("fitted:") if name.startswith("fitted:") else NASA
-    plain = VOModel(trace=source, jobs=30, nodes=50, rng=2)
-    # the stream is drawn from a spawned generator: the domain is the same as for any trace
-    assert (model.node_price == plain.node_price).all()
-    assert model.trace_name == name and len(model.jobs) == 30
 
 
 # -- validation -----------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from vosim.errors import ConfigError
 from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.schedule import LOCAL
 from vosim.market.swf import SWF_COLUMNS
-from vosim.market.workload import HypergeometricLocalLoad
 from vosim.runs.config import parse_sweep
 
 NASA = "NASA-iPSC-1993-3.1-cln"
@@ -143,14 +142,6 @@ def test_placement_invariants(rows, nodes, procs):
             assert all(k in half and start <= a < start + flow.period for k, a, _ in part)
             got += part
     assert sorted(got) == sorted(placed)
-
-
-def test_hypergeometric_occupy_is_generate_per_node():
-    load = HypergeometricLocalLoad(0.1, 0.5, period=600.0)
-    a, b = np.random.default_rng(5), np.random.default_rng(5)
-    got = load.occupy([3, 7, 9], 600.0, a)
-    want = [(k, s, e) for k in (3, 7, 9) for s, e in load.generate(600.0, b)]
-    assert got == want and got
 
 
 @pytest.fixture(scope="module")

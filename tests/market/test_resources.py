@@ -17,7 +17,7 @@ import pytest
 
 from vosim import ParameterError, VOModel
 from vosim.market.local_trace import TraceLocalFlow
-from vosim.market.nodes import Node, expand_processors, processor_counts
+from vosim.market.nodes import processor_counts
 from vosim.market.swf import swf_frame
 from vosim.market.workload import jobs_from_trace, node_counts
 
@@ -49,17 +49,6 @@ def by_node(model, values):
 
 
 # -- the domain --------------------------------------------------------------------------------
-def test_processor_counts_are_as_even_as_possible():
-    assert processor_counts(2, 8).tolist() == [4, 4]
-    c = processor_counts(151, 2004)  # UniLu-Gaia's header
-    assert c.sum() == 2004 and set(c.tolist()) == {13, 14} and (c == 14).sum() == 2004 - 151 * 13
-    with pytest.raises(ParameterError, match="processors must be >= nodes"):
-        processor_counts(3, 2)
-    procs, host = expand_processors([Node(0, 2.0, 1.0, 0), Node(1, 8.0, 5.0, 1)], [1, 3])
-    assert [p.id for p in procs] == [0, 1, 2, 3] and host.tolist() == [0, 1, 1, 1]
-    assert {(p.performance, p.price, p.owner) for p in procs[1:]} == {(8.0, 5.0, 1)}
-
-
 def test_a_nodes_processors_share_performance_price_and_owner():
     model = VOModel(trace=GAIA, jobs=50, resources="processors", rng=3)
     assert model.resources == "processors"

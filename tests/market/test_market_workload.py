@@ -1,4 +1,5 @@
-"""Load as a factor: inter-arrival times scaled to a target offered load."""
+"""The workload (vosim.market.workload): offered load as a factor (inter-arrival times scaled to
+a target load), node counts of SWF rows, the hypergeometric local load."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from vosim.data import trace_path
 from vosim.errors import ParameterError
 from vosim.market.swf import read_swf
-from vosim.market.workload import offered_load, scale_to_load
+from vosim.market.workload import HypergeometricLocalLoad, node_counts, offered_load, scale_to_load
 from vosim.model import VOModel
 
 
@@ -118,3 +119,24 @@ def test_the_traced_machine_uses_its_own_processors():
     model.run()
     jobs = model.job_frame()
     assert (jobs["state"] == "completed").all()
+
+
+def test_hypergeometric_occupy_is_generate_per_node():
+    load = HypergeometricLocalLoad(0.1, 0.5, period=600.0)
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    got = load.occupy([3, 7, 9], 600.0, a)
+    want = [(k, s, e) for k in (3, 7, 9) for s, e in load.generate(600.0, b)]
+    assert got == want and got
+
+
+def test_node_counts_spread_processors_over_the_domain_nodes():
+    rows = pd.DataFrame(
+        {"requested_processors": [1, 8, 9, -1, -1], "allocated_processors": [3, 3, 3, 16, -1]}
+    )
+    procs, nodes = node_counts(rows, 4, 16)  # 4 processors a node
+    assert procs.tolist() == [1, 8, 9, 16, -1]
+    assert nodes.tolist() == [1, 2, 3, 4, 0]  # ceil(p * 4 / 16); unknown p: 0
+    procs, per_processor = node_counts(rows, 4, 16, "processors")
+    assert per_processor.tolist() == [1, 8, 9, 16, 0]
+    with pytest.raises(ParameterError, match=r"resources must be one of .*got 'cores'"):
+        node_counts(rows, 4, 16, "cores")
