@@ -4,14 +4,17 @@ The plain paths: re-planning (``replan``), the AEP criteria's scans and one-slot
 sleeping classes' bound and the classes themselves (the per-job cycle), EASY's and FCFS's
 count form (their node form), the slot-list cache (the list built from every owner's busy
 intervals), the screen of necessary conditions, the cut of a window and the earliest-window
-loop of the batch rules (their numpy forms).
+loop of the batch rules (their numpy forms). The switch itself: ``0`` or ``1``, anything else
+refused before a run.
 """
 
 import pandas as pd
 import pytest
 
 from vosim import VOModel
-from vosim.core.code_path import REFERENCE_ENV
+from vosim.core.code_path import REFERENCE_ENV, code_path, reference
+from vosim.errors import ParameterError
+from vosim.runs.cli import main
 
 GAIA, NASA, LCG = "UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1"
 
@@ -45,3 +48,21 @@ def test_reference_paths_give_the_fast_paths_tables(monkeypatch, trace, jobs, op
     )
     pd.testing.assert_frame_equal(ref.task_frame(), fast.task_frame())
     pd.testing.assert_frame_equal(ref.cycle_frame(), fast.cycle_frame())
+
+
+def test_the_reference_switch(monkeypatch):
+    monkeypatch.setenv(REFERENCE_ENV, "1")
+    assert reference() and code_path() == "reference"
+    monkeypatch.setenv(REFERENCE_ENV, "0")
+    assert not reference() and code_path() == "fast"
+    monkeypatch.setenv(REFERENCE_ENV, "yes")
+    with pytest.raises(ParameterError, match="VOSIM_REFERENCE='yes'"):
+        reference()
+
+
+def test_a_bad_reference_switch_is_refused_before_the_run(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv(REFERENCE_ENV, "yes")
+    out = tmp_path / "out"
+    assert main(["run", "--jobs", "20", "--quiet", "--out", str(out)]) == 2
+    assert "vosim: error: environment variable VOSIM_REFERENCE='yes'" in capsys.readouterr().err
+    assert not out.exists()  # refused before any work

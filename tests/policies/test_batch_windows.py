@@ -1,5 +1,5 @@
-"""The batch rules' windows: a window put back into the slot list it was cut from, and the
-count form's windows on identical processors."""
+"""The batch rules' windows: the window at a start and the earliest one, a window put back
+into the slot list it was cut from, and the count form's windows on identical processors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,13 @@ from vosim.core import Slot, SlotList
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.core.windows import Spans
 from vosim.policies.base import QueuedJob
-from vosim.policies.batch_windows import IdenticalSlots
+from vosim.policies.batch_windows import (
+    IdenticalSlots,
+    candidate_starts,
+    earliest_window,
+    task_starts,
+    window_at,
+)
 
 
 def _release_by_sorting(slots: SlotList, window: Window) -> SlotList:
@@ -94,3 +100,46 @@ def test_count_form_windows_keep_no_view_of_the_pass():
     assert isinstance(spans, Spans)
     for column in (spans.node, spans.start, spans.end, spans.price, spans.performance):
         assert column.base is None
+
+
+# -- windows on a hand-made slot list -----------------------------------------------------------
+# node 0 cheap and slow from 0, node 1 dear and fast from 0 to 60, node 2 cheap and slow from 30
+HAND = SlotList(
+    [
+        Slot(0, 0.0, 100.0, 1.0, 1.0),
+        Slot(1, 0.0, 60.0, 3.0, 2.0),
+        Slot(2, 30.0, 100.0, 1.0, 1.0),
+    ]
+)
+
+
+def test_window_at_takes_the_cheapest_nodes_free_long_enough():
+    one = window_at(HAND, 0.0, QueuedJob(index=0, n=1, volume=40.0, budget=1e9))
+    assert one.nodes == (0,) and (one.runtime, one.cost) == (40.0, 40.0)  # 40 < 3 x 20
+    two = window_at(HAND, 0.0, QueuedJob(index=0, n=2, volume=40.0, budget=1e9))
+    assert sorted(two.nodes) == [0, 1]
+    assert (two.runtime, two.cost) == (40.0, 40.0 + 60.0)  # the longest task; both costs
+    assert [s.end for s in sorted(two.slots, key=lambda s: s.node)] == [40.0, 20.0]
+    # volume 70 from 30: nodes 0 and 2 end at 100, node 1 (free to 60) would end at 65
+    assert window_at(HAND, 30.0, QueuedJob(index=0, n=3, volume=70.0, budget=1e9)) is None
+    assert window_at(HAND, 30.0, QueuedJob(index=0, n=3, volume=60.0, budget=1e9)) is not None
+    assert window_at(HAND, 0.0, QueuedJob(index=0, n=2, volume=40.0, budget=99.0)) is None
+
+
+def test_the_earliest_window_starts_where_enough_nodes_are_free():
+    job = QueuedJob(index=0, n=3, volume=40.0, budget=1e9)
+    assert candidate_starts(HAND, job, 0.0).tolist() == [30.0]
+    assert earliest_window(HAND, job, 0.0).start == 30.0
+    assert earliest_window(HAND, job, 0.0, before=30.0) is None
+    lo, hi = task_starts(HAND, job, 10.0)
+    assert lo.tolist() == [10.0, 10.0, 30.0]
+    np.testing.assert_allclose(hi, [60.0, 40.0, 60.0])
+    assert earliest_window(HAND, job, 45.0) is None  # node 1 is gone by then
+
+
+def test_a_budget_skips_to_the_first_start_it_can_pay():
+    # two tasks of 40: at 0 only nodes 0 and 1 (cost 100); from 30 nodes 0 and 2 (cost 80)
+    job = QueuedJob(index=0, n=2, volume=40.0, budget=80.0)
+    assert candidate_starts(HAND, job, 0.0).tolist() == [0.0, 30.0]
+    window = earliest_window(HAND, job, 0.0)
+    assert window.start == 30.0 and sorted(window.nodes) == [0, 2] and window.cost == 80.0

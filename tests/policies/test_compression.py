@@ -16,12 +16,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators.aep_kernels import pairwise_sum
-from vosim.core.code_path import REFERENCE_ENV, code_path, reference
-from vosim.errors import ParameterError
+from vosim.core.code_path import REFERENCE_ENV
 from vosim.model import VOModel
 from vosim.policies import compression
 from vosim.policies import replan as replan_module
-from vosim.runs.cli import main
 
 SPAN_FIELDS = ("node", "start", "end", "price", "performance")
 
@@ -128,24 +126,6 @@ def test_reference_path_gives_the_same_tables(monkeypatch, trace, jobs):
     assert ref.moved == fast.moved > 0
     pd.testing.assert_frame_equal(jobs_ref, jobs_fast)
     pd.testing.assert_frame_equal(tasks_ref, tasks_fast)
-
-
-def test_the_reference_switch(monkeypatch):
-    monkeypatch.setenv(REFERENCE_ENV, "1")
-    assert reference() and code_path() == "reference"
-    monkeypatch.setenv(REFERENCE_ENV, "0")
-    assert not reference() and code_path() == "fast"
-    monkeypatch.setenv(REFERENCE_ENV, "yes")
-    with pytest.raises(ParameterError, match="VOSIM_REFERENCE='yes'"):
-        reference()
-
-
-def test_a_bad_reference_switch_is_refused_before_the_run(monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv(REFERENCE_ENV, "yes")
-    out = tmp_path / "out"
-    assert main(["run", "--jobs", "20", "--quiet", "--out", str(out)]) == 2
-    assert "vosim: error: environment variable VOSIM_REFERENCE='yes'" in capsys.readouterr().err
-    assert not out.exists()  # refused before any work
 
 
 @settings(deadline=None)  # the first call loads the compiled function
