@@ -22,6 +22,7 @@ from vosim.allocators.availability_problem import (
     allocate_resources,
 )
 from vosim.core import Status
+from vosim.errors import ProblemError
 
 
 @SETTINGS
@@ -72,3 +73,25 @@ def test_methods_are_registered():
     assert set(ALL) <= set(methods())
     assert greedy_mod.max_p.__name__ == "max_p"
     assert groups_mod.knapsack_group.__name__ == "knapsack_group"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("cost", ["a", 1]),
+        ("cost", [1j, 1]),
+        ("cost", None),
+        ("group", [True, False]),
+        ("group", ["0", "1"]),
+        ("group_p", ["x", 0.5]),
+        ("budget", "a"),
+        ("budget", None),
+        ("budget", 1j),
+    ],
+)
+def test_problem_fields_of_the_wrong_type_are_named(field, value):
+    """Before: numpy's ValueError/TypeError named no field, and boolean groups passed."""
+    fields = dict(cost=[1.0, 2.0], group=[0, 1], group_p=[0.5, 0.9], n=1, budget=10.0)
+    fields[field] = value
+    with pytest.raises(ProblemError, match=f"^{field} must be"):
+        AvailabilityProblem(**fields)

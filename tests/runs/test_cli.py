@@ -1,12 +1,21 @@
+"""The command line (vosim.runs.cli): ``vosim run`` and ``vosim sweep``, their outputs and
+one-line errors for bad input and interrupted runs."""
+
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
+from sweep_cases import (
+    FAILING,
+    _write,
+)
 
 from vosim.core.code_path import code_path
-from vosim.runs.cli import main
+from vosim.runs.cli import _attach_negative_values, main
 
 NASA = "NASA-iPSC-1993-3.1-cln"
 #: NASA's 128-node jobs starve behind the owners' local jobs and wait out the default 30-day
@@ -212,3 +221,140 @@ def test_summary_parameters_repeat_the_run(tmp_path, capsys):
     again = model.job_frame().drop(columns="workload_name")
     recorded = pd.read_parquet(out / "jobs.parquet").drop(columns="workload_name")
     pd.testing.assert_frame_equal(again, recorded, check_dtype=False)
+
+
+def test_cli_summary_and_exit_status(tmp_path, capsys):
+    path = _write(tmp_path, FAILING)
+    assert main(["sweep", str(path), "--out", str(tmp_path / "o"), "--workers", "1"]) == 1
+    captured = capsys.readouterr()
+    assert "failing: 2 runs: 2 run now, 0 already done, 1 failed, 0 left;" in captured.out
+    assert "owners must be an integer" in captured.err
+    assert (tmp_path / "o" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "needle"),
+    [
+        ('name = "x"\n[sweep]\nuaa = [1]\n', [], "sweep.toml:3: [sweep] uaa: unknown"),
+        ('name = "x"\n[sweep]\nua = [1,, 2]\n', [], "sweep.toml:3: not valid TOML"),
+        ('name = "x"\n', ["--ray-address", "auto"], "--ray-address needs --backend ray"),
+    ],
+)
+def test_cli_errors_are_one_line_exit_2(tmp_path, capsys, text, args, needle):
+    path = _write(tmp_path, text)
+    assert main(["sweep", str(path), "--out", str(tmp_path / "o"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("vosim: error: ") and needle in err, err
+
+
+def test_cli_errors_as_a_process(tmp_path):
+    for args, needle in [
+        (["sweep", str(tmp_path / "absent.toml"), "--out", str(tmp_path)], "no such sweep file"),
+        (["sweep", "x.toml", "--out", str(tmp_path), "--workers", "0"], "--workers"),
+        (["sweep", "x.toml"], "--out"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "vosim.runs.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0] and "Traceback" not in proc.stderr
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+def test_a_directory_as_trace_is_called_a_directory(tmp_path, capsys):
+    """Before: "no such file and not a bundled trace"."""
+    assert main(["run", "--trace", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "is a directory" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "field"),
+    [
+        ("--budget-range", "-1,1", "budget_range"),
+        ("--local-load", "-0.1,0.5", "local_load"),
+        ("--budget-range", "-.5,2", "budget_range"),
+    ],
+)
+def test_a_negative_list_value_is_read_as_a_value(tmp_path, capsys, option, value, field):
+    """Before: argparse took "-1,1" for an option ("expected one argument")."""
+    with pytest.raises(SystemExit) as exited:  # argparse's own exit for an option's value
+        main(["run", option, value, "--quiet", "--out", str(tmp_path / "o")])
+    assert exited.value.code == 2
+    line = one_error_line(capsys)
+    assert field in line and "expected one argument" not in line
+
+
+def test_attach_negative_values():
+    assert _attach_negative_values(["run", "--budget-range", "-1,1", "--quiet"]) == [
+        "run",
+        "--budget-range=-1,1",
+        "--quiet",
+    ]
+    assert _attach_negative_values(["--seed", "-inf", "--a=b"]) == ["--seed=-inf", "--a=b"]
+    # options, "--" and what follows it are left alone
+    assert _attach_negative_values(["--quiet", "--jobs", "5"]) == ["--quiet", "--jobs", "5"]
+    assert _attach_negative_values(["--", "--x", "-1"]) == ["--", "--x", "-1"]
+
+
+def test_out_is_checked_before_the_simulation(tmp_path, capsys, monkeypatch):
+    """Before: a bad --out failed only after the whole simulation, losing it."""
+    import vosim.model
+
+    built = []
+    monkeypatch.setattr(vosim.model, "VOModel", lambda **kw: built.append(kw))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["run", "--jobs", "5", "--quiet", "--out", str(blocker / "sub")]) == 2
+    line = one_error_line(capsys)
+    assert "--out" in line and str(blocker / "sub") in line
+    assert built == []  # no model was built
+
+
+def test_an_interrupted_run_says_interrupted_not_horizon(tmp_path, capsys, monkeypatch):
+    """Before: jobs stopped by Ctrl-C got "still pending at the horizon"."""
+    import vosim.model
+
+    real_run = vosim.model.VOModel.run
+
+    def run_then_ctrl_c(self, progress=None, chunks=200):
+        self.run_until(self.time + 20 * 3600.0)  # some jobs done, some waiting or pending
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(vosim.model.VOModel, "run", run_then_ctrl_c)
+    out = tmp_path / "o"
+    assert main(["run", "--jobs", "300", "--quiet", "--out", str(out)]) == 130
+    monkeypatch.setattr(vosim.model.VOModel, "run", real_run)
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    left = jobs[jobs["state"] == "unfinished"]
+    assert len(left) > 0 and (jobs["state"] == "completed").any()
+    assert left["reason"].str.contains("interrupted at t=").all()
+    assert not left["reason"].str.contains("horizon").any()
+    assert "interrupted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--local-load", "1.5"], "local_load"),
+        (["--local-priority", "x"], "'x'"),
+        (["--owners", "trace"], "UniLu-Gaia-2014-2 records none"),
+    ],
+)
+def test_local_and_owner_options_refuse_bad_values(tmp_path, capsys, argv, words):
+    try:
+        code = main(["run", "--jobs", "5", "--quiet", "--out", str(tmp_path / "o"), *argv])
+    except SystemExit as exited:  # argparse's own exit for an option's value
+        code = exited.code
+    assert code == 2
+    assert words in one_error_line(capsys)
+    assert not (tmp_path / "o" / "jobs.parquet").exists()
