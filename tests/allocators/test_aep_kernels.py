@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from vosim.allocators import ResourceRequest, aep, allocate_window
 from vosim.allocators import aep_kernels as kernels
+from vosim.allocators.aep_kernels import pairwise_sum
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.core.slots import SlotList
 
@@ -183,3 +184,12 @@ def test_compiled_preparation_is_the_numpy_scan(
     for field in ("index", "start", "latest", "cost", "duration", "candidates", "durations"):
         np.testing.assert_array_equal(getattr(fast, field), getattr(plain, field), err_msg=field)
     assert (fast.nodes, fast.limit) == (plain.nodes, plain.limit)
+
+
+@settings(deadline=None)  # the first call loads the compiled function
+@given(
+    st.lists(st.floats(-1e12, 1e12, allow_nan=False) | st.floats(0, 1e-6), min_size=0, max_size=700)
+)
+def test_pairwise_sum_is_numpys_sum_bit_for_bit(values):
+    a = np.array(values, dtype=float)
+    assert pairwise_sum(a, 0, a.size) == a.sum()

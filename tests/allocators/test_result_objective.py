@@ -81,13 +81,3 @@ def test_every_allocator_result_names_its_solution_and_objective():
     assert css.solution is css.choice and css.objective == css.vo_total
     for result in (res, scan, mckp, alts, batch, combo, css):
         assert isinstance(result, Result) and isinstance(result.stats, dict)
-
-
-def test_a_result_type_without_solution_or_objective_cannot_be_made():
-    class Partial(Result):
-        @property
-        def solution(self):
-            return None
-
-    with pytest.raises(TypeError, match="objective"):
-        Partial()

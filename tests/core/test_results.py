@@ -51,3 +51,13 @@ def test_a_results_success_is_its_status_found(status):
     result = _Found(status)
     assert result.success is status.found
     assert (result.solution is None) is not status.found
+
+
+def test_a_result_type_without_solution_or_objective_cannot_be_made():
+    class Partial(Result):
+        @property
+        def solution(self):
+            return None
+
+    with pytest.raises(TypeError, match="objective"):
+        Partial()

@@ -15,7 +15,6 @@ from batch_oracle import random_trace
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from vosim.allocators.aep_kernels import pairwise_sum
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.model import VOModel
 from vosim.policies import compression
@@ -126,12 +125,3 @@ def test_reference_path_gives_the_same_tables(monkeypatch, trace, jobs):
     assert ref.moved == fast.moved > 0
     pd.testing.assert_frame_equal(jobs_ref, jobs_fast)
     pd.testing.assert_frame_equal(tasks_ref, tasks_fast)
-
-
-@settings(deadline=None)  # the first call loads the compiled function
-@given(
-    st.lists(st.floats(-1e12, 1e12, allow_nan=False) | st.floats(0, 1e-6), min_size=0, max_size=700)
-)
-def test_pairwise_sum_is_numpys_sum_bit_for_bit(values):
-    a = np.array(values, dtype=float)
-    assert pairwise_sum(a, 0, a.size) == a.sum()
