@@ -31,16 +31,6 @@ FITS = ResourceRequest(n=2, volume=80.0)
 TOO_MANY = ResourceRequest(n=3, volume=80.0)
 PROBLEM = AvailabilityProblem(cost=[3, 1, 2], group=[0, 1, 2], group_p=[0.9, 0.5, 0.8], n=2)
 
-SLOTS = SlotList(
-    [
-        Slot(0, 0.0, 100.0, 1.0, 2.0),
-        Slot(1, 10.0, 100.0, 1.0, 4.0),
-        Slot(2, 5.0, 60.0, 3.0, 8.0),
-    ]
-)
-FITS = ResourceRequest(n=2, volume=80.0, budget=500.0)
-TOO_MANY = ResourceRequest(n=5, volume=80.0)
-
 
 def check(result, status: Status) -> None:
     """The shared protocol: a Status, a non-empty message, the reason when there is one."""
