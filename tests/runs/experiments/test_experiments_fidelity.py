@@ -2,37 +2,13 @@
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import pytest
+from experiment_cases import _experiment
 
 from vosim.core import registry as vosim_registry
-from vosim.errors import ParameterError
 from vosim.runs import cli
-from vosim.runs.experiments.base import Experiment, Fidelity, register_experiment, verdict
 from vosim.runs.experiments.fidelity import COLUMNS, fidelity_markdown, run_all
-
-
-def _experiment(name: str, calls: list[str], value: float = 0.93, fail: bool = False, rows=True):
-    def run(config, progress):
-        calls.append(name)
-        if fail:
-            raise ValueError("boom | with a pipe")
-        progress(1)
-        table = pd.DataFrame({"x": [0.0, 1.0], "p": [value, 0.5], "seed": config.seed})
-        return table, alt.Chart(table).mark_line().encode(x="x:Q", y="p:Q")
-
-    def fidelity(table: pd.DataFrame) -> list[Fidelity]:
-        v = float(table["p"].iloc[0])
-        return [
-            Fidelity(
-                "Paper Fig. 1", "peak", "0.93", f"{v:.2f}", verdict(v, 0.93, 0.05, 0.25), "rule"
-            )
-        ]
-
-    return Experiment(
-        name, f"{name} test", 2, 1, run, lambda quick: 1, False, fidelity if rows else None
-    )
 
 
 @pytest.fixture
@@ -116,18 +92,6 @@ def test_cli_all(tmp_path, registry, capsys):
     assert "--redo goes with 'all'" in capsys.readouterr().err
     assert cli.main(["experiment", "--list"]) == 0
     assert "all " in capsys.readouterr().out
-
-
-def test_fidelity_rows_are_checked():
-    with pytest.raises(ParameterError, match="match must be one of"):
-        Fidelity("F", "q", "1", "1", "maybe", "r")
-    with pytest.raises(ParameterError, match="reason is empty"):
-        Fidelity("F", "q", "1", "1", "yes", " ")
-    with pytest.raises(ParameterError, match="tolerances"):
-        verdict(1.0, 1.0, 0.3, 0.1)
-    assert verdict(float("nan"), 1.0, 0.1, 0.3) == "no"
-    with pytest.raises(ValueError, match="'all' names every experiment"):
-        register_experiment(_experiment("all", []))
 
 
 def test_markdown_of_no_rows():
