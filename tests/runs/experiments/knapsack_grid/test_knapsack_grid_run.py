@@ -1,17 +1,20 @@
-"""The Knapsack Grid experiments (synthetic stream and the bundled trace) in quick mode."""
+"""The Knapsack Grid experiments' procedures (knapsack_grid.run) in quick mode: the synthetic
+stream, the bundled trace, the lambda sweep and the worked example."""
 
 import pandas as pd
 import pytest
 
-from vosim.runs.experiments import experiments, run_experiment
+from vosim.runs.experiments import ExperimentConfig, experiments, run_experiment
 from vosim.runs.experiments.knapsack_grid import (
     CLAIMS,
     COLUMNS,
+    EXAMPLE_COLUMNS,
+    EXAMPLE_OPTIMUM,
     LAMBDAS,
     SLIDES_LAMBDA,
     strategies,
-    trace_clusters,
 )
+from vosim.runs.experiments.knapsack_grid.run import run_example
 
 NAMES = ("knapsack-grid", "knapsack-grid-swf")
 
@@ -76,11 +79,6 @@ def test_same_seed_same_table(quick, tmp_path):
     pd.testing.assert_frame_equal(table.drop(columns=timing), again.drop(columns=timing))
 
 
-def test_trace_clusters_share_the_processors():
-    clusters = trace_clusters(owners=4)
-    assert sum(clusters) == 2004 and max(clusters) - min(clusters) <= 1
-
-
 def test_lambda_sweep(quick):
     table, written = quick("knapsack-grid-lambda")
     assert list(table.columns) == ["lambda", *COLUMNS]
@@ -105,3 +103,23 @@ def test_lambda_sweep(quick):
     )
     at_slides = same[(same["kind"] == "claim") & (same["claim"] == CLAIMS[0])]
     assert bool(first["holds"].iloc[0]) == bool(at_slides["holds"].iloc[0])
+
+
+def test_example_table_marks_the_slides_optimum():
+    ticks = []
+    table, chart = run_example(ExperimentConfig(1, 1, True), ticks.append)
+    assert ticks == [1]
+    assert list(table.columns) == EXAMPLE_COLUMNS
+    assert list(zip(table["task"], table["option"], strict=True)) == [
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 1),
+        (2, 2),
+    ]
+    assert table["credit"].tolist() == [10.0, 2.0, 9.0, 11.0, 2.0]  # the slides' credit values
+    chosen = table.loc[table["chosen_dp"], ["task", "option"]].to_numpy().tolist()
+    assert chosen == [[1, 3], [2, 1]]
+    assert (table["chosen_dp"] == table["chosen_milp"]).all()
+    assert (table[["optimum_dp", "optimum_milp", "paper_optimum"]] == EXAMPLE_OPTIMUM).all().all()
+    assert "optimum 20 (DP), 20 (MILP)" in str(chart.to_dict())
