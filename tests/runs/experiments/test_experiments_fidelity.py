@@ -8,7 +8,8 @@ from experiment_cases import _experiment
 
 from vosim.core import registry as vosim_registry
 from vosim.runs import cli
-from vosim.runs.experiments.fidelity import COLUMNS, fidelity_markdown, run_all
+from vosim.runs.experiments.base import Fidelity
+from vosim.runs.experiments.fidelity import COLUMNS, fidelity_frame, fidelity_markdown, run_all
 
 
 @pytest.fixture
@@ -97,3 +98,21 @@ def test_cli_all(tmp_path, registry, capsys):
 def test_markdown_of_no_rows():
     text = fidelity_markdown(pd.DataFrame(columns=COLUMNS), "quick grids", [], {})
     assert "**yes 0 · partly 0 · no 0** of 0 stated values." in text
+
+
+def test_frame_and_markdown_of_hand_made_rows():
+    rows = [
+        ("x", Fidelity("Fig. 1", "peak", "0.93", "0.94", "yes", "rule")),
+        ("x", Fidelity("Fig. 2", "a | b", "1", "3", "no", "rule;\ncause")),
+        ("y", Fidelity("Table 1", "ms", "2", "2.5", "partly", "rule")),
+    ]
+    frame = fidelity_frame(rows)
+    assert list(frame.columns) == COLUMNS
+    assert frame["experiment"].tolist() == ["x", "x", "y"]
+    assert frame["match"].tolist() == ["yes", "no", "partly"]
+    text = fidelity_markdown(frame, "seed 5", ["z"], {})
+    assert "**yes 1 · partly 1 · no 1** of 3 stated values." in text
+    assert "| x | Fig. 2 | a \\| b | 1 | 3 | no | rule; cause |" in text  # one line, one cell
+    assert "Experiments that reproduce no paper figure: z." in text
+    assert "seed 5" in text and "Not run" not in text
+    assert list(fidelity_frame([]).columns) == COLUMNS

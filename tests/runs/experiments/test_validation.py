@@ -16,6 +16,7 @@ from vosim.market.synthetic import load_trace
 from vosim.runs.experiments import run_experiment
 from vosim.runs.experiments.validation import (
     COLUMNS,
+    intervals,
     local_load_rows,
     recorded_summary,
     step_order,
@@ -78,6 +79,38 @@ def test_the_css_step_is_the_default_scenario(ladder):
     assert row["completed_share"] == s["completed"] / 80
     assert row["mean_wait"] == pytest.approx(s["mean_wait"], rel=1e-12)
     assert row["utilization"] == pytest.approx(s["utilization"], rel=1e-12)
+
+
+def test_step_order_puts_the_controls_after_the_local_load():
+    order = step_order()
+    at = order.index("+ local load")
+    assert order[at + 1 : at + 5] == [
+        "control: fewer processors",
+        "control: added jobs",
+        "local length x0.5",
+        "local length x2",
+    ]
+    assert order[0] == "recorded" and len(order) == len(set(order))
+
+
+def test_intervals_are_t_intervals_in_ladder_order():
+    table = pd.DataFrame(
+        {
+            "step": ["+ CSS"] * 3 + ["machine FCFS"] * 2 + ["recorded"],
+            "mean_wait": [10.0, 12.0, 14.0, 1.0, 3.0, 5.0],
+        }
+    )
+    frame = intervals(table, "mean_wait")
+    assert frame["step"].tolist() == ["recorded", "machine FCFS", "+ CSS"]
+    assert frame["n"].tolist() == [1, 2, 3]
+    # + CSS: mean 12, sd 2, t(0.975, 2) = 4.302653: half width 4.302653 * 2 / sqrt(3)
+    css = frame.iloc[2]
+    assert (css["mean"], css["low"], css["high"]) == pytest.approx((12.0, 7.031725, 16.968275))
+    # machine FCFS: mean 2, sd sqrt(2), t(0.975, 1) = 12.706205: the low bound stops at 0
+    fcfs = frame.iloc[1]
+    assert (fcfs["mean"], fcfs["low"], fcfs["high"]) == pytest.approx((2.0, 0.0, 14.706205))
+    recorded = frame.iloc[0]  # one repetition: no interval
+    assert recorded["mean"] == 5.0 and np.isnan(recorded["high"])
 
 
 # -- the local load beside its matched controls --------------------------------------------------
