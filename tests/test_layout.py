@@ -127,3 +127,30 @@ def test_every_allocator_result_is_the_one_result_type():
                 (results if "Result" in bases else others).add(cls.name)
     assert others == set()
     assert {"Allocation", "Alternatives", "MCKPResult", "AvailabilityResult"} <= results
+
+
+def test_every_module_has_its_test_file():
+    """Each module has tests/<its dirs>/test_<name>.py (test_<dir>_<name>.py when two share it).
+
+    Test file names are unique over tests/ (pytest imports them by name).
+    """
+    from collections import Counter
+    from pathlib import Path
+
+    import vosim
+
+    root = Path(vosim.__file__).parent
+    tests = root.parent / "tests"
+    modules = [p.relative_to(root) for p in root.rglob("*.py") if p.name != "__init__.py"]
+    shared = Counter(p.stem for p in modules)
+    missing = []
+    for module in modules:
+        dirs, name = module.parts[:-1], module.stem
+        mirrors = [tests.joinpath(*dirs, f"test_{name}.py")]
+        if shared[name] > 1 and dirs:
+            mirrors.append(tests.joinpath(*dirs, f"test_{dirs[-1]}_{name}.py"))
+        if not any(m.exists() for m in mirrors):
+            missing.append(str(module))
+    assert missing == []
+    names = Counter(p.name for p in tests.rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []

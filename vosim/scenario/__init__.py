@@ -7,8 +7,8 @@ default, unit, allowed values, one-line help and validation. From it are generat
 
 * ``VOModel(**fields)``: the constructor keeps its explicit keyword signature (Mesa style,
   ``rng`` last) and calls :func:`check_parameters` on its arguments, so every single-parameter
-  check lives here; ``tests/scenario/test_declaration.py`` asserts the signature's names, annotations and
-  defaults equal the declaration's;
+  check lives here; ``tests/scenario/test_declaration.py`` asserts the signature's names,
+  annotations and defaults equal the declaration's;
 * ``vosim run``'s options (:mod:`vosim.runs.cli`): one ``--name-with-dashes`` option per
   parameter, its help from :attr:`Param.help_text`, its choices from :attr:`Param.choices`,
   its conversion from :meth:`Param.from_text` (``none`` for ``None``, comma lists, ``K=V``);
