@@ -42,7 +42,7 @@ VARIANTS = ("quick", "main", "full")
 #: with each VO objective at five limits ``U_a`` that bracket VO Preferences §4's compromise
 #: (A = U_a near 37 %); ``knapsack`` and ``conservative`` beside it; EASY and FCFS are the
 #: baselines. ``main`` keeps one environment (offered load 0.6, fixed prices, users who
-#: stay) and five windows: the README's main command (about 17 minutes on 2 cores); ``full``
+#: stay) and five windows: the README's main command (about 13 minutes on 2 cores); ``full``
 #: adds loads 0.3 and 0.9, demand pricing, users who leave below satisfaction 0.6 (all as
 #: factors), the ``availability`` policy and ten windows (50,000 of the trace's 51,987
 #: jobs). ``quick`` is 300-job windows, two objectives and three limits, both churn levels.
