@@ -299,9 +299,10 @@ class Allocation(Result):
         ``True`` when the criterion returns the optimum over the whole interval (the exact
         AEP criteria); ``False`` (default) for heuristics and user criteria.
     value : float
-        The value of ``window`` under the criterion, the one it minimises (maximum
-        availability: ``P_a^w``, maximised); NaN (default) when no window was found or the
-        criterion gives none.
+        The value of ``window`` under the criterion, the one it minimises: a start or finish
+        time or a runtime (model time units), a cost (cost units), a processor time, or a
+        user key's value; for maximum availability ``P_a^w`` (a probability, maximised). NaN
+        (default) when no window was found or the criterion gives none (AEP §2.2).
 
     Attributes
     ----------

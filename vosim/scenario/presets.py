@@ -104,12 +104,16 @@ PRESETS: dict[str, Preset] = {
 
 
 def preset_values(name: str) -> Mapping[str, Any]:
-    """The values of the preset ``name``.
+    """The values of the preset ``name``: parameter name -> value (the others keep defaults).
 
     Raises
     ------
     ParameterError
         An unknown preset (the message lists them).
+
+    References
+    ----------
+    Each preset's ``source`` (AEP §3.1, VO Preferences §4, the traced machine).
     """
     try:
         return PRESETS[name].values
