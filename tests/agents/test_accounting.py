@@ -66,7 +66,7 @@ def check_conservation(model: VOModel) -> None:
             assert len(mine) == job.n
             assert (mine["user"] == job.user).all() and (mine["job_id"] == job.job_id).all()
             assert job.paid == pytest.approx(mine["cost"].sum(), rel=1e-12)
-            assert job.paid <= job.window.cost * (1 + 1e-9)
+            assert job.paid <= job.window_cost * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("policy", policy_names())
@@ -119,7 +119,7 @@ def test_an_early_end_pays_only_the_time_used():
     (job,) = model.jobs
     price = model.node_price[0]
     assert job.state == "completed"
-    assert job.window.cost == pytest.approx(4 * 1000.0 * price)
+    assert job.window_cost == pytest.approx(4 * 1000.0 * price)
     assert job.paid == pytest.approx(4 * 100.0 * price)
     assert model.owners[0].revenue == pytest.approx(job.paid)
     tasks = model.task_frame()

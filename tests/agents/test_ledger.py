@@ -40,6 +40,10 @@ LIFE_FIELDS = {
     "start",
     "finish",
     "task_ends",
+    "nodes",
+    "window_runtime",
+    "window_cost",
+    "node_time",
     "attempt",
     "failures",
     "displaced",
@@ -107,11 +111,18 @@ def test_a_life_from_submission_to_completion():
         1,
     )
     assert math.isnan(job.start) and math.isnan(job.finish)
+    assert job.nodes is None and math.isnan(job.window_cost) and math.isnan(job.window_runtime)
     ledger.reserve(job, _window(5.0), (9.0,))
     ledger.interrupt(job, 4.0)
     assert (job.state, job.failures, job.paid_for_failures, job.attempt) == ("waiting", 1, 4.0, 3)
-    ledger.reserve(job, _window(6.0), (9.0,))
+    ledger.reserve(job, _window(6.0), (9.0, 16.0))
+    assert (job.nodes.tolist(), job.window_runtime, job.window_cost) == ([0, 1], 10.0, 20.0)
+    assert math.isnan(job.node_time)
     ledger.complete(job, 7.5)
+    # what the tables read of the window stays; the window and its task ends go
+    assert (job.window, job.task_ends, job.nodes.tolist()) == (None, (), [0, 1])
+    assert (job.start, job.finish, job.window_runtime, job.window_cost) == (6.0, 16.0, 10.0, 20.0)
+    assert job.node_time == (9.0 - 6.0) + (16.0 - 6.0)
     assert (job.state, job.paid, job.alternatives, job.user_evaluation) == (
         "completed",
         7.5,

@@ -61,10 +61,13 @@ def _job(job_id, state, *, run_time=50.0, requested=100.0, nodes=(), start=math.
     if nodes:
         slots = tuple(Slot(k, start, start + requested, 1.0, 1.0) for k in nodes)
         job.window = Window(slots, start, requested, float(len(nodes)) * requested)
+        job.nodes = np.array(nodes)
+        job.window_runtime, job.window_cost = requested, float(len(nodes)) * requested
         job.start = start
-    if state == "completed":
+    if state == "completed":  # the ledger keeps the window's outcome, not the window
         job.finish = start + run_time
-        job.task_ends = (start + run_time,) * len(nodes)
+        job.node_time = run_time * len(nodes)
+        job.window = None
     for key, value in kw.items():
         setattr(job, key, value)
     return job

@@ -44,16 +44,16 @@ def rows_job_table(jobs, owner_of_node, *, workload_name=""):
     """The oracle: :func:`job_table`'s columns built one row per job."""
     rows = []
     for job in jobs:
-        w = job.window
+        held = job.nodes is not None  # a window reserved (held now, or the completed one)
         completed = job.state == "completed"
-        start = job.start if w is not None else np.nan
+        start = job.start if held else np.nan
         finish = job.finish if completed else np.nan
-        nodes = list(w.nodes) if w is not None else []
+        nodes = job.nodes.tolist() if held else []
         final = batsim_final_state(
             job.state,
             job.run_time,
             job.requested_time,
-            started=w is not None and not job.start >= job.left_time,  # NaN: mid-run
+            started=held and not job.start >= job.left_time,  # NaN: mid-run
             submitted=not math.isnan(job.left_time),  # unfinished: left the queue at the end
         )
         rows.append(
@@ -79,19 +79,19 @@ def rows_job_table(jobs, owner_of_node, *, workload_name=""):
                 " ".join(str(o) for o in sorted({owner_of_node[k].owner_id for k in nodes})),
                 job.criterion,
                 job.requested_processors,
-                w.runtime if w is not None else np.nan,
+                job.window_runtime,
                 job.run_time,
                 job.left_time,
-                sum(e - start for e in job.task_ends) if completed else np.nan,
+                job.node_time if completed else np.nan,
                 job.paid + job.paid_for_failures,
-                w.cost if w is not None else np.nan,
+                job.window_cost,
                 job.failures,
                 job.displaced,
                 job.paid_for_failures,
                 job.predicted_availability,
                 job.alternatives,
                 job.user_evaluation,
-                max(start - job.earliest_start, 0.0) if w is not None else np.nan,
+                max(start - job.earliest_start, 0.0) if held else np.nan,
                 job.budget,
                 job.state,
                 "" if completed else job.reason,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -108,3 +111,15 @@ def test_too_few_jobs_cannot_be_fitted():
     )  # fmt: skip
     with pytest.raises(ParameterError, match="at least 10"):
         FittedWorkload.fit(tiny, "tiny")
+
+
+def test_a_run_on_a_recorded_trace_does_not_load_scipy_stats():
+    """scipy.stats (~58 MB resident with scipy.optimize) loads only when a flow is fitted."""
+    probe = (
+        "import sys, vosim.model; "
+        "print('scipy.stats' in sys.modules, 'scipy.optimize' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+    # and a fitted flow still finds it
+    assert fitted_workload("NASA-iPSC-1993-3.1-cln").run

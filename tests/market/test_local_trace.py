@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kept_windows import held_windows, keep_windows
 
 from vosim import ParameterError, VOModel
 from vosim.errors import ConfigError
@@ -147,6 +148,7 @@ def test_placement_invariants(rows, nodes, procs):
 @pytest.fixture(scope="module")
 def traced_run():
     model = VOModel(trace=NASA, jobs=200, local_trace=NASA, local_model="interval", rng=2)
+    model.kept = keep_windows(model)
     model.run()
     return model
 
@@ -165,10 +167,8 @@ def test_model_places_the_traces_local_jobs_and_vo_tasks_avoid_them(traced_run):
     busy = {}
     for k, a, b in zip(flow.node.tolist(), flow.start.tolist(), flow.end.tolist(), strict=True):
         busy.setdefault(k, []).append((a, b))
-    for job in traced_run.jobs:
-        if job.window is None:
-            continue
-        for s, end in zip(job.window.slots, job.task_ends, strict=True):
+    for _, window, task_ends in held_windows(traced_run, traced_run.kept):
+        for s, end in zip(window.slots, task_ends, strict=True):
             for a, b in busy.get(s.node, []):
                 assert end <= a + 1e-9 or s.start >= b - 1e-9
 

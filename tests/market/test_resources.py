@@ -14,6 +14,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 import pytest
+from kept_windows import keep_windows
 
 from vosim import ParameterError, VOModel
 from vosim.market.local_trace import TraceLocalFlow
@@ -100,8 +101,8 @@ def test_one_processor_job_gets_one_slot():
     assert frame["state"].tolist() == ["completed"] * 3 + ["rejected"]
     assert frame["requested_number_of_resources"].tolist() == [1, 4, 3, 9]
     first = model.jobs[0]
-    assert len(first.window.slots) == 1 and frame.loc[0, "allocated_resources"].isdigit()
-    assert frame.loc[0, "node_time"] == pytest.approx(first.task_ends[0] - first.start)
+    assert len(first.nodes) == 1 and frame.loc[0, "allocated_resources"].isdigit()
+    assert frame.loc[0, "node_time"] == pytest.approx(first.finish - first.start)
     tasks = model.task_frame()
     assert tasks.groupby("job_id").size().tolist() == [1, 4, 3]
     assert (tasks["node"] == model.resource_node[tasks["resource"]]).all()
@@ -191,6 +192,7 @@ def test_a_traced_local_job_occupies_its_whole_node():
 @pytest.fixture(scope="module")
 def gaia_run():
     model = VOModel(trace=GAIA, jobs=250, resources="processors", rng=7)
+    model.kept = keep_windows(model)
     model.run()
     return model
 
@@ -217,7 +219,7 @@ def test_jobs_get_p_distinct_processors_within_budget(gaia_run):
     assert len(completed) > 200
     assert any(j.n == 1 for j in completed)
     for job in completed:
-        w = job.window
+        w, _ = model.kept[job.index]
         assert job.n == job.requested_processors
         assert len({s.node for s in w.slots}) == job.n == len(w.slots)
         assert w.cost <= job.budget * (1 + 1e-9)

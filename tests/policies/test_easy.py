@@ -128,7 +128,7 @@ def test_whole_runs_equal_with_the_node_form(policy, monkeypatch):
         )
         model.run()
         frame = model.job_frame()
-        nodes = [job.window.nodes if job.window else () for job in model.jobs]
+        nodes = [() if job.nodes is None else tuple(job.nodes) for job in model.jobs]
         return frame, nodes
 
     fast, fast_nodes = run()

@@ -8,6 +8,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 from batch_oracle import heavy_workload, swf_frame
+from kept_windows import keep_windows
 
 from vosim.data import trace_path
 from vosim.market.swf import read_swf
@@ -19,12 +20,13 @@ from vosim.policies.base import policy_names
 PREFIXES = [("NASA-iPSC-1993-3.1-cln", 150), ("UniLu-Gaia-2014-2", 300)]
 
 
-def busy_intervals(model):
+def busy_intervals(model, kept):
     """Per node: every VO task as run ([start, actual end)) and every local job."""
     busy = defaultdict(list)
     for job in model.jobs:
         if job.state == "completed":
-            for s, end in zip(job.window.slots, job.task_ends, strict=True):
+            window, task_ends = kept[job.index]
+            for s, end in zip(window.slots, task_ends, strict=True):
                 busy[s.node].append((s.start, end, job.job_id))
     for owner in model.owners:
         for node, a, b in owner.local_jobs:
@@ -44,6 +46,7 @@ def test_policy_invariants(policy, trace, jobs):
     if trace == "NASA-iPSC-1993-3.1-cln" and policy != "conservative":
         nodes["patience"] = 2 * 86400.0
     model = VOModel(trace=trace, jobs=jobs, policy=policy, rng=7, **nodes)
+    kept = keep_windows(model)
     model.run()
     states = [job.state for job in model.jobs]
     assert set(states) <= {"completed", "rejected", "withdrawn"}  # drained: none unfinished
@@ -55,13 +58,13 @@ def test_policy_invariants(policy, trace, jobs):
     if trace != "NASA-iPSC-1993-3.1-cln" or policy != "fcfs":
         assert len(completed) > jobs // 2, f"{policy} completed only {len(completed)} of {jobs}"
     for job in completed:
-        w = job.window
+        w, task_ends = kept[job.index]
         assert len({s.node for s in w.slots}) == job.n  # n distinct nodes
         assert w.cost <= job.budget * (1 + 1e-9)  # within the user's budget C
         assert job.start >= job.submit_time
-        for s, end in zip(w.slots, job.task_ends, strict=True):
+        for s, end in zip(w.slots, task_ends, strict=True):
             assert s.start == job.start and end <= s.end + 1e-6  # killed at the estimate
-    for node, spans in busy_intervals(model).items():
+    for node, spans in busy_intervals(model, kept).items():
         spans.sort(key=lambda x: (x[0], x[1]))
         for (a0, b0, who0), (a1, _, who1) in pairwise(spans):
             assert a1 >= b0 - 1e-6, f"node {node}: {who0} [{a0}, {b0}) overlaps {who1} at {a1}"

@@ -357,7 +357,7 @@ def test_model_runs_a_trace_prefix(policy):
     done = [j for j in m.jobs if j.state == "completed"]
     assert len(done) > 30
     for j in done:
-        assert j.window.cost <= j.budget * (1 + 1e-9)
+        assert j.window_cost <= j.budget * (1 + 1e-9)
 
 
 @settings(max_examples=60, deadline=None)

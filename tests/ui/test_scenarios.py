@@ -301,7 +301,7 @@ def test_amp_allocator_applies_to_every_user():
     assert model.allocator == "amp"
     for _ in range(3):
         model.step()
-    scheduled = [j for j in model.jobs if j.window is not None]
+    scheduled = [j for j in model.jobs if j.nodes is not None]
     assert scheduled
     for user in model.users:
         assert ms.scheduler.criterion_allocators[user.criterion] == "amp"
@@ -326,8 +326,8 @@ def test_allocator_changes_the_schedule():
     for _ in range(3):
         a.step()
         b.step()
-    starts_a = [(j.job_id, j.start, j.window.cost) for j in a.jobs if j.window is not None]
-    starts_b = [(j.job_id, j.start, j.window.cost) for j in b.jobs if j.window is not None]
+    starts_a = [(j.job_id, j.start, j.window_cost) for j in a.jobs if j.nodes is not None]
+    starts_b = [(j.job_id, j.start, j.window_cost) for j in b.jobs if j.nodes is not None]
     assert starts_a and starts_b
     assert starts_a != starts_b
 

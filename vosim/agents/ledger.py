@@ -166,6 +166,8 @@ class JobLedger:
         self._move(job, "reserve")
         ends = tuple(task_ends)
         job.window = window
+        job.nodes = window.spans.node
+        job.window_runtime, job.window_cost = window.runtime, window.cost
         job.start = window.start
         job.task_ends = ends
         job.finish = max(ends)
@@ -179,8 +181,8 @@ class JobLedger:
         job.predicted_availability = availability
 
     def _unreserve(self, job: Job) -> None:
-        job.window = None
-        job.start = job.finish = math.nan
+        job.window = job.nodes = None
+        job.start = job.finish = job.window_runtime = job.window_cost = math.nan
         job.task_ends = ()
 
     def cancel(self, job: Job, displaced: bool = False) -> None:
@@ -207,9 +209,19 @@ class JobLedger:
         job.failures += 1
 
     def complete(self, job: Job, paid: float) -> None:
-        """``job`` ended on its window: ``scheduled`` -> ``completed``, ``paid`` cost units."""
+        """``job`` ended on its window: ``scheduled`` -> ``completed``, ``paid`` cost units.
+
+        The job keeps what the tables read of its window (``nodes``, ``window_runtime``,
+        ``window_cost``, ``start``, ``finish``) and its reserved processor time
+        (``node_time``); the window and its task ends are let go, so a run holds no window
+        per completed job.
+        """
         self._move(job, "complete")
         job.paid = paid
+        start = job.start
+        job.node_time = sum([e - start for e in job.task_ends])
+        job.window = None
+        job.task_ends = ()
 
     def withdraw(self, job: Job, reason: str, at: float = math.nan) -> None:
         """``job`` leaves before it got a window: ``pending`` or ``waiting`` -> ``withdrawn``.

@@ -252,8 +252,7 @@ def job_table(
     get = attrgetter(*_JOB_FIELDS)
     rows = zip(*map(get, jobs), strict=True)  # one tuple per field
     col = dict(zip(_JOB_FIELDS, rows, strict=True)) if k else dict.fromkeys(_JOB_FIELDS, ())
-    window = col["window"]
-    has_w = np.fromiter((w is not None for w in window), dtype=bool, count=k)
+    has_w = np.fromiter((w is not None for w in col["nodes"]), dtype=bool, count=k)
     state = np.array(col["state"], dtype=object)
     completed = state == "completed"
     submit = np.array(col["submit_time"], dtype=float)
@@ -265,18 +264,13 @@ def job_table(
     with np.errstate(invalid="ignore"):
         started = has_w & ~(start >= left)  # NaN left: mid-run, started
     final = _final_states(state, run_time, requested, started, ~np.isnan(left))
-    nodes = [w.spans.node for w in window if w is not None]
+    nodes = [w for w in col["nodes"] if w is not None]
     sets, owners = _node_strings(nodes, np.flatnonzero(has_w), k, owner_of_node)
     reason = col["reason"]
     metadata = [
         "" if done else f"{s}: {r}".removesuffix(": ")
         for done, s, r in zip(completed.tolist(), col["state"], reason, strict=True)
     ]
-    node_time = [
-        sum([e - s for e in ends]) if done else math.nan
-        for done, s, ends in zip(completed.tolist(), start.tolist(), col["task_ends"], strict=True)
-    ]
-    window_value = [(w.runtime, w.cost) if w is not None else (math.nan, math.nan) for w in window]
     paid = np.array(col["paid"], dtype=float)
     paid_for_failures = np.array(col["paid_for_failures"], dtype=float)
     data = {
@@ -301,12 +295,12 @@ def job_table(
         "owners": owners,
         "criterion": list(col["criterion"]),
         "requested_processors": np.array(col["requested_processors"], dtype=np.int64),
-        "window_runtime": np.array([v[0] for v in window_value], dtype=float),
+        "window_runtime": np.array(col["window_runtime"], dtype=float),
         "run_time": run_time,
         "left_time": left,
-        "node_time": np.array(node_time, dtype=float),
+        "node_time": np.where(completed, np.array(col["node_time"], dtype=float), np.nan),
         "cost": paid + paid_for_failures,
-        "window_cost": np.array([v[1] for v in window_value], dtype=float),
+        "window_cost": np.array(col["window_cost"], dtype=float),
         "failures": np.array(col["failures"], dtype=np.int64),
         "displaced": np.array(col["displaced"], dtype=np.int64),
         "paid_for_failures": paid_for_failures,
@@ -330,8 +324,8 @@ def job_table(
 #: The :class:`~vosim.market.workload.Job` attributes :func:`job_table` reads.
 _JOB_FIELDS = (
     "job_id", "user", "group", "submit_time", "n", "requested_time", "run_time",
-    "requested_processors", "reason", "budget", "criterion", "state", "window", "start",
-    "finish", "task_ends",
+    "requested_processors", "reason", "budget", "criterion", "state", "nodes", "start",
+    "finish", "window_runtime", "window_cost", "node_time",
     "failures", "displaced", "paid", "paid_for_failures", "left_time", "predicted_availability",
     "alternatives", "user_evaluation", "earliest_start",
 )  # fmt: skip

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+import scipy  # scipy.stats loads on first use (~58 MB a run on a recorded trace never needs)
 
 from vosim.data import TRACES, trace_path
 from vosim.errors import ParameterError
@@ -179,10 +179,12 @@ class FittedWorkload:
             start_offset=offset,
             popular=values[popular].astype(np.int64),
             popular_share=freq[popular] / sizes.size,
-            size=tuple(stats.lognorm.fit(rest, floc=0)) if rest.size >= 2 else (),
-            run=tuple(stats.lognorm.fit(run, floc=0)),
+            size=tuple(scipy.stats.lognorm.fit(rest, floc=0)) if rest.size >= 2 else (),
+            run=tuple(scipy.stats.lognorm.fit(run, floc=0)),
             full_share=float(1 - partial.mean()),
-            ratio=tuple(stats.beta.fit(ratio[partial], floc=0, fscale=1)) if partial.any() else (),
+            ratio=tuple(scipy.stats.beta.fit(ratio[partial], floc=0, fscale=1))
+            if partial.any()
+            else (),
             users=ids,
             user_share=counts / counts.sum(),
             jobs=len(frame),
@@ -214,10 +216,10 @@ class FittedWorkload:
             raise ParameterError(f"jobs must be an integer >= 1, got {jobs!r}")
         submit = self._arrivals(int(k), rng)
         sizes = self._sizes(k, rng)
-        run = np.maximum(1.0, np.rint(stats.lognorm.rvs(*self.run, size=k, random_state=rng)))
+        run = np.maximum(1.0, np.rint(scipy.stats.lognorm.rvs(*self.run, size=k, random_state=rng)))
         full = rng.random(k) < self.full_share
         if self.ratio:
-            ratio = stats.beta.rvs(*self.ratio, size=k, random_state=rng)
+            ratio = scipy.stats.beta.rvs(*self.ratio, size=k, random_state=rng)
         else:
             ratio = np.ones(k)
         ratio = np.where(full, 1.0, np.clip(ratio, 1e-6, 1.0))
@@ -238,7 +240,7 @@ class FittedWorkload:
         edges = np.cumsum(self.popular_share)
         pick = np.searchsorted(edges, rng.random(k), side="right")  # q: not a popular size
         if self.size:
-            other = np.ceil(stats.lognorm.rvs(*self.size, size=k, random_state=rng))
+            other = np.ceil(scipy.stats.lognorm.rvs(*self.size, size=k, random_state=rng))
         else:  # every job asked a popular size: the draws past the shares' sum are rounding
             pick = np.minimum(pick, self.popular.size - 1)
             other = np.ones(k)
@@ -296,7 +298,7 @@ class FittedWorkload:
             "run_time": (run, g_run),
             "estimate_ratio": (run / requested, g_run / g_requested),
         }
-        return {k: float(stats.ks_2samp(a, b).statistic) for k, (a, b) in pairs.items()}
+        return {k: float(scipy.stats.ks_2samp(a, b).statistic) for k, (a, b) in pairs.items()}
 
 
 def usable_columns(frame: pd.DataFrame) -> tuple[np.ndarray, ...]:

@@ -91,6 +91,21 @@ class Job:
     held_in : int
         Under per-period accounts, the budget period (``VOModel.budget_periods``) in which
         the current window's cost was held on the user's balance (-1: none).
+    window : Window or None
+        The window it holds while ``scheduled`` (``None`` otherwise: a completed job keeps
+        only what the tables read of it, below).
+    task_ends : tuple of float
+        When the held window's tasks end if nothing interrupts them, model time units (empty
+        when it holds none).
+    nodes : numpy.ndarray of int or None
+        Node ids of its last window reserved, shape (n,) (``None`` while it holds none and
+        never completed).
+    window_runtime, window_cost : float
+        That window's runtime ``max_i T_i`` (model time units) and cost (cost units); NaN
+        while it holds none and never completed.
+    node_time : float
+        Processor time its completed window reserved, ``sum_i (end_i - start)``, resource x
+        model time units (NaN until completed).
 
     Notes
     -----
@@ -118,6 +133,10 @@ class Job:
     start: float = math.nan
     finish: float = math.nan
     task_ends: tuple[float, ...] = ()
+    nodes: np.ndarray | None = None
+    window_runtime: float = math.nan
+    window_cost: float = math.nan
+    node_time: float = math.nan
     attempt: int = 0
     failures: int = 0
     displaced: int = 0

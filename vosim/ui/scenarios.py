@@ -445,7 +445,7 @@ class LiveModel(VOModel):
                         job.alternatives,
                         job.user_evaluation,
                         job.start,
-                        job.window.cost if job.window is not None else math.nan,
+                        job.window_cost,
                     )
                 )
                 if not math.isnan(job.user_evaluation):
