@@ -973,9 +973,7 @@ class VOModel(mesa.Model):
         """Owner id -> its site's name under ``owners="trace"`` (``None`` otherwise)."""
         return None if self.sites is None else dict(enumerate(self.sites.name))
 
-    def group_site_frame(
-        self, jobs: pd.DataFrame | None = None, tasks: pd.DataFrame | None = None
-    ) -> pd.DataFrame:
+    def group_site_frame(self, tasks: pd.DataFrame | None = None) -> pd.DataFrame:
         """Which group of users (LCG-2005-1: the VO) bought from which owner (site).
 
         :func:`~vosim.analysis.network.group_sites` of :meth:`task_frame`, each task counted
@@ -984,17 +982,19 @@ class VOModel(mesa.Model):
         weighted by its traced run time x processors, ``money`` 0), ``placement =
         "trace"``. Shape (pairs, 7): ``placement``, ``group``, ``owner``, ``site``,
         ``processor_seconds`` (s), ``money`` (cost units), ``share`` (of the group's
-        processor time in that placement). ``jobs`` and ``tasks`` are :meth:`job_frame` and
-        :meth:`task_frame` if already built.
+        processor time in that placement). ``tasks`` is :meth:`task_frame` if already built
+        (only its ``job``, ``owner``, ``start``, ``end`` and ``cost`` are read).
 
         References
         ----------
         Feitelson et al., the Standard Workload Format (fields 13, group, and 16, partition).
         """
-        jobs = self.job_frame() if jobs is None else jobs
         tasks = self.task_frame() if tasks is None else tasks
-        group = jobs["group"].to_numpy(dtype=np.int64)[tasks["job"].to_numpy(dtype=np.int64)]
-        frames = [network.group_sites(tasks.assign(group=group), self._site_names())]
+        group_of_job = np.fromiter((j.group for j in self.jobs), np.int64, len(self.jobs))
+        run = pd.DataFrame(  # the columns read, not copied
+            {c: tasks[c].to_numpy() for c in ("owner", "start", "end", "cost")}, copy=False
+        ).assign(group=group_of_job[tasks["job"].to_numpy(dtype=np.int64)])
+        frames = [network.group_sites(run, self._site_names())]
         if self._recorded_tasks is not None:
             frames.append(network.group_sites(self._recorded_tasks, self._site_names()))
         placements = ["run", "trace"][: len(frames)]
@@ -1032,7 +1032,7 @@ class VOModel(mesa.Model):
         Hirschman (1945) (the HHI).
         """
         jobs = self.job_frame() if jobs is None else jobs
-        pairs = self.group_site_frame(jobs) if pairs is None else pairs
+        pairs = self.group_site_frame() if pairs is None else pairs
         keep = ["group", "sites", "site_hhi", "top_site", "top_site_share"]
         frame = metrics.group_waits(jobs)
         for placement, prefix in (("run", ""), ("trace", "recorded_")):

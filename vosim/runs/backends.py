@@ -160,7 +160,7 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
         metrics = model.summary(jobs, cycles, market)
         metrics["node_count"] = model.node_count
         metrics["cycles"] = len(cycles)
-        pairs = model.group_site_frame(jobs, tasks)
+        pairs = model.group_site_frame(tasks)
         tables = {
             CYCLES: cycles.reset_index(drop=True),
             GROUPS: model.group_frame(jobs, pairs),

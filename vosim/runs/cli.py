@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import re
 import sys
 import time
@@ -525,8 +524,8 @@ def _local_flow_summary(model) -> dict:
 def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
     from vosim.analysis.network import graphml_text
+    from vosim.runs.memory import release_memory
     from vosim.runs.store import atomic_write_bytes, write_json, write_table
     from vosim.scenario import Scenario
 
@@ -554,10 +553,23 @@ def _run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - started
 
     out: Path = args.out
-    jobs = model.job_frame()
-    cycles = model.cycle_frame()
-    tasks = model.task_frame()
+    # One table at a time, each written before the next is built, and what it needed freed
+    # (release_memory): the peak is the model and the largest table, not all of them.
+    tasks = model.task_frame()  # the largest table first: the market and the site x VO view
+    write_table(tasks, out / "tasks.parquet")
+    release_memory()
     market = model.market_graph(tasks)
+    pairs = model.group_site_frame(tasks)
+    del tasks
+    release_memory()
+    jobs = model.job_frame()
+    write_table(jobs, out / "jobs.parquet")
+    release_memory()
+    cycles = model.cycle_frame()
+    write_table(cycles, out / "cycles.parquet")
+    write_table(model.group_frame(jobs, pairs), out / "groups.parquet")
+    write_table(pairs, out / "group_sites.parquet")
+    del pairs
     summary = model.summary(jobs, cycles, market)
     summary.update(
         {
@@ -599,15 +611,10 @@ def _run(args: argparse.Namespace) -> int:
             **_local_flow_summary(model),
         }
     )
-    write_table(jobs, out / "jobs.parquet")
-    write_table(cycles, out / "cycles.parquet")
-    write_table(tasks, out / "tasks.parquet")
-    pairs = model.group_site_frame(jobs, tasks)
-    write_table(model.group_frame(jobs, pairs), out / "groups.parquet")
-    write_table(pairs, out / "group_sites.parquet")
+    atomic_write_bytes(out / "network.graphml", graphml_text(market).encode())
+    del market
     if model.local_jobs is not None:
         write_table(model.local_jobs.frame(), out / "local_jobs.parquet")
-    atomic_write_bytes(out / "network.graphml", graphml_text(market).encode())
     write_json(summary, out / "summary.json")
     extra = []
     if getattr(args, "csv", False):  # Batsim's _jobs.csv columns, for evalys and Batsim tools
@@ -621,8 +628,10 @@ def _run(args: argparse.Namespace) -> int:
         extra.append("attempts.parquet")
     local = model.local_jobs is not None
     # every table is written: the model is freed before the charts are drawn (lower peak)
-    del model, market, tasks, jobs
-    gc.collect()
+    del model, jobs
+    release_memory()
+    from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
+
     charts = save_chart(
         utilization_queue_chart(cycles, title=f"vosim on {Path(str(values['trace'])).name}"),
         out / "chart",
