@@ -22,6 +22,14 @@ after 7e8f695).
         --trace LCG-2005-1 --owners trace --jobs 2000 --policy knapsack --repeat 2
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD --jobs 5000 \\
         --allocator '' --set offered_load=0.6 --set max_alternatives=3 --set vo_objective=cost
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~2 --command \\
+        --allocator '' --repeat 1
+
+With ``--command`` each side is the whole ``vosim run`` process instead (``vosim.runs.cli``
+of that tree: start, trace, simulation, every output file and the chart), timed from outside
+with its peak resident memory (``ru_maxrss`` of the process alone, ``_common.run_child``);
+the options become the command's flags (``--set max_alternatives=3`` is
+``--max-alternatives 3``), and the two ``jobs.parquet`` it writes are compared.
 """
 
 from __future__ import annotations
@@ -33,12 +41,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, extract_vosim
+from benchmarks._common import ROOT, extract_vosim, run_child
 from vosim import VOModel
 
 TARGET = 0.95
@@ -59,6 +68,61 @@ frame.to_parquet(sys.argv[3])
 completed = int((frame["state"].astype(str) == "completed").sum())
 print("RESULT " + json.dumps({"s": seconds, "completed": completed, "vosim": vosim.__file__}))
 """
+
+
+#: Runs in the child with ``--command``: the tree's ``vosim run`` with the given flags.
+COMMAND = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import vosim
+from vosim.runs.cli import main
+if not vosim.__file__.startswith(sys.argv[1]):
+    raise SystemExit(f"imported {vosim.__file__}, not the vosim in {sys.argv[1]}")
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def command_flags(options: dict, out: Path) -> list[str]:
+    """The ``vosim run`` flags of the model ``options`` (``bench_previous``'s), writing to ``out``.
+
+    ``jobs=None`` is ``--all-jobs``, ``rng`` is ``--seed``, one allocator for every
+    criterion is ``--allocator``, ``True`` is a bare flag, a list or tuple is comma-separated,
+    any other name ``x_y`` is ``--x-y VALUE``.
+    """
+    flags = ["run", "--out", str(out), "--quiet", "--seed", str(options["rng"])]
+    for name, value in options.items():
+        if name == "rng":
+            continue
+        if name == "jobs":
+            flags += ["--all-jobs"] if value is None else ["--jobs", str(value)]
+        elif name == "criterion_allocators":
+            flags += ["--allocator", next(iter(value.values()))]
+        elif value is True:
+            flags.append(f"--{name.replace('_', '-')}")
+        else:
+            text = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+            flags += [f"--{name.replace('_', '-')}", text]
+    return flags
+
+
+def run_command(tree: Path, options: dict, out: Path) -> dict:
+    """The whole ``vosim run`` process of ``tree`` with ``options``: wall seconds, peak MB.
+
+    Returns ``{"s", "completed", "peak_mb"}`` (``completed`` read from its ``jobs.parquet``).
+    Raises ``RuntimeError`` when the command fails.
+    """
+    started = time.perf_counter()
+    proc, usage = run_child(
+        [sys.executable, "-c", COMMAND, str(tree), *command_flags(options, out)],
+        cwd=tempfile.gettempdir(),
+    )
+    seconds = time.perf_counter() - started
+    if proc.returncode:
+        err = proc.stderr.strip().splitlines() or ["no error output"]
+        raise RuntimeError(f"vosim run in {tree} failed: {err[-1]}")
+    frame = pd.read_parquet(out / "jobs.parquet")
+    completed = int((frame["state"].astype(str) == "completed").sum())
+    return {"s": seconds, "completed": completed, "peak_mb": usage.peak_mb}
 
 
 def run_side(tree: Path, options: dict, parquet: Path) -> dict:
@@ -134,6 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         help="any other VOModel argument, VALUE read as JSON (else as a string), e.g. "
         "--set offered_load=0.6 --set max_alternatives=3; repeatable",
     )
+    parser.add_argument(
+        "--command",
+        action="store_true",
+        help="time the whole `vosim run` process of each tree (every output and the chart) "
+        "and report its peak resident memory, instead of the model in a child",
+    )
     parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
     parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
     args = parser.parse_args(argv)
@@ -179,11 +249,17 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(args.repeat):
             pair = {}
             for name, tree in (("previous", old), ("working tree", ROOT)):
-                pair[name] = run_side(tree, options, work / f"{name.split()[0]}.parquet")
+                side = name.split()[0]
+                if args.command:
+                    pair[name] = run_command(tree, options, work / side)
+                    (work / side / "jobs.parquet").replace(work / f"{side}.parquet")
+                else:
+                    pair[name] = run_side(tree, options, work / f"{side}.parquet")
                 r = pair[name]
+                peak = f", peak {r['peak_mb']:,.0f} MB" if "peak_mb" in r else ""
                 print(
                     f"pair {k + 1} {name:>12}: {r['s']:7.2f} s, {r['completed']:,} "
-                    f"completed, {r['completed'] / r['s']:,.0f} completed jobs/s",
+                    f"completed, {r['completed'] / r['s']:,.0f} completed jobs/s{peak}",
                     flush=True,
                 )
             ratios.append(pair["previous"]["s"] / pair["working tree"]["s"])
