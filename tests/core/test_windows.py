@@ -125,3 +125,15 @@ def test_an_allocations_status_and_message(allocation, status, message):
     assert allocation.success is (allocation.window is not None) is status.found
     assert allocation.solution is allocation.window
     assert allocation.objective == allocation.value or math.isnan(allocation.objective)
+
+
+@given(st.lists(st.sampled_from([0.0, 1.5, 2.0, 7.0, np.inf]), max_size=30))
+def test_distinct_is_numpys_unique_and_skips_the_sort_of_ordered_values(values):
+    values = np.array(values)
+    np.testing.assert_array_equal(distinct(values), np.unique(values))
+    ordered = np.sort(values)
+    found = distinct(ordered, ordered=True)
+    np.testing.assert_array_equal(found, np.unique(values))
+    if found.size:
+        found[0] = -1.0  # a new array, never a view of the caller's
+        assert ordered.size == 0 or ordered[0] != -1.0

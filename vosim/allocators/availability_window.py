@@ -107,17 +107,17 @@ def max_availability_window(
     perf = np.ones(size)
     perf[slots.node] = slots.performance
     duration = request.durations(perf)
-    candidates = distinct(slots.start)
+    candidates = distinct(slots.start, ordered=True)  # a slot list is ordered by start
     fast_enough = perf >= request.min_performance
     count, keep, eligible = _eligibility(
         slots, duration, candidates, size, fast_enough, request.n
     )  # eligible: (k, size), a row per kept start
-    price = _price(slots, size)
     if not count.any():
         return Allocation(None, "no slot long enough", "max_availability", {})
     if keep.size == 0:
         reason = f"no {request.n} concurrent slots long enough in the interval"
         return Allocation(None, reason, "max_availability", {})
+    price = _price(slots, size)
     candidates = candidates[keep]
     prob = np.zeros(eligible.shape)  # (k, size): a row per kept start
     usable = eligible.any(axis=0)  # nodes with a slot at some kept start
