@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.agents import MetaschedulerAgent, ResourceOwnerAgent, UserAgent
+from vosim.agents.cycle_log import CycleLog
 from vosim.agents.ledger import JobLedger
 from vosim.agents.local import LocalJobs
 from vosim.agents.periodic import PeriodicCycles
@@ -85,6 +86,9 @@ CYCLE_COLUMNS = (
     "local_lost_work",
 )
 
+
+#: Each cycle column's type (``array`` codes: ``d`` float64, ``q`` int64), as ordered above.
+_CYCLE_TYPES = "dqqqddqqdddqqdqdqqqqd"
 
 #: The local-job columns of a cycle row without online local jobs.
 _NO_LOCAL = (0, 0, 0, 0, 0.0)
@@ -594,10 +598,10 @@ class VOModel(mesa.Model):
         #: The periodic cycles at multiples of ``cycle_period``, idle stretches skipped
         #: (``None`` with ``cycle_period`` 0: passes follow job ends and arrivals).
         self.periodic = PeriodicCycles(self, self.cycle_period) if self.cycle_period > 0 else None
-        # Per-cycle records, one tuple per cycle (columns CYCLE_COLUMNS), appended by the
-        # metascheduler at the end of each cycle. Mesa's DataCollector did the same at ~50 us a
-        # cycle through getattr on every reporter; a trace has tens of thousands of cycles.
-        self._cycle_rows: list[tuple] = []
+        # Per-cycle records (columns CYCLE_COLUMNS), appended by the metascheduler at the end
+        # of each cycle. Mesa's DataCollector did the same at ~50 us a cycle through getattr
+        # on every reporter; a trace has tens of thousands of cycles.
+        self._cycles = CycleLog(CYCLE_COLUMNS, _CYCLE_TYPES)
         #: Set by users when their satisfaction or membership changes (recomputed lazily).
         self.users_changed = True
         self._user_stats = (len(self.users), 1.0)
@@ -827,7 +831,7 @@ class VOModel(mesa.Model):
     def record_cycle(self) -> None:
         """Append one row of per-cycle data (called by the metascheduler)."""
         ms = self.metascheduler
-        self._cycle_rows.append(
+        self._cycles.append(
             (
                 float(self.time),
                 ms.last_batch,
@@ -1182,7 +1186,7 @@ class VOModel(mesa.Model):
         start later than now), ``local_displaced`` (VO reservations they displaced),
         ``local_preempted`` (VO jobs they killed), ``local_lost_work`` (processor-seconds).
         """
-        return pd.DataFrame.from_records(self._cycle_rows, columns=list(CYCLE_COLUMNS))
+        return self._cycles.frame()
 
 
 # Each parameter's documentation sits with its declaration (vosim.scenario): written into the
