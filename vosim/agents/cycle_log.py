@@ -32,6 +32,7 @@ class CycleLog:
     ------
     ValueError
         ``types`` has another length than ``names`` or an unknown code.
+        From :meth:`append`: a row whose length is not c (nothing is logged).
     TypeError
         From :meth:`append`: a float in an integer column (the row is then not logged).
 
