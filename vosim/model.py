@@ -699,7 +699,7 @@ class VOModel(mesa.Model):
             "look_ahead": self.look_ahead,
             "criterion_allocators": mapping,
             "vo_policy": self.vo_policy,
-            "static": static and not self.availability,
+            "static": static,
             "availability_method": self.availability_method,
             "fallback_after": self.fallback_after,
             "reference_performance": self.reference_performance,

@@ -25,6 +25,9 @@ CASES = [
     *[(GAIA, 400, {"local_priority": p}) for p in ("queue", "preempt")],
     (LCG, 600, {}),
     (NASA, 300, {"patience": 2 * 86400.0}),
+    # windows that can fail: the request classes sleep only after failures P_a cannot undo
+    (GAIA, 300, {"availability": True}),
+    (NASA, 300, {"availability": True, "patience": 2 * 86400.0}),
 ]
 
 
@@ -48,6 +51,7 @@ def test_reference_paths_give_the_fast_paths_tables(monkeypatch, trace, jobs, op
     )
     pd.testing.assert_frame_equal(ref.task_frame(), fast.task_frame())
     pd.testing.assert_frame_equal(ref.cycle_frame(), fast.cycle_frame())
+    assert ref.attempts == fast.attempts  # windows that can fail: each one's draw and fate
 
 
 def test_the_reference_switch(monkeypatch):

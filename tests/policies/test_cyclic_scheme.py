@@ -134,3 +134,43 @@ def test_an_unaffordable_earlier_window_is_queueing_not_choice():
     decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
     ((_, window),) = decisions.reserve
     assert window.start == 500.0 and decisions.earliest == {0: 500.0}
+
+
+def _availability_scheme() -> CyclicScheme:
+    return CyclicScheme(
+        jobs=1,
+        price=np.ones(2),
+        performance=np.full(2, 2.0),
+        scheduling_interval=10_000.0,
+        criterion_allocators={"availability": "max_availability"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("slots", "global_p", "awake"),
+    [
+        # both nodes free together but taken for sure: the search reads P_a = 0 and fails;
+        # the chains move with time, so the class is searched again at the next cycle
+        (SlotList([Slot(0, 0.0, 10_000.0, 1.0, 2.0), Slot(1, 0.0, 10_000.0, 1.0, 2.0)]), 1.0, True),
+        # never free together: no P_a is read, and no later cycle can do better on these slots
+        (SlotList([Slot(0, 0.0, 300.0, 1.0, 2.0), Slot(1, 400.0, 700.0, 1.0, 2.0)]), 0.0, False),
+    ],
+)
+def test_under_uncertainty_only_a_failure_on_p_a_keeps_its_class_awake(slots, global_p, awake):
+    from vosim.market.utilization_schedule import UtilizationSchedule
+
+    scheme = _availability_scheme()
+    assert scheme.fast  # classes, even though windows can fail
+    job = QueuedJob(index=0, n=2, volume=400.0, budget=1e9, criterion="availability")
+    uncertain = UtilizationSchedule.from_chains(2, global_p=global_p)
+    state = CycleState(0.0, 10_000.0, slots, (), (), arrived=(job,), availability=uncertain)
+    assert scheme.decide(state).reserve == []
+    assert "slots" in scheme.last_code(0)[1] or "available" in scheme.last_code(0)[1]
+    wake = scheme.classes.wake[scheme.classes.of[0]]
+    assert (wake == -math.inf) if awake else (wake > 0.0)
+    # without uncertainty (P_a = 1) the first domain has a window
+    if awake:
+        plain = _availability_scheme().decide(
+            CycleState(0.0, 10_000.0, slots, (), (), arrived=(job,))
+        )
+        assert len(plain.reserve) == 1

@@ -265,6 +265,9 @@ class Execution:
         stops = np.minimum(np.minimum(job.window.spans.end, job.task_ends), ran)
         lost = float(np.sum(stops - job.start))
         paid = self._settle(job, stops)
+        # [stop, s.end) is free again, as after an early end: waiting jobs may fit
+        spans = job.window.spans
+        self.freed.update(spans.node[spans.end > stops].tolist())
         row = self._attempt_row.pop(job.index, None)
         if row is not None and math.isinf(self.model.attempts[row][5]):  # taken, not drawn
             self.model.attempts[row] = (*self.model.attempts[row][:4], False, float(now), False)

@@ -94,7 +94,9 @@ def max_availability_window(
     Allocation
         ``criterion="max_availability"``; ``stats["probability"]`` is the window's ``P_a^w``.
         ``window=None`` with a reason when no ``n`` usable nodes within budget have a
-        positive availability.
+        positive availability; ``stats["geometric"]`` is ``True`` when that is for want of
+        slots alone (no ``n`` slots long enough run together), before any ``P_a`` or price is
+        read, so the same slot list fails the same way at any time.
 
     References
     ----------
@@ -103,7 +105,7 @@ def max_availability_window(
     """
     size = int(slots.node.max()) + 1 if len(slots) else 0
     if size == 0:
-        return Allocation(None, "no free slot", "max_availability", {})
+        return Allocation(None, "no free slot", "max_availability", {"geometric": True})
     perf = np.ones(size)
     perf[slots.node] = slots.performance
     duration = request.durations(perf)
@@ -113,10 +115,10 @@ def max_availability_window(
         slots, duration, candidates, size, fast_enough, request.n
     )  # eligible: (k, size), a row per kept start
     if not count.any():
-        return Allocation(None, "no slot long enough", "max_availability", {})
+        return Allocation(None, "no slot long enough", "max_availability", {"geometric": True})
     if keep.size == 0:
         reason = f"no {request.n} concurrent slots long enough in the interval"
-        return Allocation(None, reason, "max_availability", {})
+        return Allocation(None, reason, "max_availability", {"geometric": True})
     price = _price(slots, size)
     candidates = candidates[keep]
     prob = np.zeros(eligible.shape)  # (k, size): a row per kept start

@@ -357,7 +357,7 @@ class Policy(Protocol):
 #: cost units per time unit and relative speed), ``scheduling_interval`` and ``look_ahead``
 #: (``L``, model time units; ``k`` requested times), ``criterion_allocators`` (user criterion
 #: -> AEP criterion), ``vo_policy`` (:class:`~vosim.allocators.vo_choice.VOPolicy`), ``static``
-#: (bool: fixed prices, no owner exit, no availability), ``availability_method``,
+#: (bool: fixed prices, no owner exit), ``availability_method``,
 #: ``fallback_after``, ``reference_performance`` and ``utility_policy``.
 MODEL_VALUES = (
     "jobs",

@@ -60,9 +60,9 @@ class Conservative(Policy):
     replans = True
 
     def __init__(self, static: bool = False) -> None:
-        #: Prices and owners never change and windows never fail (fixed pricing, no owner
-        #: exit, no uncertainty): free time then grows only where reserved time is freed, so
-        #: the node form searches a held reservation again only where that happened.
+        #: Prices and owners never change (fixed pricing, no owner exit): without windows
+        #: that can fail, free time then grows only where reserved time is freed, so the node
+        #: form searches a held reservation again only where that happened.
         self.static = static
         #: Count form: each waiting job's promised start (model index -> model time).
         self.promised: dict[int, float] = {}
@@ -166,7 +166,12 @@ class Conservative(Policy):
         jobs: list[QueuedJob] = sorted(
             [*state.queue, *(job for job, _ in state.reserved)], key=lambda j: j.index
         )
-        search_all = not self.static or state.refreshed or state.balance is not None
+        search_all = (
+            not self.static
+            or state.availability is not None
+            or state.refreshed
+            or state.balance is not None
+        )
         self._stamp += 1
         self._mark_freed(state.freed)
         moved = 0

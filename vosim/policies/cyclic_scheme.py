@@ -85,11 +85,19 @@ class CyclicScheme(Policy):
     user cannot pay the chosen window from this period's balance are not reserved (they wait).
 
     The scheme keeps its queue between cycles (fed by ``CycleState.arrived``, emptied by its
-    own reservations). On a static market (fixed prices and owners, no availability
-    uncertainty) with first fit it works on classes of identical requests instead of jobs
-    (:mod:`vosim.policies.request_classes`): the same windows for the same jobs, at a cost that
-    does not grow with the queue. ``classes=False`` searches every waiting job every cycle: the
-    plain path, kept as the test oracle of the classes.
+    own reservations). On a static market (fixed prices and owners) with first fit it works on
+    classes of identical requests instead of jobs (:mod:`vosim.policies.request_classes`): the
+    same windows for the same jobs, at a cost that does not grow with the queue.
+    ``classes=False`` searches every waiting job every cycle: the plain path, kept as the test
+    oracle of the classes.
+
+    Windows that can fail (a cycle's ``state.availability``) leave the market static for the
+    classes' bounds: free time still appears only where reserved time is freed (an early
+    end, a cancellation, the rest of a failed window). A maximum-``P_a^w`` search that failed
+    after reading ``P_a`` (no ``n`` nodes within budget of positive availability) may succeed
+    at a later cycle on the same slots, as the chains move with time, so its class is searched
+    again at the next cycle instead of sleeping; one that failed for want of slots alone
+    (``stats["geometric"]``) sleeps as on a market without uncertainty.
 
     Parameters
     ----------
@@ -107,7 +115,8 @@ class CyclicScheme(Policy):
     vo_policy : VOPolicy, optional
         The VO policy of step 2; default ``VOPolicy(max_alternatives=1)``: first fit.
     static : bool
-        Prices and owners never change and windows never fail: request classes may sleep.
+        Prices and owners never change (fixed pricing, no owner exit): request classes may
+        sleep.
     availability_method : str
         Method of the maximum-availability search (:func:`max_availability_window`).
     fallback_after : FallbackBudget, str, float, int or None
@@ -194,7 +203,10 @@ class CyclicScheme(Policy):
         self._budget = np.zeros(jobs)
         #: Each job's own interval ``L_j`` (model time units; see ``look_ahead``).
         self._reach = np.full(jobs, math.inf)
-        self._reach_per_volume = look_ahead / (reference_performance or math.inf)
+        # inf without a bound (no reference performance needed: inf / inf would be NaN)
+        self._reach_per_volume = (
+            look_ahead / reference_performance if math.isfinite(look_ahead) else math.inf
+        )
         self._user = np.full(jobs, -1, dtype=np.int64)
         self._criterion = [""] * jobs
         self._request: list[ResourceRequest | None] = [None] * jobs
@@ -206,6 +218,8 @@ class CyclicScheme(Policy):
         self._job_stamp = np.full(jobs, -1, dtype=np.int64)  # cycle of wait_code
         self._reason = [""] * jobs
         self._balance: np.ndarray | None = None
+        #: Classes whose search this cycle failed on ``P_a``: searched again next cycle.
+        self._awake: set[int] = set()
 
     # -- one cycle ---------------------------------------------------------------------------
     def decide(self, state: CycleState) -> Decisions:
@@ -217,6 +231,7 @@ class CyclicScheme(Policy):
         ``vo_evaluation`` and ``vo_total`` (step 2; NaN without a choice).
         """
         self._cycles += 1
+        self._awake.clear()
         self._arrive(state.arrived)
         if state.left.size:  # withdrawn by their users
             index = self._waiting()
@@ -357,11 +372,13 @@ class CyclicScheme(Policy):
         taken, found = [], 0
         while heap:
             j, k, c, b = heapq.heappop(heap)
-            search, request = self._search(j, None, state), self._requests([j], [b])[0]
+            search = self._search(j, state.availability, state)
+            request = self._requests([j], [b])[0]
             result = _searched(slots, request, search)
             if result.window is None:  # and none for the class's later jobs either
                 classes.set_code(np.array([c]), ALLOCATOR_FAILED, self._cycles, result.reason)
                 decisions.reasons[j] = result.reason
+                self._note_failure(j, result, state)
                 failed.append(np.array([c]))
                 continue
             found += 1
@@ -425,8 +442,13 @@ class CyclicScheme(Policy):
         return False
 
     def _sleep(self, classes: np.ndarray, slots: SlotList, now: float) -> None:
-        """Put request ``classes`` that found no window at ``now`` to sleep (static market)."""
+        """Put request ``classes`` that found no window at ``now`` to sleep (static market).
+
+        Those whose search failed on ``P_a`` this cycle are searched again at the next one.
+        """
         self.classes.sleep(classes, self._class_budgets(classes), slots, now)
+        if self._awake:
+            self.classes.wake[np.fromiter(self._awake, dtype=np.int64)] = -math.inf
 
     # -- step 1 and step 2 -------------------------------------------------------------------
     def _step1(
@@ -490,9 +512,20 @@ class CyclicScheme(Policy):
     ) -> Allocation:
         """``search`` for job ``job``, noting :meth:`_earliest` at its first window found."""
         result = _searched(slots, request, search)
-        if result.window is not None and job not in earliest:
+        if result.window is None:
+            self._note_failure(job, result, state)
+        elif job not in earliest:
             earliest[job] = self._earliest(job, slots, request, state, result.window)
         return result
+
+    def _note_failure(self, job: int, result: Allocation, state: CycleState) -> None:
+        """Keep job ``job``'s class awake if its failed search read ``P_a`` (see the class)."""
+        if (
+            state.availability is not None
+            and result.criterion == "max_availability"
+            and not result.stats.get("geometric", False)
+        ):
+            self._awake.add(int(self.classes.of[job]))
 
     def _earliest(
         self,
