@@ -244,3 +244,26 @@ def test_window_availability_is_the_plain_product_bit_for_bit(sched, t, duration
     chains = np.unique(sched.chain_of[np.isin(sched.resource_of, sel)])
     plain = float(np.prod(1.0 - sched.global_p[sel]) * np.prod(q[chains]))
     assert sched.window_availability(sel, t, duration) == plain
+
+
+@given(schedules(max_m=6), st.integers(-50, 500).map(float), st.data())
+@SETTINGS
+def test_tasks_availability_compiled_is_the_plain_product_bit_for_bit(sched, t, data):
+    """Tasks of several lengths (one factor per length): the compiled passes against the
+    plain loop over lengths of :meth:`window_availability`, to the last bit."""
+    from vosim.core.code_path import REFERENCE_ENV
+
+    node = np.array(
+        data.draw(st.lists(st.integers(0, sched.m - 1), unique=True, max_size=sched.m)),
+        dtype=np.int64,
+    )
+    length = np.array(data.draw(st.lists(durations, min_size=node.size, max_size=node.size)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(REFERENCE_ENV, "1")
+        plain = sched.tasks_availability(node, length, t)
+        patch.setenv(REFERENCE_ENV, "0")
+        fast = sched.tasks_availability(node, length, t)
+    oracle = 1.0
+    for d in sorted(set(length.tolist())):
+        oracle *= sched.window_availability(node[length == d], t, d)
+    assert fast == plain == oracle

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from vosim.core.windows import Window, distinct
+from vosim.core.windows import Window
 from vosim.errors import ParameterError
 from vosim.market.chain_maths import ChainColumns, lognormal_shapes
 from vosim.market.event_chains import EventChain
@@ -365,11 +365,7 @@ def window_availability(window: Window, schedule: UtilizationSchedule) -> float:
     """Predicted ``P_a^w`` of ``window`` in [0, 1] (ICCS 2023 eq. (3), no groups).
 
     ``schedule`` gives each node's availability; the window's tasks of one length are one
-    factor.
+    factor (:meth:`UtilizationSchedule.tasks_availability`).
     """
     spans = window.spans
-    length = spans.end - spans.start
-    predicted = 1.0
-    for d in distinct(length).tolist():  # ascending
-        predicted *= schedule.window_availability(spans.node[length == d], window.start, d)
-    return predicted
+    return schedule.tasks_availability(spans.node, spans.end - spans.start, window.start)

@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
+from vosim.core.code_path import kernels, reference
 from vosim.errors import ParameterError
 from vosim.market.chain_maths import (
     _CHAIN_FIELDS,
@@ -30,7 +32,9 @@ from vosim.market.chain_maths import (
     _p_avail,
     _q_values,
     _ranges,
+    _release_cdf,
     _starts_array,
+    normal_cdf,
 )
 from vosim.market.event_chains import EventChain
 
@@ -546,3 +550,63 @@ class UtilizationSchedule:
         chains = np.unique(self.chain_of[order[pairs]])
         q = self._chain_q(start, duration, chains)
         return float(np.prod(1.0 - self.global_p[sel]) * np.prod(q))
+
+    def tasks_availability(self, node: np.ndarray, length: np.ndarray, start: float) -> float:
+        """``P_a^w`` of a window whose tasks may differ in length: one factor per length.
+
+        The product, over the distinct task lengths ``d`` in ascending order, of
+        :meth:`window_availability` of the nodes with tasks of length ``d``. Compiled
+        (:mod:`vosim.market.window_availability_kernels`: the chains gathered and the
+        products taken in two passes, ``log`` and ``Phi`` in numpy between them) unless
+        ``VOSIM_REFERENCE=1``; the same value bit for bit.
+
+        Parameters
+        ----------
+        node : numpy.ndarray of int, shape (n,)
+            The window's nodes (distinct resource indices), in window order.
+        length : numpy.ndarray of float, shape (n,)
+            Each task's reservation time (> 0), model time units.
+        start : float
+            The window's start ``t``.
+
+        Returns
+        -------
+        float
+            ``P_a^w`` in [0, 1] (1.0 for no task).
+
+        Raises
+        ------
+        ParameterError
+            On the plain path, as :meth:`window_availability`; the compiled path does not
+            check its arguments (its callers pass a window's own spans).
+
+        References
+        ----------
+        ICCS 2023 §2.2, eq. (2)–(3): tasks of one length share one interval.
+        """
+        if reference():
+            predicted = 1.0
+            for d in np.unique(length).tolist():  # ascending
+                predicted *= self.window_availability(node[length == d], start, d)
+            return predicted
+        order, offsets = self._pairs_by_resource
+        tab = self._table
+        _, node_offsets, nodes, chain_offsets, q, alloc_at, alloc_z, at, chain = (
+            _window_kernels().gather(
+                np.asarray(node, dtype=np.int64), np.asarray(length, dtype=float),
+                float(start), order, offsets, self.chain_of, tab.start, tab.end,
+                tab.alloc_time, tab.alloc_sd, tab.has_alloc, tab.has_release,
+            )
+        )  # fmt: skip
+        if alloc_at.size:
+            q[alloc_at] = normal_cdf(alloc_z)
+        if at.size:  # the release phase exactly as _q_values takes it
+            q[at] = _release_cdf(tab, chain, np.full(chain.size, float(start)))
+        return float(
+            _window_kernels().product(node_offsets, nodes, chain_offsets, q, self.global_p)
+        )
+
+
+def _window_kernels() -> ModuleType:
+    """The compiled passes, imported at the first window evaluated (numba loads then)."""
+    return kernels("vosim.market.window_availability_kernels")
