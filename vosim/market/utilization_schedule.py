@@ -32,7 +32,6 @@ from vosim.market.chain_maths import (
     _p_avail,
     _q_values,
     _ranges,
-    _release_cdf,
     _starts_array,
     normal_cdf,
 )
@@ -591,20 +590,16 @@ class UtilizationSchedule:
             return predicted
         order, offsets = self._pairs_by_resource
         tab = self._table
-        _, node_offsets, nodes, chain_offsets, q, alloc_at, alloc_z, at, chain = (
-            _window_kernels().gather(
-                np.asarray(node, dtype=np.int64), np.asarray(length, dtype=float),
-                float(start), order, offsets, self.chain_of, tab.start, tab.end,
-                tab.alloc_time, tab.alloc_sd, tab.has_alloc, tab.has_release,
-            )
+        kernels = _window_kernels()
+        node_offsets, nodes, chain_offsets, q, at, z, release, chain, x = kernels.gather(
+            np.asarray(node, dtype=np.int64), np.asarray(length, dtype=float), float(start),
+            order, offsets, self.chain_of, tab.start, tab.end, tab.alloc_time, tab.alloc_sd,
+            tab.has_alloc, tab.has_release,
         )  # fmt: skip
-        if alloc_at.size:
-            q[alloc_at] = normal_cdf(alloc_z)
-        if at.size:  # the release phase exactly as _q_values takes it
-            q[at] = _release_cdf(tab, chain, np.full(chain.size, float(start)))
-        return float(
-            _window_kernels().product(node_offsets, nodes, chain_offsets, q, self.global_p)
-        )
+        if x.size:  # numpy's log, as _release_cdf takes it (not libm's: other bits)
+            kernels.release_z(np.log(x), release, chain, tab.log_median, tab.shape, z)
+        phi = normal_cdf(z)
+        return float(kernels.product(node_offsets, nodes, chain_offsets, q, at, phi, self.global_p))
 
 
 def _window_kernels() -> ModuleType:

@@ -18,7 +18,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["gather", "product"]
+__all__ = ["gather", "product", "release_z"]
 
 
 @numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
@@ -43,7 +43,7 @@ def gather(
     A chain's ``q = 1 - sup P_o`` over ``[start, start + d)`` is 1 before its start or after
     its end, 0 on its execution; the allocation phase needs ``Phi(z)`` with ``z`` computed
     here (``(alloc_time - u) / alloc_sd``, with the step limit where ``sd = 0``); the release
-    phase needs ``log(start - end)`` first, so only its chains are returned.
+    phase needs ``log(start - end)`` first (taken by numpy, then :func:`release_z`).
 
     Parameters
     ----------
@@ -65,10 +65,11 @@ def gather(
     Returns
     -------
     tuple
-        ``(lengths (g,), node_offsets (g + 1,), nodes (n,), chain_offsets (g + 1,), q (e,),
-        alloc_at (a,), alloc_z (a,), release_at (r,), release_chain (r,))``: the groups'
-        nodes and chains' entries (``q`` filled but at ``alloc_at`` and ``release_at``), the
-        allocation phase's ``z`` and the release phase's chains.
+        ``(node_offsets (g + 1,), nodes (n,), chain_offsets (g + 1,), q (e,), at (k,), z (k,),
+        release (r,), chain (r,), x (r,))``: the groups' nodes and chain entries; ``q`` is
+        final but at ``at``, where it is ``Phi(z)``; ``z`` is filled for the allocation
+        phase, and for the release phase (positions ``release`` of ``z``, their ``chain``)
+        it needs ``log(x)``, ``x = start - end`` (:func:`release_z`).
     """
     n = node.size
     by_length = np.argsort(length, kind="mergesort")  # stable: window order within a length
@@ -105,11 +106,12 @@ def gather(
         e = kept
         chain_offsets[g + 1] = e
     q = np.empty(e)
-    alloc_at = np.empty(e, dtype=np.int64)
-    alloc_z = np.empty(e)
-    release_at = np.empty(e, dtype=np.int64)
-    release_chain = np.empty(e, dtype=np.int64)
-    a = 0
+    at = np.empty(e, dtype=np.int64)  # the entries whose q is Phi(z)
+    z = np.empty(e)
+    release = np.empty(e, dtype=np.int64)  # of those, the release phase's: z needs a log
+    chain_r = np.empty(e, dtype=np.int64)
+    x = np.empty(e)
+    k = 0
     r = 0
     for g in range(groups):
         u = start + lengths[g]
@@ -119,30 +121,54 @@ def gather(
             after = start >= chain_end[c]
             q[j] = 1.0 if (before or after) else 0.0
             if before and has_alloc[c]:
-                d = alloc_time[c] - u
-                sd = alloc_sd[c]
-                if sd == 0.0:
-                    z = 0.0 if d == 0.0 else math.copysign(math.inf, d)
-                else:
-                    z = d / sd
-                alloc_at[a] = j
-                alloc_z[a] = z
-                a += 1
+                at[k] = j
+                z[k] = _ratio(alloc_time[c] - u, alloc_sd[c])
+                k += 1
             elif after and has_release[c]:
-                release_at[r] = j
-                release_chain[r] = c
+                at[k] = j
+                release[r] = k
+                chain_r[r] = c
+                x[r] = start - chain_end[c]
+                k += 1
                 r += 1
     return (
-        lengths[:groups],
         node_offsets[: groups + 1],
         nodes,
         chain_offsets,
         q,
-        alloc_at[:a],
-        alloc_z[:a],
-        release_at[:r],
-        release_chain[:r],
+        at[:k],
+        z[:k],
+        release[:r],
+        chain_r[:r],
+        x[:r],
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _ratio(d: float, sd: float) -> float:
+    """``d / sd`` with the step limit where ``sd = 0`` (``chain_maths._ratio``, one value)."""
+    if sd == 0.0:
+        return 0.0 if d == 0.0 else math.copysign(math.inf, d)
+    return d / sd
+
+
+@numba.njit(cache=True, nogil=True)
+def release_z(
+    log_x: np.ndarray,
+    release: np.ndarray,
+    chain: np.ndarray,
+    log_median: np.ndarray,
+    shape: np.ndarray,
+    z: np.ndarray,
+) -> None:
+    """Write the release phase's ``z = (log(t - end) - log(median)) / s`` into ``z``.
+
+    ``log_x`` (r,): ``np.log`` of :func:`gather`'s ``x``; ``release`` and ``chain`` (r,) its
+    positions in ``z`` and chains; ``log_median`` and ``shape`` (C,): the chain table's.
+    """
+    for i in range(release.size):
+        c = chain[i]
+        z[release[i]] = _ratio(log_x[i] - log_median[c], shape[c])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -151,13 +177,18 @@ def product(
     nodes: np.ndarray,
     chain_offsets: np.ndarray,
     q: np.ndarray,
+    at: np.ndarray,
+    phi: np.ndarray,
     global_p: np.ndarray,
 ) -> float:
     """``P_a^w``: per group ``prod(1 - global_p) * prod(q)``, the groups multiplied in order.
 
-    Each product is taken left to right, as ``np.prod`` takes it, so the value is the plain
-    path's bit for bit. Shapes as :func:`gather` returns them; ``global_p`` (m,).
+    ``q`` takes ``phi`` (``Phi(z)`` of :func:`gather`'s ``z``) at ``at`` first. Each product
+    is taken left to right, as ``np.prod`` takes it, so the value is the plain path's bit for
+    bit. Shapes as :func:`gather` returns them; ``global_p`` (m,).
     """
+    for i in range(at.size):
+        q[at[i]] = phi[i]
     predicted = 1.0
     for g in range(node_offsets.size - 1):
         free = 1.0
