@@ -230,9 +230,10 @@ class RequestClasses:
         soon = (self.n[classes] > 1) & (reach < now + self.interval / 64)
         if soon.any():
             f = tail_starts(slots, now + self.interval, self.performance.size)
+            by_f = np.argsort(f, kind="stable")
             for i in np.flatnonzero(soon).tolist():
                 c = int(classes[i])
-                end = self._concurrent_end(c, pays[i], slots, f, now)
+                end = self._concurrent_end(c, pays[i], slots, f, now, by_f)
                 reach[i] = max(reach[i], end - self.own[c] * (1 + _RTOL))
         self.wake[classes] = reach
 
@@ -262,17 +263,25 @@ class RequestClasses:
         nodes = np.arange(self.performance.size)
         pays = self._pays(classes[multi], budget[multi], nodes)
         f = tail_starts(slots, now + self.interval, self.performance.size)
+        by_f = np.argsort(f, kind="stable")
         keep = np.ones(classes.size, dtype=bool)
         for i, k in enumerate(np.flatnonzero(multi).tolist()):
             c = int(classes[k])
-            wake = self._concurrent_end(c, pays[i], slots, f, now) - self.own[c] * (1 + _RTOL)
+            end = self._concurrent_end(c, pays[i], slots, f, now, by_f)
+            wake = end - self.own[c] * (1 + _RTOL)
             if wake > now:
                 self.wake[c] = max(self.wake[c], wake)
                 keep[k] = False
         return classes[keep]
 
     def _concurrent_end(
-        self, c: int, pays: np.ndarray, slots: SlotList, f: np.ndarray, now: float
+        self,
+        c: int,
+        pays: np.ndarray,
+        slots: SlotList,
+        f: np.ndarray,
+        now: float,
+        by_f: np.ndarray | None = None,
     ) -> float:
         """A lower bound on the end of any later window of class ``c`` (``n > 1``).
 
@@ -285,12 +294,16 @@ class RequestClasses:
         earlier than ``t`` plus the ``r``-th smallest ``T_j`` among them. The least over
         every ``t`` where ``k`` or the set of such nodes changes is the bound. Nodes are taken
         in up to 16 speed groups (each at its fastest), which only lowers the bound.
+        ``by_f``: the node ids in increasing ``f``, shared by the classes of one cycle
+        (sorted here when not given).
         """
         horizon = now + self.interval
         volume, n = self.volume[c], self.n[c]
         if not reference():  # the compiled form: the same bound, bit for bit
+            if by_f is None:
+                by_f = np.argsort(f, kind="stable")
             return _sleep_kernels().concurrent_end(
-                slots.start, slots.end, slots.node, slots.performance, pays, f,
+                slots.start, slots.end, slots.node, slots.performance, pays, f, by_f,
                 self._group_of, self._group_speed, float(volume), int(n), float(now),
                 float(horizon), _RTOL,
             )  # fmt: skip

@@ -27,8 +27,9 @@ _jit = numba.njit(cache=True, nogil=True)
 
 @_jit
 def concurrent_end(  # pragma: no cover - compiled
-    start, end, node, performance, pays, f, group_of, group_speed, volume, n, now, horizon, rtol
-):
+    start, end, node, performance, pays, f, by_f, group_of, group_speed, volume, n, now,
+    horizon, rtol
+):  # fmt: skip
     """The least ``t_g + V / s_g`` of ``RequestClasses._concurrent_end``, bit for bit.
 
     Parameters
@@ -39,6 +40,9 @@ def concurrent_end(  # pragma: no cover - compiled
         The nodes the class can pay a task on.
     f : float array, shape (N,)
         Per node, where its free slot ending at ``horizon`` begins (``horizon`` if none).
+    by_f : int array, shape (N,)
+        The node ids in increasing ``f`` (any order among equal ones): sorted once for all
+        the classes bounded at one cycle.
     group_of : int array, shape (N,)
         Each node's speed group (0 the fastest).
     group_speed : float array, shape (G,)
@@ -75,11 +79,9 @@ def concurrent_end(  # pragma: no cover - compiled
             k += 1
     first = np.sort(first[:k])
     last = np.sort(last[:k])
-    tail = np.flatnonzero(pays)
-    tail_f = f[tail]
-    order = np.argsort(tail_f, kind="mergesort")
+    tail, tail_f, at = _tail_points(first, pays, f, by_f, now)
+    r = tail.size
     groups = group_speed.size
-    at = np.sort(np.concatenate((np.array([now]), first, tail_f)))
     count = np.zeros(groups, dtype=np.int64)  # tail nodes with f <= t, per group
     t_g = np.full(groups, np.inf)
     found = 0
@@ -92,8 +94,8 @@ def concurrent_end(  # pragma: no cover - compiled
             a += 1
         while b < k and last[b] < t:
             b += 1
-        while c < order.size and tail_f[order[c]] <= t:
-            count[group_of[tail[order[c]]]] += 1
+        while c < r and tail_f[c] <= t:
+            count[group_of[tail[c]]] += 1
             c += 1
         have = a - b
         for g in range(groups):
@@ -107,3 +109,34 @@ def concurrent_end(  # pragma: no cover - compiled
     for g in range(groups):
         best = min(best, t_g[g] + volume / group_speed[g])
     return best
+
+
+@_jit
+def _tail_points(first, pays, f, by_f, now):  # pragma: no cover - compiled
+    """The paid-for nodes by ``f`` (ids, their ``f``) and the sweep's points, in order.
+
+    The points are ``now``, the fixed slots' starts ``first`` (sorted) and the tail's
+    ``f``, merged: the multiset ``np.sort`` of their concatenation gives.
+    """
+    tail = np.empty(by_f.size, dtype=np.int64)
+    tail_f = np.empty(by_f.size)
+    r = 0
+    for j in by_f:
+        if pays[j]:
+            tail[r] = j
+            tail_f[r] = f[j]
+            r += 1
+    k = first.size
+    at = np.empty(1 + k + r)
+    at[0] = now
+    i = j = 0
+    while i < k or j < r:
+        if j >= r or (i < k and first[i] <= tail_f[j]):
+            at[1 + i + j] = first[i]
+            i += 1
+        else:
+            at[1 + i + j] = tail_f[j]
+            j += 1
+    if k + r and at[1] < now:  # not expected (slots lie in [now, H)): keep the order
+        at = np.sort(at)
+    return tail[:r], tail_f[:r], at
