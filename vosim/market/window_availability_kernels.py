@@ -70,6 +70,14 @@ def gather(
         final but at ``at``, where it is ``Phi(z)``; ``z`` is filled for the allocation
         phase, and for the release phase (positions ``release`` of ``z``, their ``chain``)
         it needs ``log(x)``, ``x = start - end`` (:func:`release_z`).
+
+    Raises nothing: compiled, it takes the arrays ``UtilizationSchedule`` holds; a node
+    outside the schedule reads out of bounds.
+
+    References
+    ----------
+    ICCS 2023 §2.1 (a chain's occupation ``P_o``: allocation, execution, release) and §2.2,
+    eq. (2)-(3) (a window's ``P_a^w``: each chain once per task length).
     """
     n = node.size
     by_length = np.argsort(length, kind="mergesort")  # stable: window order within a length
@@ -165,6 +173,7 @@ def release_z(
 
     ``log_x`` (r,): ``np.log`` of :func:`gather`'s ``x``; ``release`` and ``chain`` (r,) its
     positions in ``z`` and chains; ``log_median`` and ``shape`` (C,): the chain table's.
+    Raises nothing. Source: ICCS 2023 §2.1 (the lognormal release phase).
     """
     for i in range(release.size):
         c = chain[i]
@@ -185,7 +194,8 @@ def product(
 
     ``q`` takes ``phi`` (``Phi(z)`` of :func:`gather`'s ``z``) at ``at`` first. Each product
     is taken left to right, as ``np.prod`` takes it, so the value is the plain path's bit for
-    bit. Shapes as :func:`gather` returns them; ``global_p`` (m,).
+    bit. Shapes as :func:`gather` returns them; ``global_p`` (m,). Raises nothing.
+    Source: ICCS 2023 eq. (2)-(3) (global events times the chains' ``1 - max P_o``).
     """
     for i in range(at.size):
         q[at[i]] = phi[i]
