@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vosim.core.code_path import kernels, reference
+from vosim.core.windows import distinct
 from vosim.errors import ParameterError
 from vosim.market.chain_maths import (
     _CHAIN_FIELDS,
@@ -585,7 +586,7 @@ class UtilizationSchedule:
         """
         if reference():
             predicted = 1.0
-            for d in np.unique(length).tolist():  # ascending
+            for d in distinct(length).tolist():  # ascending
                 predicted *= self.window_availability(node[length == d], start, d)
             return predicted
         order, offsets = self._pairs_by_resource
