@@ -80,6 +80,35 @@ def test_profile_matches_brute_force(capacity, ops, releases, query):
     assert profile.free_over(lo, hi) == min(brute_free(capacity, held, t) for t in range(lo, hi))
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    capacity=st.integers(1, 8),
+    ops=st.lists(interval, max_size=20),
+    window=st.tuples(st.integers(0, HORIZON), st.integers(0, HORIZON), st.booleans()),
+)
+def test_levels_hold_every_fit(capacity, ops, window):
+    """k tasks of length d fit at s exactly when the rows covering [s, s + d) hold k."""
+    profile, held = FreeProfile(capacity), []
+    for count, a, length, forever in ops:
+        b = math.inf if forever else min(a + length, HORIZON - 1)
+        if all(brute_free(capacity, held, t) >= count for t in range(a, min(b, 2 * HORIZON))):
+            profile.hold(count, a, b)
+            held.append((count, a, b))
+    lo, width, open_ended = window
+    hi = math.inf if open_ended else lo + width
+    start, end, count = profile.levels(lo, hi)
+    assert (start < end).all() and (count >= 1).all()
+    spans = list(zip(start.tolist(), end.tolist(), strict=True))
+    assert len(set(spans)) == start.size  # each span once
+    assert spans == sorted(spans)
+    assert (start >= lo).all() and (end <= hi).all()
+    last = int(min(hi, 2 * HORIZON))
+    for s in range(lo, last):
+        for d in range(1, last - s + 1):
+            covering = int(count[(start <= s) & (end >= s + d)].sum())
+            assert covering == profile.free_over(s, s + d)
+
+
 def test_forget_keeps_the_future():
     p = FreeProfile(3)
     p.hold(2, 5.0, 10.0)

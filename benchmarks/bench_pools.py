@@ -1,0 +1,116 @@
+"""What a pool's free count would save: the rows a window search reads, per pass, both ways.
+
+A *pool* is the processors that share owner, performance and price: interchangeable, so a
+search needs only how many of them are free over time (a
+:class:`~vosim.market.profile.FreeProfile`), not which. This script runs the model and, at
+every ``--every``-th scheduling pass, takes the slot list the policies read (one row per
+processor and free span) and counts:
+
+- ``rows``: its rows, what every search, cut and compression pass reads today;
+- ``alike``: its distinct ``(pool, start, end)``, the rows if equal spans of a pool were
+  counted once (processors still bound as today);
+- ``levels``: the rows of each pool's level decomposition
+  (:meth:`FreeProfile.levels <vosim.market.profile.FreeProfile.levels>`) of the same free
+  count, the rows of a count-based slot list;
+- ``joined``: the share of ``rows`` that the levels' spans (their counts added up) no longer
+  need: free time the per-processor binding splits between two processors and a pool joins
+  into one span (0: the binding loses nothing; the free processor-time is the same).
+
+It prints the means over the sampled passes and the ratios. It times nothing: the share of
+a run's time that reads rows is a profile's (``benchmarks/README.md``).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_pools.py --jobs 5000
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_pools.py --trace LCG-2005-1 \\
+        --owners trace --jobs 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from vosim.market.profile import FreeProfile
+from vosim.model import VOModel
+
+
+def pass_rows(slots, pool: np.ndarray, capacity: np.ndarray, now: float, until: float) -> dict:
+    """The four counts of one pass's slot list (``pool``: each resource's pool id)."""
+    rows = len(slots)
+    of = pool[slots.node]
+    alike = len(set(zip(of.tolist(), slots.start.tolist(), slots.end.tolist(), strict=True)))
+    levels = expanded = 0
+    for p in np.unique(of).tolist():
+        mine = of == p
+        k = int(np.count_nonzero(mine))
+        # free count: capacity - (busy) = +1 over each free span, from all busy at now
+        profile = FreeProfile.of_changes(
+            int(capacity[p]),
+            now,
+            np.concatenate([[now], slots.start[mine], slots.end[mine]]),
+            np.concatenate([[-int(capacity[p])], np.ones(k, int), -np.ones(k, int)]),
+        )
+        _, _, count = profile.levels(now, until)
+        levels += count.size
+        expanded += int(count.sum())
+    return {"rows": rows, "alike": alike, "levels": levels, "expanded": expanded}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the model with the options given and print the pass means."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trace", default="UniLu-Gaia-2014-2")
+    parser.add_argument("--jobs", type=int, default=5000)
+    parser.add_argument("--owners", default=None, help="'trace' for a multi-site trace's sites")
+    parser.add_argument("--every", type=int, default=20, help="sample one pass in this many")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    extra = {} if args.owners is None else {"owners": args.owners}
+    model = VOModel(trace=args.trace, jobs=args.jobs, rng=args.seed, **extra)
+    # pools: resources of one owner, performance and price (prices as drawn; demand pricing
+    # would split them further, so this is the most a pool can merge)
+    key = np.stack(
+        [
+            [o.owner_id for o in model.owner_of_node],
+            model.node_performance,
+            model.node_price,
+        ],
+        axis=1,
+    )
+    _, pool = np.unique(key, axis=0, return_inverse=True)
+    pool = pool.ravel()
+    capacity = np.bincount(pool)
+    offers = model.metascheduler.offers
+    plain = offers.slot_list
+    seen: list[dict] = []
+    calls = [0]
+
+    def sampled(now, until, nodes=None):
+        slots = plain(now, until, nodes)
+        calls[0] += 1
+        if nodes is None and calls[0] % args.every == 0:
+            seen.append(pass_rows(slots, pool, capacity, now, until))
+        return slots
+
+    offers.slot_list = sampled
+    model.run()
+    if not seen:
+        raise SystemExit("no pass sampled: lower --every")
+    mean = {k: float(np.mean([s[k] for s in seen])) for k in seen[0]}
+    print(
+        f"{args.trace}, {args.jobs} jobs{', owners ' + args.owners if args.owners else ''}: "
+        f"{model.node_count} resources in {capacity.size} pools; {len(seen)} passes sampled"
+    )
+    joined = 1 - mean["expanded"] / mean["rows"]
+    print(
+        f"rows {mean['rows']:,.0f}, alike {mean['alike']:,.0f} "
+        f"({mean['rows'] / mean['alike']:.1f}x fewer), levels {mean['levels']:,.0f} "
+        f"({mean['rows'] / mean['levels']:.1f}x fewer); joined {joined:.2%}"
+    )
+
+
+if __name__ == "__main__":
+    main()
