@@ -18,12 +18,19 @@ from vosim.runs.cli import main
 
 GAIA, NASA, LCG = "UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1"
 
+#: Every user criterion's search, the cost users' a fallback chain (counted per search).
+CHAIN = {"finish": "min_finish", "runtime": "min_runtime", "cost": "min_cost>amp"}
+
 CASES = [
     *[(GAIA, 300, {"policy": p}) for p in ("availability", "conservative", "easy", "fcfs")],
     *[(GAIA, 300, {"policy": p}) for p in ("knapsack", "knapsack+easy")],
     *[(GAIA, 1500, {"policy": p, "machine": True}) for p in ("easy", "fcfs", "conservative")],
     *[(GAIA, 400, {"local_priority": p}) for p in ("queue", "preempt")],
     (LCG, 600, {}),
+    # the VO-policy study's scheme: three alternatives, so every waiting job each cycle (a
+    # burst of identical jobs in the first 600: half the searches are a repeated failure)
+    (GAIA, 600, {"max_alternatives": 3, "offered_load": 0.6, "vo_objective": "runtime"}),
+    (GAIA, 300, {"max_alternatives": 3, "budget_period": 86400.0, "criterion_allocators": CHAIN}),
     (NASA, 300, {"patience": 2 * 86400.0}),
     # windows that can fail: the request classes sleep only after failures P_a cannot undo
     (GAIA, 300, {"availability": True}),

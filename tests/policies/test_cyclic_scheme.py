@@ -15,7 +15,7 @@ from vosim.core.slots import Slot, SlotList
 from vosim.errors import ParameterError
 from vosim.model import VOModel
 from vosim.policies.base import CycleState, QueuedJob
-from vosim.policies.cyclic_scheme import CyclicScheme
+from vosim.policies.cyclic_scheme import CyclicScheme, _searched
 
 
 def _scheme(look_ahead: float, performance=(2.0, 4.0)) -> CyclicScheme:
@@ -174,3 +174,49 @@ def test_under_uncertainty_only_a_failure_on_p_a_keeps_its_class_awake(slots, gl
             CycleState(0.0, 10_000.0, slots, (), (), arrived=(job,))
         )
         assert len(plain.reserve) == 1
+
+
+def _burst_decisions(monkeypatch, reference: str, chain: str, plain=_searched):
+    """One cycle of four identical jobs and another, with three alternatives each.
+
+    Each node has a slot long enough for a task, but never both at once: every job passes
+    the screen and its search fails, on a slot list that never changes.
+    """
+    from vosim.allocators.vo_choice import VOPolicy
+    from vosim.core.code_path import REFERENCE_ENV
+    from vosim.policies import cyclic_scheme
+
+    monkeypatch.setenv(REFERENCE_ENV, reference)
+    searches = []
+
+    def counted(slots, request, search):
+        searches.append(request.n)
+        return plain(slots, request, search)
+
+    monkeypatch.setattr(cyclic_scheme, "_searched", counted)
+    scheme = CyclicScheme(
+        jobs=5,
+        price=np.ones(2),
+        performance=np.full(2, 2.0),
+        scheduling_interval=1_000.0,
+        vo_policy=VOPolicy(max_alternatives=3),
+        criterion_allocators={"finish": chain},
+    )
+    slots = SlotList([Slot(0, 0.0, 300.0, 1.0, 2.0), Slot(1, 300.0, 700.0, 1.0, 2.0)])
+    burst = [QueuedJob(j, n=2, volume=400.0, budget=1e9, criterion="finish") for j in range(4)]
+    other = QueuedJob(index=4, n=2, volume=300.0, budget=1e9, criterion="finish")
+    state = CycleState(0.0, 1_000.0, slots, (), (), arrived=(*burst, other))
+    decisions = scheme.decide(state)
+    codes = [scheme.last_code(j) for j in range(5)]
+    return decisions, searches, codes, scheme.fallbacks.to_dict()
+
+
+@pytest.mark.parametrize("chain", ["min_finish", "min_cost>amp"])
+def test_a_burst_of_identical_jobs_is_searched_once_per_slot_list(monkeypatch, chain):
+    fast, searches, codes, counted = _burst_decisions(monkeypatch, "0", chain)
+    plain, every, plain_codes, plain_counted = _burst_decisions(monkeypatch, "1", chain)
+    assert fast.reserve == plain.reserve == [] and codes == plain_codes  # the same cycle
+    assert counted == plain_counted  # a chain counts each job's failure, searched or not
+    assert codes[0][1] and codes[0] == codes[3]  # each job records the search's failure
+    assert len(every) == 5  # the plain path searches every job
+    assert len(searches) == 2  # the burst's first job, and the other request

@@ -220,6 +220,9 @@ class CyclicScheme(Policy):
         self._balance: np.ndarray | None = None
         #: Classes whose search this cycle failed on ``P_a``: searched again next cycle.
         self._awake: set[int] = set()
+        #: This cycle's failed search per request class: the slot list it ran on, the request
+        #: and the result (:meth:`_noting` gives it again on the same list).
+        self._failed: dict[int, tuple[SlotList, ResourceRequest, Allocation]] = {}
 
     # -- one cycle ---------------------------------------------------------------------------
     def decide(self, state: CycleState) -> Decisions:
@@ -232,6 +235,7 @@ class CyclicScheme(Policy):
         """
         self._cycles += 1
         self._awake.clear()
+        self._failed.clear()
         self._arrive(state.arrived)
         if state.left.size:  # withdrawn by their users
             index = self._waiting()
@@ -510,9 +514,24 @@ class CyclicScheme(Policy):
         slots: SlotList,
         request: ResourceRequest,
     ) -> Allocation:
-        """``search`` for job ``job``, noting :meth:`_earliest` at its first window found."""
-        result = _searched(slots, request, search)
+        """``search`` for job ``job``, noting :meth:`_earliest` at its first window found.
+
+        A job whose request class already failed this cycle on this very slot list (no window
+        was cut out since) gets that failure again without a search: the same request and
+        search on the same slots give the same result (a fallback chain's is counted again,
+        as its search would count it). A burst of identical jobs then costs one search per
+        cut, not one per job. ``VOSIM_REFERENCE=1`` searches every job.
+        """
+        c = int(self.classes.of[job])
+        seen = self._failed.get(c)
+        if seen is not None and seen[0] is slots and seen[1] == request and not reference():
+            result = seen[2]
+            if ">" in self.criterion_allocators[self._criterion[job]]:
+                self.fallbacks.record(result)
+        else:
+            result = _searched(slots, request, search)
         if result.window is None:
+            self._failed[c] = (slots, request, result)
             self._note_failure(job, result, state)
         elif job not in earliest:
             earliest[job] = self._earliest(job, slots, request, state, result.window)
