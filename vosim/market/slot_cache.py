@@ -119,55 +119,25 @@ class SlotListCache:
     def _update(self, changed: list[NodeSchedule], now: float):
         """The kept spans with those of the changed schedules' dirty nodes recomputed.
 
-        A cycle dirties a few nodes (a reservation, a release), so their free spans are
-        rebuilt from their busy intervals in plain Python and merged into the kept rows
+        The dirty nodes' free spans are rebuilt from their busy intervals
+        (:func:`~vosim.market.slots.free_slots`, vectorised) and merged into the kept rows
         (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
         """
         mark = np.zeros(self.performance.size, dtype=bool)
-        busy: list[tuple[int, float, float]] = []
-        dirty: set[int] = set()
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for s in changed:
             node, a, b, _ = s.intervals()
             mark[list(s.dirty)] = True
-            dirty |= s.dirty
             s.dirty.clear()
             hit = mark[node] & (b > now) & (a < self._upto)
-            busy += zip(node[hit].tolist(), a[hit].tolist(), b[hit].tolist(), strict=True)
-        busy.sort()
-        spans = _gaps(busy, sorted(dirty), float(now), self._upto)
-        spans.sort()
+            parts.append((node[hit], a[hit], b[hit]))
+        dirty = np.flatnonzero(mark)
+        busy = [np.concatenate([p[k] for p in parts]) for k in range(3)]
+        unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
+        extra = free_slots(dirty, unpriced, self.performance, *busy, now, self._upto)
         node, start, end = self._spans
         keep = ~mark[node]
         cols = [node[keep], start[keep], end[keep]]
-        if not spans:
+        if not len(extra):
             return tuple(cols)
-        s_start, s_node, s_end = zip(*spans, strict=True)
-        extra = [
-            np.array(s_node, dtype=np.int64),
-            np.array(s_start, dtype=float),
-            np.array(s_end, dtype=float),
-        ]
-        return tuple(merge_rows(cols, extra))
-
-
-def _gaps(
-    busy: list[tuple[int, float, float]], nodes: list[int], now: float, upto: float
-) -> list[tuple[float, int, float]]:
-    """Maximal free spans ``(start, node, end)`` of ``nodes`` inside ``[now, upto)``.
-
-    ``busy``: the nodes' busy intervals ``(node, a, b)`` sorted, disjoint on each node, each
-    overlapping ``[now, upto)``. The same spans as :func:`~vosim.market.slots.free_slots`.
-    """
-    spans = []
-    i, r = 0, len(busy)
-    for k in nodes:
-        cursor = now
-        while i < r and busy[i][0] == k:
-            _, a, b = busy[i]
-            if a > cursor:
-                spans.append((cursor, k, a))
-            cursor = max(cursor, b)
-            i += 1
-        if cursor < upto:
-            spans.append((cursor, k, upto))
-    return spans
+        return tuple(merge_rows(cols, [extra.node, extra.start, extra.end]))
