@@ -243,24 +243,16 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
 
 
 @_jit
-def _own_runs(rows, j, a, b, price, perf):  # pragma: no cover - compiled
+def _own_runs(rows, j, a, b, price, perf, ra, rb, rp, rf):  # pragma: no cover - compiled
     """``windows.release`` on one node: its live rows with the span ``[a, b)`` put back.
 
     The rows of a node are disjoint and do not touch, and the span lies in their busy time,
-    so it joins only a row ending at ``a`` and one starting at ``b``. Returns the rows after
-    (``start, end, price, perf``, by start), the joined one taking the price and performance
-    of its first part, as ``release`` takes them.
+    so it joins only a row ending at ``a`` and one starting at ``b``. Writes the rows after
+    (``start, end, price, perf``) to ``ra, rb, rp, rf`` (room for the node's live rows plus
+    one): the other rows in list order, then the joined one, which takes the price and
+    performance of its first part, as ``release`` takes them. Returns how many.
     """
     start, end, rprice, rperf, alive, head, nxt = rows[1:8]
-    m = 0
-    r = head[j]
-    while r >= 0:
-        m += alive[r]
-        r = nxt[r]
-    ra = np.empty(m + 1)
-    rb = np.empty(m + 1)
-    rp = np.empty(m + 1)
-    rf = np.empty(m + 1)
     first, last, lp, lf = a, b, price, perf
     c = 0
     r = head[j]
@@ -275,9 +267,7 @@ def _own_runs(rows, j, a, b, price, perf):  # pragma: no cover - compiled
                 c += 1
         r = nxt[r]
     ra[c], rb[c], rp[c], rf[c] = first, last, lp, lf
-    c += 1
-    o = np.argsort(ra[:c], kind="mergesort")
-    return ra[:c][o], rb[:c][o], rp[:c][o], rf[:c][o]
+    return c + 1
 
 
 @_jit
@@ -416,17 +406,19 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
                     f += 1
     for s in range(s0, s1):
         j = snode[s]
+        # the node's runs written where its entries go, then kept in place if usable
         if by_rows and not joined[j]:  # not among the slots searched: the span alone
-            ra = np.array([sstart[s]])
-            rb = np.array([send[s]])
-            rp = np.array([sprice[s]])
-            rf = np.array([sperf[s]])
+            est[f], een[f], epr[f], epf[f] = sstart[s], send[s], sprice[s], sperf[s]
+            runs = 1
         else:
-            ra, rb, rp, rf = _own_runs(rows, j, sstart[s], send[s], sprice[s], sperf[s])
-        for c in range(ra.size):
-            task = v / rf[c]
-            if ra[c] < before and task <= slow and rp[c] * task <= bound:
-                enode[f], est[f], een[f], epr[f], epf[f] = j, ra[c], rb[c], rp[c], rf[c]
+            runs = _own_runs(
+                rows, j, sstart[s], send[s], sprice[s], sperf[s],
+                est[f:], een[f:], epr[f:], epf[f:],
+            )  # fmt: skip
+        for c in range(f, f + runs):
+            task = v / epf[c]
+            if est[c] < before and task <= slow and epr[c] * task <= bound:
+                enode[f], est[f], een[f], epr[f], epf[f] = j, est[c], een[c], epr[c], epf[c]
                 ecount[f], emine[f] = 1, joined[j]
                 f += 1
     if ecount[:f].sum() < k:
@@ -597,9 +589,10 @@ def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
             r = nxt[r]
     if top[0] + need > node.size or gtop[0] + need > gcount.size:
         return 2
+    ra, rb, rp, rf = np.empty(need), np.empty(need), np.empty(need), np.empty(need)
     for s in range(soff[i], soff[i + 1]):
         j = snode[s]
-        ra, rb, rp, rf = _own_runs(rows, j, sstart[s], send[s], sprice[s], sperf[s])
+        runs = _own_runs(rows, j, sstart[s], send[s], sprice[s], sperf[s], ra, rb, rp, rf)
         r = head[j]
         while r >= 0:
             if alive[r]:
@@ -607,7 +600,7 @@ def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
                 gcount[gid[r]] -= 1
             r = nxt[r]
         head[j] = -1
-        for c in range(ra.size):
+        for c in range(runs):
             _add_row(rows, j, ra[c], rb[c], rp[c], rf[c])
         if not joined[j]:
             joined[j] = True
