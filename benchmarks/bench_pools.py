@@ -38,7 +38,28 @@ from vosim.model import VOModel
 
 
 def pass_rows(slots, pool: np.ndarray, capacity: np.ndarray, now: float, until: float) -> dict:
-    """The four counts of one pass's slot list (``pool``: each resource's pool id)."""
+    """The counts of one pass's slot list, per processor and as its pools' free counts.
+
+    Parameters
+    ----------
+    slots : SlotList
+        The pass's slot list over ``[now, until)`` (model time units), ``m`` rows.
+    pool : numpy.ndarray of int, shape (resources,)
+        Each resource's pool id.
+    capacity : numpy.ndarray of int, shape (pools,)
+        Resources per pool.
+    now, until : float
+        The pass's interval, model time units.
+
+    Returns
+    -------
+    dict
+        ``rows`` (``m``), ``alike`` (distinct ``(pool, start, end)``), ``levels`` (rows of
+        the pools' level decompositions) and ``expanded`` (their counts added up).
+
+    Raises nothing for a slot list the model built. Source: AEP §2.1 (the slot list);
+    the pools and their levels are vosim's (:meth:`FreeProfile.levels`).
+    """
     rows = len(slots)
     of = pool[slots.node]
     alike = len(set(zip(of.tolist(), slots.start.tolist(), slots.end.tolist(), strict=True)))
@@ -59,13 +80,23 @@ def pass_rows(slots, pool: np.ndarray, capacity: np.ndarray, now: float, until: 
     return {"rows": rows, "alike": alike, "levels": levels, "expanded": expanded}
 
 
+def _positive(text: str) -> int:
+    """``--every``'s value: an integer >= 1 (argparse reports anything else)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the model with the options given and print the pass means."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", default="UniLu-Gaia-2014-2")
     parser.add_argument("--jobs", type=int, default=5000)
     parser.add_argument("--owners", default=None, help="'trace' for a multi-site trace's sites")
-    parser.add_argument("--every", type=int, default=20, help="sample one pass in this many")
+    parser.add_argument(
+        "--every", type=_positive, default=20, help="sample one pass in this many (>= 1)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     extra = {} if args.owners is None else {"owners": args.owners}

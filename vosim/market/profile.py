@@ -222,14 +222,11 @@ class FreeProfile:
         >>> [tuple(map(float, r)) for r in zip(*p.levels(0.0, 30.0))]
         [(0.0, 10.0, 2.0), (0.0, 30.0, 1.0), (20.0, 30.0, 2.0)]
         """
-        if not a < b:
-            self._index(a)  # a before the start is an error even for an empty interval
-            return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
         out: list[tuple[float, float, int]] = []
         stack: list[list] = []  # open spans [start, lowest level, highest level], levels rising
-        i = self._index(a)
+        i = self._index(a)  # a before the start is an error even for an empty interval
         times, free = self.times, self.free
-        k = len(times)
+        k = len(times) if a < b else i  # an empty interval: no step, no row
         while i < k and times[i] < b:
             t, c = max(times[i], a), free[i]
             top = stack[-1][2] if stack else 0
@@ -245,8 +242,7 @@ class FreeProfile:
             if c > top:
                 stack.append([t, top + 1, c])
             i += 1
-        for start, lo, hi in stack:
-            out.append((start, b, hi - lo + 1))
+        out += [(start, b, hi - lo + 1) for start, lo, hi in stack]
         out.sort()
         if not out:  # no processor free anywhere in [a, b)
             return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
