@@ -67,5 +67,5 @@ def test_views_carry_the_budget_a_policy_may_spend():
     queue.take_arrivals()
     (view,) = queue.jobs()
     assert (view.index, view.n, view.volume, view.budget) == (1, job.n, job.volume, job.budget)
-    assert view.user == -1  # no per-period accounts
+    assert view.account == -1  # no per-period accounts
     assert queue.reserved(running=[], ahead=False) == []

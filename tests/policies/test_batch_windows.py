@@ -12,10 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators.base import Window
-from vosim.core import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.core.windows import Spans
-from vosim.policies.base import QueuedJob
 from vosim.policies.batch_windows import (
     IdenticalSlots,
     candidate_starts,
@@ -95,7 +94,7 @@ def test_count_form_windows_keep_no_view_of_the_pass():
     own their data, not view the pass's processor arrays (a view kept each pass's free list
     alive: 740 MB instead of 450 MB on the whole of UniLu-Gaia)."""
     free = IdenticalSlots(0.0, 100.0, 1.0, 1.0, np.arange(64), (np.empty(0), np.empty(0)))
-    window = free.take_now(QueuedJob(0, 8, 10.0, math.inf))
+    window = free.take_now(ResourceRequest(index=0, n=8, volume=10.0, budget=math.inf))
     spans = window.slots
     assert isinstance(spans, Spans)
     for column in (spans.node, spans.start, spans.end, spans.price, spans.performance):
@@ -114,20 +113,20 @@ HAND = SlotList(
 
 
 def test_window_at_takes_the_cheapest_nodes_free_long_enough():
-    one = window_at(HAND, 0.0, QueuedJob(index=0, n=1, volume=40.0, budget=1e9))
+    one = window_at(HAND, 0.0, ResourceRequest(index=0, n=1, volume=40.0, budget=1e9))
     assert one.nodes == (0,) and (one.runtime, one.cost) == (40.0, 40.0)  # 40 < 3 x 20
-    two = window_at(HAND, 0.0, QueuedJob(index=0, n=2, volume=40.0, budget=1e9))
+    two = window_at(HAND, 0.0, ResourceRequest(index=0, n=2, volume=40.0, budget=1e9))
     assert sorted(two.nodes) == [0, 1]
     assert (two.runtime, two.cost) == (40.0, 40.0 + 60.0)  # the longest task; both costs
     assert [s.end for s in sorted(two.slots, key=lambda s: s.node)] == [40.0, 20.0]
     # volume 70 from 30: nodes 0 and 2 end at 100, node 1 (free to 60) would end at 65
-    assert window_at(HAND, 30.0, QueuedJob(index=0, n=3, volume=70.0, budget=1e9)) is None
-    assert window_at(HAND, 30.0, QueuedJob(index=0, n=3, volume=60.0, budget=1e9)) is not None
-    assert window_at(HAND, 0.0, QueuedJob(index=0, n=2, volume=40.0, budget=99.0)) is None
+    assert window_at(HAND, 30.0, ResourceRequest(index=0, n=3, volume=70.0, budget=1e9)) is None
+    assert window_at(HAND, 30.0, ResourceRequest(index=0, n=3, volume=60.0, budget=1e9)) is not None
+    assert window_at(HAND, 0.0, ResourceRequest(index=0, n=2, volume=40.0, budget=99.0)) is None
 
 
 def test_the_earliest_window_starts_where_enough_nodes_are_free():
-    job = QueuedJob(index=0, n=3, volume=40.0, budget=1e9)
+    job = ResourceRequest(index=0, n=3, volume=40.0, budget=1e9)
     assert candidate_starts(HAND, job, 0.0).tolist() == [30.0]
     assert earliest_window(HAND, job, 0.0).start == 30.0
     assert earliest_window(HAND, job, 0.0, before=30.0) is None
@@ -139,7 +138,7 @@ def test_the_earliest_window_starts_where_enough_nodes_are_free():
 
 def test_a_budget_skips_to_the_first_start_it_can_pay():
     # two tasks of 40: at 0 only nodes 0 and 1 (cost 100); from 30 nodes 0 and 2 (cost 80)
-    job = QueuedJob(index=0, n=2, volume=40.0, budget=80.0)
+    job = ResourceRequest(index=0, n=2, volume=40.0, budget=80.0)
     assert candidate_starts(HAND, job, 0.0).tolist() == [0.0, 30.0]
     window = earliest_window(HAND, job, 0.0)
     assert window.start == 30.0 and sorted(window.nodes) == [0, 2] and window.cost == 80.0

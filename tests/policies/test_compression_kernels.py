@@ -12,12 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vosim.core import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.core.code_path import REFERENCE_ENV
 from vosim.model import VOModel
 from vosim.policies import compression
 from vosim.policies import replan as replan_module
-from vosim.policies.base import QueuedJob
 from vosim.policies.batch_windows import earliest_window
 
 GAIA, LCG = "UniLu-Gaia-2014-2", "LCG-2005-1"
@@ -45,7 +44,7 @@ def _slots_and_job(draw):
     budget = draw(st.sampled_from([10.0, 30.0, 60.0, 100.0, 1e9]))
     not_before = draw(st.sampled_from([0.0, 5.0, 20.0]))
     before = draw(st.sampled_from([math.inf, 10.0, 30.0, 60.0]))
-    return slots, QueuedJob(index=0, n=n, volume=volume, budget=budget), not_before, before
+    return slots, ResourceRequest(index=0, n=n, volume=volume, budget=budget), not_before, before
 
 
 @settings(max_examples=300, deadline=None)

@@ -14,7 +14,7 @@ from vosim.allocators.base import ResourceRequest, allocate_window
 from vosim.core.slots import Slot, SlotList
 from vosim.errors import ParameterError
 from vosim.model import VOModel
-from vosim.policies.base import CycleState, QueuedJob
+from vosim.policies.base import CycleState
 from vosim.policies.cyclic_scheme import CyclicScheme, _searched
 
 
@@ -35,7 +35,7 @@ def test_a_cost_minded_job_takes_the_cheap_far_window_only_within_its_interval()
     # node 0 (slow, cheap) is free only from 500; node 1 (fast, dear) now. V = 200 at the
     # reference performance 2: T_j = 100, so L_j = look_ahead * 100.
     slots = SlotList([Slot(0, 500.0, 10_000.0, 1.0, 2.0), Slot(1, 0.0, 10_000.0, 5.0, 4.0)])
-    job = QueuedJob(index=0, n=1, volume=200.0, budget=1e9, criterion="cost")
+    job = ResourceRequest(index=0, n=1, volume=200.0, budget=1e9, criterion="cost")
 
     def decide(look_ahead):
         state = CycleState(0.0, 10_000.0, slots, (), (), arrived=(job,))
@@ -115,7 +115,7 @@ def test_the_earliest_affordable_start_is_noted_beside_the_window_chosen(criteri
         performance=np.array([2.0, 4.0]),
         scheduling_interval=10_000.0,
     )
-    job = QueuedJob(index=0, n=1, volume=200.0, budget=1e9, criterion=criterion)
+    job = ResourceRequest(index=0, n=1, volume=200.0, budget=1e9, criterion=criterion)
     decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
     ((_, window),) = decisions.reserve
     assert window.start == start
@@ -130,7 +130,7 @@ def test_an_unaffordable_earlier_window_is_queueing_not_choice():
         scheduling_interval=10_000.0,
     )
     # budget 150: node 1 (5 per unit for 50 units: 250) is out of reach, node 0 costs 100
-    job = QueuedJob(index=0, n=1, volume=200.0, budget=150.0, criterion="finish")
+    job = ResourceRequest(index=0, n=1, volume=200.0, budget=150.0, criterion="finish")
     decisions = scheme.decide(CycleState(0.0, 10_000.0, SLOTS, (), (), arrived=(job,)))
     ((_, window),) = decisions.reserve
     assert window.start == 500.0 and decisions.earliest == {0: 500.0}
@@ -161,7 +161,7 @@ def test_under_uncertainty_only_a_failure_on_p_a_keeps_its_class_awake(slots, gl
 
     scheme = _availability_scheme()
     assert scheme.fast  # classes, even though windows can fail
-    job = QueuedJob(index=0, n=2, volume=400.0, budget=1e9, criterion="availability")
+    job = ResourceRequest(index=0, n=2, volume=400.0, budget=1e9, criterion="availability")
     uncertain = UtilizationSchedule.from_chains(2, global_p=global_p)
     state = CycleState(0.0, 10_000.0, slots, (), (), arrived=(job,), availability=uncertain)
     assert scheme.decide(state).reserve == []
@@ -203,8 +203,11 @@ def _burst_decisions(monkeypatch, reference: str, chain: str, plain=_searched):
         criterion_allocators={"finish": chain},
     )
     slots = SlotList([Slot(0, 0.0, 300.0, 1.0, 2.0), Slot(1, 300.0, 700.0, 1.0, 2.0)])
-    burst = [QueuedJob(j, n=2, volume=400.0, budget=1e9, criterion="finish") for j in range(4)]
-    other = QueuedJob(index=4, n=2, volume=300.0, budget=1e9, criterion="finish")
+    burst = [
+        ResourceRequest(index=j, n=2, volume=400.0, budget=1e9, criterion="finish")
+        for j in range(4)
+    ]
+    other = ResourceRequest(index=4, n=2, volume=300.0, budget=1e9, criterion="finish")
     state = CycleState(0.0, 1_000.0, slots, (), (), arrived=(*burst, other))
     decisions = scheme.decide(state)
     codes = [scheme.last_code(j) for j in range(5)]

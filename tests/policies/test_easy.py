@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vosim.core import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.model import VOModel
 from vosim.policies import batch_windows as windows
-from vosim.policies.base import CycleState, QueuedJob
+from vosim.policies.base import CycleState
 from vosim.policies.batch_windows import IdenticalSlots
 from vosim.policies.easy import EASY
 from vosim.policies.fcfs import FCFS
@@ -74,7 +74,16 @@ def machine_states(draw, machine=True):
         budget = draw(
             st.sampled_from([math.inf, math.inf, cost, cost * (1 + 1e-9), cost * 0.999, 0.0])
         )
-        queue.append(QueuedJob(index * 3 + 1, n, volume, budget, "", float(index)))
+        queue.append(
+            ResourceRequest(
+                index=index * 3 + 1,
+                n=n,
+                volume=volume,
+                budget=budget,
+                criterion="",
+                submit_time=float(index),
+            )
+        )
     return CycleState(t, end, sl, queue)
 
 
@@ -110,7 +119,10 @@ def test_counts_decline_outside_their_form(state):
 def test_counts_are_used_on_valid_jobs():
     """A pass of the traced machine's form is decided on counts (not handed back)."""
     sl = SlotList([Slot(k, 0.0 if k < 3 else 4.0 + k, 100.0, 1.0, 6.0) for k in range(8)])
-    queue = [QueuedJob(0, 5, 60.0, math.inf), QueuedJob(1, 2, 24.0, math.inf)]
+    queue = [
+        ResourceRequest(index=0, n=5, volume=60.0, budget=math.inf),
+        ResourceRequest(index=1, n=2, volume=24.0, budget=math.inf),
+    ]
     state = CycleState(0.0, 100.0, sl, queue)
     fast = EASY().decide_by_counts(state)
     assert fast is not None and fast == EASY().decide_by_nodes(state)
@@ -152,7 +164,11 @@ def test_a_slot_short_by_rounding_only_gets_a_span_inside_it():
     mid, end = t + length / 2, t + length
     assert mid + length / 2 > end  # the rounding this test is about
     sl = SlotList([Slot(k, mid, end, 0.0, 1.0) for k in (0, 1)])
-    queue = [QueuedJob(1, 2, length / 2, math.inf, "", 0.0)]
+    queue = [
+        ResourceRequest(
+            index=1, n=2, volume=length / 2, budget=math.inf, criterion="", submit_time=0.0
+        )
+    ]
     state = CycleState(t, end, sl, queue)
     for policy in (EASY(), FCFS()):
         decisions = policy.decide(state)

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from vosim.core import Slot, SlotList
-from vosim.policies.base import CycleState, Decisions, QueuedJob
+from vosim.core import ResourceRequest, Slot, SlotList
+from vosim.policies.base import CycleState, Decisions
 from vosim.policies.easy import EASY
 from vosim.policies.fcfs import FCFS, start_heads
 
@@ -23,9 +23,11 @@ def state_of(queue) -> CycleState:
 
 
 QUEUE = [
-    QueuedJob(10, 2, 10.0, math.inf),  # fits: 2 of 4 nodes
-    QueuedJob(11, 3, 10.0, math.inf),  # 3 nodes, 2 left: blocks
-    QueuedJob(12, 1, 10.0, math.inf),  # would fit, but FCFS never passes the head
+    ResourceRequest(index=10, n=2, volume=10.0, budget=math.inf),  # fits: 2 of 4 nodes
+    ResourceRequest(index=11, n=3, volume=10.0, budget=math.inf),  # 3 nodes, 2 left: blocks
+    ResourceRequest(
+        index=12, n=1, volume=10.0, budget=math.inf
+    ),  # would fit, but FCFS never passes the head
 ]
 
 
@@ -58,7 +60,7 @@ def test_start_heads_cuts_each_started_window_out_and_says_where_it_stopped():
 
 
 def test_every_head_that_fits_starts_now():
-    queue = [QueuedJob(i, 1, 5.0 * (i + 1), math.inf) for i in range(4)]
+    queue = [ResourceRequest(index=i, n=1, volume=5.0 * (i + 1), budget=math.inf) for i in range(4)]
     decisions = FCFS().decide(state_of(queue))
     assert [index for index, _ in decisions.reserve] == [0, 1, 2, 3]
     assert [w.runtime for _, w in decisions.reserve] == [5.0, 10.0, 15.0, 20.0]
@@ -66,7 +68,10 @@ def test_every_head_that_fits_starts_now():
 
 
 def test_a_head_over_its_budget_blocks_as_one_without_nodes():
-    queue = [QueuedJob(20, 2, 10.0, 19.0), QueuedJob(21, 1, 10.0, math.inf)]  # cost 20 > 19
+    queue = [
+        ResourceRequest(index=20, n=2, volume=10.0, budget=19.0),
+        ResourceRequest(index=21, n=1, volume=10.0, budget=math.inf),
+    ]  # cost 20 > 19
     decisions = FCFS().decide(state_of(queue))
     assert decisions.reserve == []
     assert decisions.reasons[20] == BLOCKED and decisions.stats["blocked_head"] == 20

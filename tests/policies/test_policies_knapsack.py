@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from vosim.core import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.errors import ParameterError
-from vosim.policies.base import CycleState, Policy, QueuedJob, make_policy
+from vosim.policies.base import CycleState, Policy, make_policy
 from vosim.policies.batch_windows import _EPS, earliest_window
 from vosim.policies.knapsack import (
     Clusters,
@@ -37,7 +37,9 @@ def state_of(nodes, owner, queue, t=0.0, until=1000.0):
 
 
 def job(index, n, volume, budget=INF, submit=0.0):
-    return QueuedJob(index, n, volume, budget, "", submit)
+    return ResourceRequest(
+        index=index, n=n, volume=volume, budget=budget, criterion="", submit_time=submit
+    )
 
 
 def assert_valid(state, decisions):

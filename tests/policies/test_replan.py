@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators.base import Window
-from vosim.core import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.model import VOModel
-from vosim.policies.base import CycleState, Decisions, QueuedJob
+from vosim.policies.base import CycleState, Decisions
 from vosim.policies.replan import Replanner, earlier_window, replan
 
 STATES = {"completed", "rejected", "withdrawn", "unfinished"}
@@ -28,7 +28,7 @@ def _window(node, start, length, price=1.0, perf=1.0):
 
 # -- the search on a hand-made slot list --------------------------------------------------------
 def test_a_reservation_moves_only_to_an_earlier_window_no_worse_for_its_user():
-    job = QueuedJob(index=0, n=1, volume=100.0, budget=1e9)
+    job = ResourceRequest(index=0, n=1, volume=100.0, budget=1e9)
     old = _window(0, 200.0, 100.0)  # node 0, [200, 300), cost 100
     slots = SlotList(
         [
@@ -44,12 +44,12 @@ def test_a_reservation_moves_only_to_an_earlier_window_no_worse_for_its_user():
     w = earlier_window(joined, job, old, 0.0)
     assert (w.nodes, w.start, w.runtime, w.cost) == ((0,), 150.0, 100.0, 100.0)
     # a budget below the old window's cost: no move at all
-    poor = QueuedJob(index=0, n=1, volume=100.0, budget=50.0)
+    poor = ResourceRequest(index=0, n=1, volume=100.0, budget=50.0)
     assert earlier_window(joined, poor, old, 0.0) is None
 
 
 def test_replan_goes_in_priority_order_and_the_policy_decides_on_what_is_left():
-    first, second = (QueuedJob(index=k, n=1, volume=100.0, budget=1e9) for k in (3, 7))
+    first, second = (ResourceRequest(index=k, n=1, volume=100.0, budget=1e9) for k in (3, 7))
     old = [_window(0, 500.0, 100.0), _window(1, 600.0, 100.0)]
     slots = SlotList(
         [
@@ -267,7 +267,7 @@ def test_the_budget_filter_keeps_exactly_the_starts_whose_cheapest_tasks_fit(row
     from vosim.policies.batch_windows import task_starts, window_at
 
     slots = SlotList([Slot(k, a, a + d, p, f) for k, (a, d, p, f) in enumerate(rows)])
-    job = QueuedJob(index=0, n=n, volume=20.0, budget=budget)
+    job = ResourceRequest(index=0, n=n, volume=20.0, budget=budget)
     starts = np.unique(np.concatenate([slots.start, slots.start + 5.0]))
     got = list(rp._affordable(slots, job, starts, 0.0))
     cost = rp._task_cost(slots, job)
@@ -306,7 +306,7 @@ def _near_cases(draw):
         )
         cost = sum(s.price * 20.0 / s.performance for s in spans)
         budget = draw(st.sampled_from([20.0, 50.0, 1e9]))
-        job = QueuedJob(index=index, n=n, volume=20.0, budget=budget)
+        job = ResourceRequest(index=index, n=n, volume=20.0, budget=budget)
         reserved.append((job, Window(slots=spans, start=start, runtime=20.0, cost=cost)))
     near = np.array(sorted(draw(st.sets(st.integers(0, k + 2), min_size=1))), dtype=np.int64)
     return slots, reserved, near, draw(st.sampled_from([0.0, 5.0, 10.0]))

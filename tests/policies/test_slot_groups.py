@@ -8,8 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim.allocators.base import Window
-from vosim.core import Slot, SlotList
-from vosim.policies.base import QueuedJob
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.policies.replan import earlier_window
 
 
@@ -49,7 +48,7 @@ def _processor_cases(draw):
     cost = sum(s.price * (s.end - s.start) for s in spans)
     old = Window(slots=spans, start=start, runtime=max(s.end - s.start for s in spans), cost=cost)
     budget = draw(st.sampled_from([cost, cost * 0.8, 1e9]))
-    job = QueuedJob(index=0, n=n, volume=volume, budget=budget)
+    job = ResourceRequest(index=0, n=n, volume=volume, budget=budget)
     return SlotList(rows), job, old, draw(st.sampled_from([0.0, 5.0, 15.0]))
 
 
@@ -71,7 +70,7 @@ def test_the_grouped_test_before_the_search_changes_no_answer(case):
     budget = min(job.budget, old.cost)
     if not movable(groups, held, job.volume, job.n, old.runtime, budget, old.start, now):
         assert plain is None
-    reserved = [(job, old), (QueuedJob(index=1, n=1, volume=5.0, budget=1e9), old)]
+    reserved = [(job, old), (ResourceRequest(index=1, n=1, volume=5.0, budget=1e9), old)]
     each = rp._cheapest_each(groups, reserved)
     assert each.tolist() == [rp._cheapest_task(slots, j, w) for j, w in reserved]
 
@@ -84,7 +83,7 @@ def test_the_grouped_test_finds_a_move_onto_the_held_nodes_themselves():
     spans = tuple(Slot(p, 30.0, 50.0, 1.0, 1.0) for p in (0, 1))
     slots = SlotList([Slot(p, 10.0, 30.0, 1.0, 1.0) for p in (0, 1)])
     old = Window(slots=spans, start=30.0, runtime=20.0, cost=40.0)
-    job = QueuedJob(index=0, n=2, volume=20.0, budget=40.0)
+    job = ResourceRequest(index=0, n=2, volume=20.0, budget=40.0)
     held = tuple(getattr(old.spans, f) for f in ("node", "start", "end", "price", "performance"))
     assert movable(SlotGroups(slots), held, 20.0, 2, 20.0, 40.0, 30.0, 0.0)
     assert earlier_window(slots, job, old, 0.0, groups=SlotGroups(slots)).start == 10.0

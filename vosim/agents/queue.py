@@ -9,8 +9,8 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.request_screen import least_cost_per_work, unservable_reason
+from vosim.core import ResourceRequest
 from vosim.market.workload import Job
-from vosim.policies.base import QueuedJob
 
 __all__ = ["JobQueue"]
 
@@ -24,7 +24,7 @@ class JobQueue:
     waiting jobs at the next cycle (:meth:`take_arrivals`), and leave when a window is
     reserved for them (:meth:`remove`) or their user withdraws them (:meth:`withdraw`).
     Interrupted and cancelled jobs come back through :attr:`arrived`. The policy sees the
-    queue as :class:`~vosim.policies.base.QueuedJob` views in trace order (:meth:`jobs`).
+    queue as :class:`~vosim.policies.base.ResourceRequest` views in trace order (:meth:`jobs`).
 
     Parameters
     ----------
@@ -46,8 +46,10 @@ class JobQueue:
         self.waiting = np.zeros(len(model.jobs), dtype=bool)
         self._count = 0  # number of True in waiting
         self._order: list[int] = []  # waiting jobs ascending (and some that left: filtered)
-        self._views: dict[int, QueuedJob] = {}  # waiting jobs' views (fixed without accounts)
-        self._held_views: dict[int, QueuedJob] = {}  # the same of the reservations not started
+        self._views: dict[int, ResourceRequest] = {}  # waiting jobs' views (fixed without accounts)
+        self._held_views: dict[
+            int, ResourceRequest
+        ] = {}  # the same of the reservations not started
         self._left: list[int] = []  # withdrawn from the queue since the last cycle
         # Fixed prices: the cheapest window's cost per unit of work for n tasks, O(1) per job.
         self._least_per_work = (
@@ -157,14 +159,14 @@ class JobQueue:
         self._left.clear()
         return left
 
-    def jobs(self) -> list[QueuedJob]:
+    def jobs(self) -> list[ResourceRequest]:
         """The waiting jobs in queue (trace) order, with what each may spend now.
 
         A job may spend its budget ``C``; under per-period accounts ``min(C, balance)``
         of its user's balance (never below 0).
         """
         model = self.model
-        if model.budget_period is None:  # budgets are fixed: one QueuedJob per job
+        if model.budget_period is None:  # budgets are fixed: one ResourceRequest per job
             order, waiting, known = self._order, self.waiting, self._views
             if len(order) != self._count:  # jobs that left the queue
                 order[:] = [j for j in order if waiting[j]]
@@ -180,7 +182,7 @@ class JobQueue:
         budget = np.minimum(model.job_budget[index], np.maximum(balance, 0.0))
         return [self.view(j, b) for j, b in zip(index.tolist(), budget.tolist(), strict=True)]
 
-    def reserved(self, running: list[Job], ahead: bool) -> list[tuple[QueuedJob, Window]]:
+    def reserved(self, running: list[Job], ahead: bool) -> list[tuple[ResourceRequest, Window]]:
         """The reservations among ``running`` not started yet, in queue (trace) order.
 
         Each job's budget is what it may spend on a new window in place of its reservation:
@@ -214,13 +216,21 @@ class JobQueue:
             for j in later
         ]
 
-    def views(self, indices: list[int]) -> list[QueuedJob]:
+    def views(self, indices: list[int]) -> list[ResourceRequest]:
         """The jobs at model ``indices`` as a policy sees them, each with its budget ``C``."""
         jobs = self.model.jobs
         return [self.view(j, jobs[j].budget) for j in indices]
 
-    def view(self, index: int, budget: float) -> QueuedJob:
+    def view(self, index: int, budget: float) -> ResourceRequest:
         """The job at model ``index`` as a policy sees it (budget ``budget``, cost units)."""
         job = self.model.jobs[index]
         user = int(self.model.job_user_index[index]) if self.model.budget_period else -1
-        return QueuedJob(index, job.n, job.volume, budget, job.criterion, job.submit_time, user)
+        return ResourceRequest(
+            index=index,
+            n=job.n,
+            volume=job.volume,
+            budget=budget,
+            criterion=job.criterion,
+            submit_time=job.submit_time,
+            account=user,
+        )

@@ -62,6 +62,11 @@ def distinct(values: np.ndarray, *, ordered: bool = False) -> np.ndarray:
 class ResourceRequest:
     """A resource request of a parallel job: ``n`` concurrent slots within budget ``C``.
 
+    The one type of a job's request: an allocator reads ``n``, the volume or time, the budget
+    and the performance floor; a policy also reads which job it is (``index``), its user's
+    criterion, its submission time and the account it spends from. Immutable: a job whose
+    budget changes (a per-period balance) is given a new request.
+
     Give either ``volume`` (heterogeneous nodes: the task on node ``i`` needs
     ``T_i = volume / performance_i`` time units) or ``time`` (the reservation time ``T``, the same
     on every node).
@@ -78,6 +83,17 @@ class ResourceRequest:
         Budget ``C``: the maximum total window cost (>= 0; ``inf`` for no limit).
     min_performance : float
         Only nodes with at least this performance qualify (>= 0).
+    index : int
+        Position of the job in the model's job list (trace order), ``-1`` for a request of no
+        model job; policies' decisions name jobs by it.
+    criterion : str
+        The user's preferred criterion (``finish``, ``runtime``, ``cost``, ``availability``;
+        empty when none).
+    submit_time : float
+        Submission time, model time units.
+    account : int
+        The per-period account the job spends from: its user's position among the model's
+        users (``CycleState.balance``) when budgets are per-period accounts, else ``-1``.
 
     Raises
     ------
@@ -102,6 +118,10 @@ class ResourceRequest:
     time: float | None = None
     budget: float = math.inf
     min_performance: float = 0.0
+    index: int = -1
+    criterion: str = ""
+    submit_time: float = 0.0
+    account: int = -1
 
     def __post_init__(self) -> None:
         if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
@@ -118,6 +138,15 @@ class ResourceRequest:
             raise RequestError(f"budget C must be >= 0, got {self.budget!r}")
         if not self.min_performance >= 0:
             raise RequestError(f"min_performance must be >= 0, got {self.min_performance!r}")
+
+    @property
+    def asks(self) -> tuple[int, float | None, float | None, float, float]:
+        """What an allocator reads of the request: ``(n, volume, time, budget, min_performance)``.
+
+        Two requests that ask the same get the same window from the same slots, whichever
+        jobs they belong to.
+        """
+        return (self.n, self.volume, self.time, self.budget, self.min_performance)
 
     def durations(self, performance: np.ndarray) -> np.ndarray:
         """Return ``T_i`` for nodes of the given performance, shape like ``performance``."""

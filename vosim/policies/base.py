@@ -11,12 +11,11 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
-from vosim.core import SlotList, registry
+from vosim.core import ResourceRequest, SlotList, registry
 from vosim.errors import UnknownAllocatorError
 from vosim.market.utilization_schedule import UtilizationSchedule
 
 __all__ = [
-    "QueuedJob",
     "CycleState",
     "Decisions",
     "DecisionStatus",
@@ -27,44 +26,6 @@ __all__ = [
     "make_policy",
     "policy_names",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class QueuedJob:
-    """One waiting job as a policy sees it: its resource request and place in the queue.
-
-    Parameters
-    ----------
-    index : int
-        Position of the job in the model's job list (trace order); decisions name jobs by it.
-    n : int
-        Concurrent slots (processors or nodes) requested, >= 1.
-    volume : float
-        Work of each task, performance x time units: on a node of performance ``p`` a task is
-        estimated to take ``volume / p`` time units (the requested time on a node of the
-        reference performance; the job is killed at that estimate).
-    budget : float
-        What the job may spend on a window, cost units (``inf``: no limit).
-    criterion : str
-        The user's preferred criterion (``finish``, ``runtime``, ``cost``, ``availability``).
-    submit_time : float
-        Submission time, model time units.
-    user : int
-        Position of the job's user among the model's users when budgets are per-period
-        accounts (``CycleState.balance``), else ``-1``.
-
-    References
-    ----------
-    AEP §2.1 and VO Preferences §2 (resource request: ``n`` slots, volume, budget ``C``).
-    """
-
-    index: int
-    n: int
-    volume: float
-    budget: float
-    criterion: str = ""
-    submit_time: float = 0.0
-    user: int = -1
 
 
 class _Lazy:
@@ -117,17 +78,17 @@ class CycleState:
         unstarted reservations included. A running task releases its node at its actual end,
         which is the reserved end or earlier. A callable is called with no argument for
         every node's slots (and by :meth:`slots_of` with node ids).
-    queue : sequence of QueuedJob, or callable () -> sequence of QueuedJob
+    queue : sequence of ResourceRequest, or callable () -> sequence of ResourceRequest
         Waiting jobs (no reservation) in priority order: submission order, ties by trace
         order. Budgets are what each job may spend now: ``C``, or ``min(C, balance)`` under
         per-period accounts.
-    reserved : sequence of (QueuedJob, Window), or callable () -> that sequence
+    reserved : sequence of (ResourceRequest, Window), or callable () -> that sequence
         Reservations not yet started (window start > ``t``), in priority order.
     owner : numpy.ndarray of int, shape (n_nodes,), optional
         The resource owner of each node, indexed by node id (every node id in ``slots`` is
         an index). Policies that group nodes by owner (the knapsack policies, whose clusters
         are the owners) read it; ``None`` (default): unknown, the domain counts as one owner.
-    arrived : sequence of QueuedJob, or callable () -> sequence of QueuedJob
+    arrived : sequence of ResourceRequest, or callable () -> sequence of ResourceRequest
         Jobs that joined the queue since the previous pass (submitted, or back after a
         failure or a cancellation), in trace order, each with its budget ``C``. Policies that
         keep their own queue between passes (the cyclic scheme's request classes) read it.
@@ -141,7 +102,7 @@ class CycleState:
         Jobs (model indices) that left the queue without a window since the previous pass
         (withdrawn by their users); policies that keep their own queue drop them.
     balance : numpy.ndarray of float, shape (users,), optional
-        Each user's balance under per-period accounts, cost units (``QueuedJob.user``
+        Each user's balance under per-period accounts, cost units (``ResourceRequest.account``
         indexes it); ``None``: budgets are per job only. A policy must not modify it.
     availability : UtilizationSchedule, or callable () -> UtilizationSchedule, optional
         Owners' local jobs as uncertain event chains (ICCS 2023 §2.2) when windows can fail;
@@ -165,10 +126,10 @@ class CycleState:
     time: float
     until: float
     slots: SlotList = _Lazy()  # type: ignore[assignment]
-    queue: Sequence[QueuedJob] = _Lazy()  # type: ignore[assignment]
-    reserved: Sequence[tuple[QueuedJob, Window]] = _Lazy(())  # type: ignore[assignment]
+    queue: Sequence[ResourceRequest] = _Lazy()  # type: ignore[assignment]
+    reserved: Sequence[tuple[ResourceRequest, Window]] = _Lazy(())  # type: ignore[assignment]
     owner: np.ndarray | None = field(default=None, compare=False)
-    arrived: Sequence[QueuedJob] = _Lazy(())  # type: ignore[assignment]
+    arrived: Sequence[ResourceRequest] = _Lazy(())  # type: ignore[assignment]
     freed: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
     refreshed: bool = False
     left: np.ndarray = field(default_factory=lambda: _EMPTY, compare=False)
@@ -181,10 +142,10 @@ class CycleState:
         time: float,
         until: float,
         slots: SlotList | Callable[..., SlotList],
-        queue: Sequence[QueuedJob] | Callable[[], Sequence[QueuedJob]],
-        reserved: Sequence[tuple[QueuedJob, Window]] | Callable[[], Sequence] = (),
+        queue: Sequence[ResourceRequest] | Callable[[], Sequence[ResourceRequest]],
+        reserved: Sequence[tuple[ResourceRequest, Window]] | Callable[[], Sequence] = (),
         owner: np.ndarray | None = None,
-        arrived: Sequence[QueuedJob] | Callable[[], Sequence[QueuedJob]] = (),
+        arrived: Sequence[ResourceRequest] | Callable[[], Sequence[ResourceRequest]] = (),
         freed: np.ndarray = _EMPTY,
         refreshed: bool = False,
         left: np.ndarray = _EMPTY,
@@ -296,7 +257,7 @@ class Replanned:
         in ``reserve``; ``stats["moved"]`` their number.
     slots : SlotList or None
         The free slots after the moves; ``None`` when nothing moved (the state's slots hold).
-    reserved : list of (QueuedJob, Window)
+    reserved : list of (ResourceRequest, Window)
         The unstarted reservations after the moves, in priority order.
     freed : numpy.ndarray of int, shape (k,)
         Nodes of the moved jobs' old windows (sorted, unique): their reserved time is free.
@@ -304,7 +265,7 @@ class Replanned:
 
     decisions: Decisions
     slots: SlotList | None
-    reserved: list[tuple[QueuedJob, Window]]
+    reserved: list[tuple[ResourceRequest, Window]]
     freed: np.ndarray
 
 

@@ -31,11 +31,11 @@ from collections.abc import Callable
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core import Slot, SlotList
+from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.core.code_path import kernels, reference
 from vosim.core.slots import lexsort_order, merge_rows
 from vosim.core.windows import Spans, distinct, filled
-from vosim.policies.base import CycleState, QueuedJob
+from vosim.policies.base import CycleState
 
 __all__ = [
     "window_at",
@@ -51,7 +51,7 @@ __all__ = [
 _EPS = 1e-9
 
 
-def window_at(slots: SlotList, start: float, job: QueuedJob) -> Window | None:
+def window_at(slots: SlotList, start: float, job: ResourceRequest) -> Window | None:
     """The window for ``job`` starting exactly at ``start``, or ``None`` if none fits.
 
     Parameters
@@ -60,7 +60,7 @@ def window_at(slots: SlotList, start: float, job: QueuedJob) -> Window | None:
         Free slots (at most one per node contains ``start``).
     start : float
         The window's start, model time units.
-    job : QueuedJob
+    job : ResourceRequest
         ``n`` tasks of ``volume`` each, within ``budget``.
 
     Returns
@@ -78,7 +78,7 @@ def window_at(slots: SlotList, start: float, job: QueuedJob) -> Window | None:
     Examples
     --------
     >>> sl = SlotList([Slot(0, 0.0, 50.0, 1.0, 1.0), Slot(1, 0.0, 99.0, 1.0, 1.0)])
-    >>> w = window_at(sl, 0.0, QueuedJob(index=0, n=1, volume=40.0, budget=100.0))
+    >>> w = window_at(sl, 0.0, ResourceRequest(index=0, n=1, volume=40.0, budget=100.0))
     >>> w.nodes, w.runtime
     ((0,), 40.0)
     """
@@ -109,7 +109,7 @@ def window_at(slots: SlotList, start: float, job: QueuedJob) -> Window | None:
 
 
 def earliest_window(
-    slots: SlotList, job: QueuedJob, not_before: float, before: float = math.inf
+    slots: SlotList, job: ResourceRequest, not_before: float, before: float = math.inf
 ) -> Window | None:
     """The window for ``job`` with the earliest start ``>= not_before``, or ``None``.
 
@@ -123,7 +123,7 @@ def earliest_window(
     ----------
     slots : SlotList
         Free slots of the scheduling interval.
-    job : QueuedJob
+    job : ResourceRequest
         The resource request.
     not_before : float
         Earliest allowed start, model time units.
@@ -152,7 +152,7 @@ def earliest_window(
     Examples
     --------
     >>> sl = SlotList([Slot(0, 0.0, 99.0, 1.0, 1.0), Slot(1, 30.0, 99.0, 1.0, 1.0)])
-    >>> earliest_window(sl, QueuedJob(index=0, n=2, volume=40.0, budget=1e9), 0.0).start
+    >>> earliest_window(sl, ResourceRequest(index=0, n=2, volume=40.0, budget=1e9), 0.0).start
     30.0
     """
     if reference():
@@ -172,7 +172,7 @@ def earliest_window(
 
 
 def task_starts(
-    slots: SlotList, job: QueuedJob, not_before: float
+    slots: SlotList, job: ResourceRequest, not_before: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """When each slot can hold one of ``job``'s tasks: any start in ``[lo_r, hi_r]``.
 
@@ -180,7 +180,7 @@ def task_starts(
     ----------
     slots : SlotList
         Free slots (``m`` rows).
-    job : QueuedJob
+    job : ResourceRequest
         The request (a task on slot ``r`` takes ``volume / performance_r``).
     not_before : float
         Earliest allowed start, model time units.
@@ -200,7 +200,7 @@ def task_starts(
     return lo, hi
 
 
-def candidate_starts(slots: SlotList, job: QueuedJob, not_before: float) -> np.ndarray:
+def candidate_starts(slots: SlotList, job: ResourceRequest, not_before: float) -> np.ndarray:
     """The starts :func:`earliest_window` tries: where at least ``n`` slots hold a task.
 
     Candidate starts are ``not_before`` and the slot starts after it (a window's start is
@@ -211,7 +211,7 @@ def candidate_starts(slots: SlotList, job: QueuedJob, not_before: float) -> np.n
     ----------
     slots : SlotList
         Free slots (``m`` rows).
-    job : QueuedJob
+    job : ResourceRequest
         The request (``n`` tasks of ``volume``).
     not_before : float
         Earliest allowed start, model time units.
@@ -450,7 +450,7 @@ class IdenticalSlots:
         """Processors free at ``t`` not taken yet (for a task of any length)."""
         return self._free
 
-    def _task(self, job: QueuedJob) -> float:
+    def _task(self, job: ResourceRequest) -> float:
         """The task time ``volume / performance``; raises :class:`NotIdentical` if unusable."""
         d = job.volume / self.performance
         if not (job.n >= 1 and d < math.inf and self.time + d > self.time):
@@ -478,7 +478,7 @@ class IdenticalSlots:
         )
         return Window(slots=spans, start=start, runtime=d, cost=cost)
 
-    def take_now(self, job: QueuedJob) -> Window | None:
+    def take_now(self, job: ResourceRequest) -> Window | None:
         """:func:`window_at` ``(slots, t, job)`` on the slots left; its processors are taken.
 
         Returns the same window as the node form (processors, spans in order, cost), or
@@ -522,7 +522,7 @@ class IdenticalSlots:
             self._taken.append((t + d, np.concatenate([ids for ids, _ in parts])))
         return self._window(parts, t, d, cost)
 
-    def hold_head(self, job: QueuedJob) -> float | None:
+    def hold_head(self, job: ResourceRequest) -> float | None:
         """EASY's shadow time: :func:`earliest_window` ``(slots, job, t)``, set aside.
 
         Returns the start ``T`` of that window (``None`` when it finds none). Its processors

@@ -29,19 +29,19 @@ from types import ModuleType
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core import SlotList
+from vosim.core import ResourceRequest, SlotList
 from vosim.core.code_path import kernels
 from vosim.core.windows import Spans, distinct
 from vosim.errors import SlotError
 from vosim.market.uncertainty import window_availability
-from vosim.policies.base import CycleState, Decisions, QueuedJob, Replanned
+from vosim.policies.base import CycleState, Decisions, Replanned
 
 __all__ = ["compress"]
 
 
 def compress(
     state: CycleState,
-    known: Callable[[QueuedJob, Window], bool] | None = None,
+    known: Callable[[ResourceRequest, Window], bool] | None = None,
     freed: np.ndarray | None = None,
 ) -> Replanned:
     """:func:`~vosim.policies.replan.replan` with its searches compiled: the same result.
@@ -51,7 +51,7 @@ def compress(
     state : CycleState
         The pass: ``time``, ``reserved`` (in priority order), ``slots`` (read only if a
         reservation is pending) and ``availability`` (read only for a move found).
-    known : callable (QueuedJob, Window) -> bool, optional
+    known : callable (ResourceRequest, Window) -> bool, optional
         As ``replan``'s: whether a reservation was searched at the previous pass with this
         window and found nothing; it is then searched only where time was freed since.
     freed : numpy.ndarray of int, shape (k,), optional
@@ -144,7 +144,7 @@ def _window(found: tuple[np.ndarray, ...], n: int) -> Window:
 class _Reservations:
     """The reservations of a pass as the kernels' columns, in priority order."""
 
-    def __init__(self, reserved: list[tuple[QueuedJob, Window]]) -> None:
+    def __init__(self, reserved: list[tuple[ResourceRequest, Window]]) -> None:
         jobs = [job for job, _ in reserved]
         windows = [old for _, old in reserved]
         spans = [old.spans for old in windows]

@@ -7,10 +7,10 @@ import math
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core import SlotList
+from vosim.core import ResourceRequest, SlotList
 from vosim.core.windows import filled
 from vosim.market.profile import FreeProfile
-from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, register_policy
 from vosim.policies.batch_windows import _EPS, IdenticalSlots, earliest_window, release
 
 __all__ = ["Conservative", "release"]
@@ -163,7 +163,7 @@ class Conservative(Policy):
         decisions = Decisions()
         slots = state.slots
         held: dict[int, Window] = {job.index: w for job, w in state.reserved}
-        jobs: list[QueuedJob] = sorted(
+        jobs: list[ResourceRequest] = sorted(
             [*state.queue, *(job for job, _ in state.reserved)], key=lambda j: j.index
         )
         search_all = (
@@ -221,7 +221,7 @@ class Conservative(Policy):
     def _may_move(
         self,
         slots: SlotList,
-        job: QueuedJob,
+        job: ResourceRequest,
         old: Window,
         now: float,
         searched: tuple[int, float] | None,

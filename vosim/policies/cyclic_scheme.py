@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -25,7 +26,7 @@ from vosim.core.code_path import reference
 from vosim.errors import ParameterError
 from vosim.market.uncertainty import window_availability
 from vosim.market.utilization_schedule import UtilizationSchedule
-from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, register_policy
 from vosim.policies.request_classes import RequestClasses
 
 __all__ = ["CyclicScheme", "DEFAULT_CRITERION_ALLOCATORS", "availability_scheme", "one_criterion"]
@@ -252,7 +253,7 @@ class CyclicScheme(Policy):
                 self._cycle_jobs(state, decisions)
         return decisions.settle("no waiting job found a window")
 
-    def _arrive(self, arrived: Sequence[QueuedJob]) -> None:
+    def _arrive(self, arrived: Sequence[ResourceRequest]) -> None:
         """Queue the jobs that arrived since the last cycle (their requests with budget C)."""
         if not arrived:
             return
@@ -261,10 +262,10 @@ class CyclicScheme(Policy):
             if self._request[j] is None:  # first arrival: its request and class
                 self._n[j], self._volume[j], self._budget[j] = job.n, job.volume, job.budget
                 self._reach[j] = self._reach_per_volume * job.volume
-                self._user[j], self._criterion[j] = job.user, job.criterion
-                self._request[j] = ResourceRequest(n=job.n, volume=job.volume, budget=job.budget)
+                self._user[j], self._criterion[j] = job.account, job.criterion
+                self._request[j] = job  # its request, with budget C
                 self.classes.assign(
-                    j, job.n, job.volume, job.budget, job.criterion, job.user, self._reach[j]
+                    j, job.n, job.volume, job.budget, job.criterion, job.account, self._reach[j]
                 )
         new = np.fromiter((job.index for job in arrived), dtype=np.int64, count=len(arrived))
         if self.fast:  # the classes hold the queue
@@ -524,7 +525,7 @@ class CyclicScheme(Policy):
         """
         c = int(self.classes.of[job])
         seen = self._failed.get(c)
-        if seen is not None and seen[0] is slots and seen[1] == request and not reference():
+        if seen is not None and seen[0] is slots and seen[1].asks == request.asks and not reference():
             result = seen[2]
             if ">" in self.criterion_allocators[self._criterion[job]]:
                 self.fallbacks.record(result)
@@ -574,7 +575,7 @@ class CyclicScheme(Policy):
         requests = [self._request[j] for j in jobs]
         # the kept request carries C; a lower balance needs its own
         return [
-            r if r.budget == b else ResourceRequest(n=r.n, volume=r.volume, budget=b)
+            r if r.budget == b else replace(r, budget=b)
             for r, b in zip(requests, budget, strict=True)
         ]
 

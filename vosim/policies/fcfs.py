@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from vosim.core import ResourceRequest
 from vosim.core.code_path import reference
-from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, register_policy
 from vosim.policies.batch_windows import IdenticalSlots, NotIdentical, window_at
 
 __all__ = ["FCFS", "start_heads", "start_heads_counted"]
@@ -35,7 +36,7 @@ def start_heads(state: CycleState, decisions: Decisions):
 
 
 def start_heads_counted(
-    free: IdenticalSlots, queue: Sequence[QueuedJob], decisions: Decisions
+    free: IdenticalSlots, queue: Sequence[ResourceRequest], decisions: Decisions
 ) -> int:
     """:func:`start_heads` on identical processors held as counts; returns ``k``.
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.mckp import solve_mckp
-from vosim.core import SlotList
+from vosim.core import ResourceRequest, SlotList
 from vosim.errors import ParameterError
-from vosim.policies.base import CycleState, Decisions, Policy, QueuedJob, register_policy
+from vosim.policies.base import CycleState, Decisions, Policy, register_policy
 from vosim.policies.batch_windows import _EPS, window_at
 from vosim.policies.easy import EASY
 from vosim.policies.knapsack_rules import (
@@ -167,7 +167,7 @@ class JobOption:
 
 
 def _place(
-    job: QueuedJob, free: Sequence[SlotList], now: float, processors: Sequence[int]
+    job: ResourceRequest, free: Sequence[SlotList], now: float, processors: Sequence[int]
 ) -> tuple[Window | None, dict[int, Window]]:
     """Put ``processors[k]`` of ``job``'s tasks on cluster ``k``'s cheapest usable nodes.
 
@@ -192,7 +192,7 @@ def _place(
 
 
 def job_options(
-    job: QueuedJob,
+    job: ResourceRequest,
     clusters: Clusters,
     reference_length: float,
     *,
@@ -204,7 +204,7 @@ def job_options(
 
     Parameters
     ----------
-    job : QueuedJob
+    job : ResourceRequest
         ``n`` tasks of ``volume`` each, within ``budget``.
     clusters : Clusters
         The owners' free nodes now (:func:`owner_clusters`).
@@ -393,8 +393,8 @@ class Knapsack(Policy):
     >>> import numpy as np
     >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(k, 0.0, 100.0, 1.0, 1.0) for k in range(4)])
-    >>> queue = [QueuedJob(0, 4, 10.0, 1e9), QueuedJob(1, 2, 10.0, 1e9),
-    ...          QueuedJob(2, 2, 10.0, 1e9)]
+    >>> queue = [ResourceRequest(index=j, n=n, volume=10.0, budget=1e9)
+    ...          for j, n in enumerate((4, 2, 2))]
     >>> state = CycleState(0.0, 100.0, sl, queue, owner=np.array([0, 0, 1, 1]))
     >>> d = Knapsack().decide(state)
     >>> [(k, w.nodes) for k, w in d.reserve], d.stats["mckp_objective"]
@@ -577,7 +577,7 @@ class KnapsackEasy(Knapsack):
     >>> import numpy as np
     >>> from vosim.core import Slot
     >>> sl = SlotList([Slot(k, 0.0, 100.0, 1.0, 1.0) for k in range(3)])
-    >>> state = CycleState(0.0, 100.0, sl, [QueuedJob(0, 3, 10.0, 1e9)],
+    >>> state = CycleState(0.0, 100.0, sl, [ResourceRequest(index=0, n=3, volume=10.0, budget=1e9)],
     ...                    owner=np.array([0, 1, 2]))
     >>> Knapsack().decide(state).reserve
     []

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from vosim.allocators.base import Window
-from vosim.core import SlotList
+from vosim.core import ResourceRequest, SlotList
 from vosim.core.code_path import reference
 from vosim.core.windows import distinct
 from vosim.market.uncertainty import window_availability
@@ -40,7 +40,6 @@ from vosim.policies.base import (
     Decisions,
     DecisionStatus,
     Policy,
-    QueuedJob,
     Replanned,
 )
 from vosim.policies.batch_windows import _EPS, candidate_starts, release, task_starts, window_at
@@ -58,7 +57,7 @@ _NONE = np.empty(0, dtype=np.int64)
 
 def earlier_window(
     slots: SlotList,
-    job: QueuedJob,
+    job: ResourceRequest,
     old: Window,
     not_before: float,
     freed: np.ndarray | None = None,
@@ -84,7 +83,7 @@ def earlier_window(
     ----------
     slots : SlotList
         Free slots of the pass, in which ``old``'s spans are busy.
-    job : QueuedJob
+    job : ResourceRequest
         The reserved job (``n`` tasks of ``volume``); ``budget`` is what it may spend on a new
         window once ``old`` is cancelled, cost units.
     old : Window
@@ -127,7 +126,7 @@ def earlier_window(
     ...              cost=100.0)
     >>> free = SlotList([Slot(0, 150.0, 200.0, 1.0, 1.0), Slot(0, 300.0, 900.0, 1.0, 1.0),
     ...                  Slot(1, 0.0, 900.0, 5.0, 1.0)])  # node 1: earlier but 5x the cost
-    >>> job = QueuedJob(index=0, n=1, volume=100.0, budget=1e9)
+    >>> job = ResourceRequest(index=0, n=1, volume=100.0, budget=1e9)
     >>> w = earlier_window(free, job, old, 0.0)
     >>> w.nodes, w.start, w.cost
     ((0,), 150.0, 100.0)
@@ -167,7 +166,7 @@ def earlier_window(
 
 
 def _affordable(
-    slots: SlotList, job: QueuedJob, starts: np.ndarray, not_before: float
+    slots: SlotList, job: ResourceRequest, starts: np.ndarray, not_before: float
 ) -> Iterator[float]:
     """The ``starts`` (ascending) at which the ``n`` cheapest tasks may fit ``job.budget``.
 
@@ -216,12 +215,12 @@ def _rows(slots: SlotList, keep: np.ndarray) -> SlotList:
     return SlotList.trusted(*(getattr(slots, f)[keep] for f in SlotList.__slots__))
 
 
-def _fast(slots: SlotList, job: QueuedJob, old: Window) -> np.ndarray:
+def _fast(slots: SlotList, job: ResourceRequest, old: Window) -> np.ndarray:
     """Slots whose node runs ``job``'s task no longer than ``old``'s longest (bool, (m,))."""
     return job.volume / slots.performance <= old.runtime * (1 + _EPS)
 
 
-def _cheapest_task(slots: SlotList | SlotGroups, job: QueuedJob, old: Window) -> float:
+def _cheapest_task(slots: SlotList | SlotGroups, job: ResourceRequest, old: Window) -> float:
     """The least a task of ``job`` fast enough for ``old`` costs on a slot or on ``old``.
 
     A lower bound of every task of a window :func:`earlier_window` may find (its slots are
@@ -239,7 +238,9 @@ def _cheapest_task(slots: SlotList | SlotGroups, job: QueuedJob, old: Window) ->
     )
 
 
-def _cheapest_each(groups: SlotGroups, reserved: list[tuple[QueuedJob, Window]]) -> np.ndarray:
+def _cheapest_each(
+    groups: SlotGroups, reserved: list[tuple[ResourceRequest, Window]]
+) -> np.ndarray:
     """:func:`_cheapest_task` of every reservation of ``reserved`` at once, shape (R,).
 
     One (R, G) broadcast over the ``G`` groups of the pass's slots and one reduction over
@@ -261,7 +262,7 @@ def _cheapest_each(groups: SlotGroups, reserved: list[tuple[QueuedJob, Window]])
 def _may_use(
     near_slots: SlotList,
     near: np.ndarray,
-    job: QueuedJob,
+    job: ResourceRequest,
     old: Window,
     now: float,
     low: float = 0.0,
@@ -286,7 +287,7 @@ def _may_use(
 def _may_use_each(
     near_slots: SlotList,
     near: np.ndarray,
-    reserved: list[tuple[QueuedJob, Window]],
+    reserved: list[tuple[ResourceRequest, Window]],
     now: float,
     low: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -318,14 +319,14 @@ def _may_use_each(
     return usable | np.array(own, dtype=bool)
 
 
-def _task_cost(slots: SlotList, job: QueuedJob) -> np.ndarray:
+def _task_cost(slots: SlotList, job: ResourceRequest) -> np.ndarray:
     """What one of ``job``'s tasks costs on each slot's node, shape (m,), cost units."""
     return slots.price * (job.volume / slots.performance)
 
 
 def replan(
     state: CycleState,
-    known: Callable[[QueuedJob, Window], bool] | None = None,
+    known: Callable[[ResourceRequest, Window], bool] | None = None,
     freed: np.ndarray | None = None,
 ) -> Replanned:
     """Move the unstarted reservations of ``state`` to earlier windows, in priority order.
@@ -340,7 +341,7 @@ def replan(
     state : CycleState
         The pass; reads ``time``, ``reserved``, ``slots`` (only if there is a reservation to
         search) and ``availability`` (only for a move found).
-    known : callable (QueuedJob, Window) -> bool, optional
+    known : callable (ResourceRequest, Window) -> bool, optional
         Whether a reservation was searched at an earlier pass with this window and found
         nothing, with no free time gained since but on ``freed``. Such a reservation is
         searched only for windows on ``freed`` or on the nodes of the moves before it in this
@@ -363,7 +364,7 @@ def replan(
     reservations.
     """
     decisions = Decisions()
-    out: list[tuple[QueuedJob, Window]] = []
+    out: list[tuple[ResourceRequest, Window]] = []
     slots: SlotList | None = None
     moved: list[int] = []
     gained = _NONE if freed is None else freed
