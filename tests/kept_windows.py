@@ -17,7 +17,7 @@ def keep_windows(model) -> dict[int, tuple[Window, tuple[float, ...]]]:
     complete = model.ledger.complete
 
     def spy(job: Job, paid: float) -> None:
-        kept[job.index] = (job.window, job.task_ends)
+        kept[job.index] = (model.ledger.window[job.index], model.ledger.task_ends[job.index])
         complete(job, paid)
 
     model.ledger.complete = spy
@@ -27,7 +27,7 @@ def keep_windows(model) -> dict[int, tuple[Window, tuple[float, ...]]]:
 def held_windows(model, kept) -> Iterator[tuple[Job, Window, tuple[float, ...]]]:
     """Every job that completed (its kept window) or holds a window now, with its task ends."""
     for job in model.jobs:
-        if job.state == "completed":
+        if model.ledger[job.index].state == "completed":
             yield job, *kept[job.index]
-        elif job.window is not None:
-            yield job, job.window, job.task_ends
+        elif model.ledger[job.index].window is not None:
+            yield job, model.ledger[job.index].window, model.ledger[job.index].task_ends

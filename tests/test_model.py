@@ -1,3 +1,4 @@
+import dataclasses
 import itertools
 
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 from kept_windows import held_windows, keep_windows
 
 from vosim import ParameterError, TraceFormatError, UnknownAllocatorError, VOModel
-from vosim.analysis.metrics import JOB_COLUMNS
+from vosim.agents.ledger import JOB_COLUMNS
 from vosim.market.swf import read_swf
 
 NASA = "NASA-iPSC-1993-3.1-cln"
@@ -155,9 +156,11 @@ def test_run_time_capped_at_reservation_and_faster_nodes_finish_sooner():
     model = VOModel(trace=frame, jobs=None, owners=1, local_load=None, rng=2)
     model.run()
     job = model.jobs[0]
-    assert job.state == "completed"
-    perf = model.node_performance[job.nodes[0]]
-    assert job.finish - job.start == pytest.approx(100 * 6.0 / perf)
+    assert model.ledger[job.index].state == "completed"
+    perf = model.node_performance[model.ledger[job.index].nodes[0]]
+    assert model.ledger[job.index].finish - model.ledger[job.index].start == pytest.approx(
+        100 * 6.0 / perf
+    )
 
 
 def test_bad_parameters_name_the_value():
@@ -364,7 +367,7 @@ def test_unhappy_users_leave_and_withdraw_their_future_jobs():
     for user in gone:
         assert user.evaluated >= 3 and user.satisfaction < 0.99
         late = [j for j in user.jobs if j.submit_time > user.left_at]
-        assert all(j.state == "withdrawn" for j in late)
+        assert all(model.ledger[j.index].state == "withdrawn" for j in late)
     cycles = model.cycle_frame()
     assert cycles["users_active"].iloc[-1] == len(model.users) - len(gone)
     assert cycles["users_active"].is_monotonic_decreasing
@@ -398,8 +401,9 @@ def test_a_job_score_split_into_its_parts_by_hand():
     """T 100, waited 300 of which 200 chosen, u 0.25: choice 0.75, wait 100/400, queueing
     100/200; each part moves a fifth of the way from 1."""
     model = VOModel(trace=NASA, jobs=5, rng=1)
-    user, job = model.users[0], model.users[0].jobs[0]
-    job.requested_time, job.submit_time, job.start, job.earliest_start = 100.0, 0.0, 300.0, 100.0
+    user = model.users[0]
+    job = dataclasses.replace(user.jobs[0], requested_time=100.0, submit_time=0.0)
+    model.ledger.start[job.index], model.ledger.earliest_start[job.index] = 300.0, 100.0
     user.evaluate(job, 0.25, 300.0)
     assert user.choice_part == pytest.approx(0.8 + 0.2 * 0.75)
     assert user.wait_part == pytest.approx(0.8 + 0.2 * 0.25)

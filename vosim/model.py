@@ -530,7 +530,6 @@ class VOModel(mesa.Model):
         # Request columns as arrays, so the metascheduler screens a whole batch at once.
         self.job_n = np.array([j.n for j in self.jobs], dtype=np.int64)
         self.job_volume = np.array([j.volume for j in self.jobs], dtype=float)
-        self.job_budget = np.full(len(self.jobs), np.nan)
         #: Name of the scheduling policy (``"css"`` or a :mod:`vosim.policies` name).
         self.policy_name = policy
         self.metascheduler = MetaschedulerAgent(
@@ -920,36 +919,40 @@ class VOModel(mesa.Model):
             The run was stopped before its end (Ctrl-C at the CLI): the reasons say so
             ("interrupted at t=...") instead of naming the horizon.
         """
+        ledger = self.ledger
         for job in self.jobs:
-            if not self.ledger.is_final(job):
-                submitted = job.state != "pending"  # it leaves the queue now
+            if not ledger.is_final(job):
+                state = ledger.state[job.index]
+                submitted = state != "pending"  # it leaves the queue now
                 at = float(self.time) if submitted else math.nan
-                why = job.reason or ("" if submitted else "not submitted before the horizon")
+                why = ledger.reason[job.index]
+                why = why or ("" if submitted else "not submitted before the horizon")
                 why = why or self._balance_reason(job) or self.metascheduler.wait_reason(job)
                 if interrupted:  # the run's end was Ctrl-C, not the horizon
-                    reason = f"still {job.state} when the run was interrupted at t={self.time:g}"
-                    reason += f" (last search: {why})" if why and job.state == "waiting" else ""
+                    reason = f"still {state} when the run was interrupted at t={self.time:g}"
+                    reason += f" (last search: {why})" if why and state == "waiting" else ""
                 else:
-                    reason = why or f"still {job.state} at the horizon"
+                    reason = why or f"still {state} at the horizon"
                 self.ledger.end(job, reason, at)
 
     def _balance_reason(self, job: Job) -> str:
         """Why a waiting job's last screen failed on its user's balance ("" if not that)."""
-        if self.budget_period is None or job.state != "waiting":
+        if self.budget_period is None or self.ledger.state[job.index] != "waiting":
             return ""
         code, _ = self.metascheduler.last_code(job)
         balance = float(self.user_balance[self.job_user_index[job.index]])
-        if code != BUDGET_TOO_LOW or not balance < job.budget:
+        budget = float(self.ledger.budget[job.index])
+        if code != BUDGET_TOO_LOW or not balance < budget:
             return ""
         return (
-            f"user's balance {balance:.6g} (below the job's budget C={job.budget:.6g}) below n "
+            f"user's balance {balance:.6g} (below the job's budget C={budget:.6g}) below n "
             "tasks on the cheapest node with a slot long enough"
         )
 
     # -- results -----------------------------------------------------------------------------
     def job_frame(self) -> pd.DataFrame:
-        """One row per job read; see :func:`vosim.analysis.metrics.job_table`."""
-        return metrics.job_table(self.jobs, self.owner_of_node, workload_name=self.trace_name)
+        """One row per job read; see :meth:`vosim.agents.ledger.JobLedger.table`."""
+        return self.ledger.table(self.owner_of_node, workload_name=self.trace_name)
 
     def _recorded_placement(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The run's jobs as the traced grid placed them: one task row per job, on its site.

@@ -61,12 +61,14 @@ def check_conservation(model: VOModel) -> None:
             assert a1 >= b0 - 1e-6, f"resource {r}: {w0} [{a0}, {b0}) overlaps {w1} at {a1}"
     # a completed job's last attempt has one task per requested slot, inside its window
     for job in model.jobs:
-        if job.state == "completed":
-            mine = tasks[(tasks["job"] == job.index) & (tasks["attempt"] == job.attempt)]
+        if model.ledger[job.index].state == "completed":
+            mine = tasks[
+                (tasks["job"] == job.index) & (tasks["attempt"] == model.ledger[job.index].attempt)
+            ]
             assert len(mine) == job.n
             assert (mine["user"] == job.user).all() and (mine["job_id"] == job.job_id).all()
-            assert job.paid == pytest.approx(mine["cost"].sum(), rel=1e-12)
-            assert job.paid <= job.window_cost * (1 + 1e-9)
+            assert model.ledger[job.index].paid == pytest.approx(mine["cost"].sum(), rel=1e-12)
+            assert model.ledger[job.index].paid <= model.ledger[job.index].window_cost * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("policy", policy_names())
@@ -118,10 +120,10 @@ def test_an_early_end_pays_only_the_time_used():
     model.run()
     (job,) = model.jobs
     price = model.node_price[0]
-    assert job.state == "completed"
-    assert job.window_cost == pytest.approx(4 * 1000.0 * price)
-    assert job.paid == pytest.approx(4 * 100.0 * price)
-    assert model.owners[0].revenue == pytest.approx(job.paid)
+    assert model.ledger[job.index].state == "completed"
+    assert model.ledger[job.index].window_cost == pytest.approx(4 * 1000.0 * price)
+    assert model.ledger[job.index].paid == pytest.approx(4 * 100.0 * price)
+    assert model.owners[0].revenue == pytest.approx(model.ledger[job.index].paid)
     tasks = model.task_frame()
     assert len(tasks) == 4 and (tasks["end"] - tasks["start"] == 100.0).all()
 

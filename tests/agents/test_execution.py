@@ -17,7 +17,11 @@ def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability)
     def checked(self):
         run, now = self.metascheduler.execution, self.time
         expected = sum(
-            1 for job in run.running if job.start <= now for end in job.task_ends if now < end
+            1
+            for job in run.running
+            if run.model.ledger[job.index].start <= now
+            for end in run.model.ledger[job.index].task_ends
+            if now < end
         )
         assert run.busy_nodes(now) == expected
         seen.append(expected)

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vosim
-from vosim.agents.ledger import LIFE, JobLedger, JobStateError
+from vosim.agents.ledger import JOB_STATES, LIFE, JobLedger, JobLife, JobStateError
 from vosim.core import Slot, Window
-from vosim.market.workload import JOB_STATES, Job
+from vosim.market.workload import Job
 from vosim.model import VOModel
 
 #: The life of a job written out by hand from the model's description (``Job``'s notes),
@@ -58,6 +58,7 @@ LIFE_FIELDS = {
     "reason",
     "budget",
     "criterion",
+    "request",
 }
 
 
@@ -81,6 +82,12 @@ def _apply(ledger: JobLedger, job: Job, name: str) -> None:
         getattr(ledger, name)(job)
 
 
+def test_the_ledger_keeps_every_life_field_as_a_column():
+    assert set(JobLife._fields) == LIFE_FIELDS
+    ledger = JobLedger([_job(0), _job(1)])
+    assert all(len(getattr(ledger, name)) == 2 for name in LIFE_FIELDS)
+
+
 def test_the_table_of_transitions_is_the_jobs_life():
     assert {(s, n): to for n, (leaves, to) in LIFE.items() for s in leaves} == ORACLE
     ends = {to for (_, _), to in ORACLE.items()} - {"waiting", "scheduled"}
@@ -91,11 +98,17 @@ def test_a_life_from_submission_to_completion():
     job = _job(0)
     ledger = JobLedger([job])
     ledger.offer(job, 50.0, "cost")
-    assert (job.state, job.budget, job.criterion) == ("pending", 50.0, "cost")
+    assert (ledger[0].state, ledger[0].budget, ledger[0].criterion) == ("pending", 50.0, "cost")
     ledger.queue(job)
     ledger.choose(job, 3, 25.0, 1.0)
     ledger.reserve(job, _window(), (8.0, 13.0), held_in=2)
-    assert (job.state, job.start, job.finish, job.attempt, job.held_in) == (
+    assert (
+        ledger[0].state,
+        ledger[0].start,
+        ledger[0].finish,
+        ledger[0].attempt,
+        ledger[0].held_in,
+    ) == (
         "scheduled",
         3.0,
         13.0,
@@ -103,27 +116,51 @@ def test_a_life_from_submission_to_completion():
         2,
     )
     ledger.cancel(job, displaced=True)
-    assert (job.state, job.window, job.task_ends, job.attempt, job.displaced) == (
+    assert (
+        ledger[0].state,
+        ledger[0].window,
+        ledger[0].task_ends,
+        ledger[0].attempt,
+        ledger[0].displaced,
+    ) == (
         "waiting",
         None,
         (),
         2,
         1,
     )
-    assert math.isnan(job.start) and math.isnan(job.finish)
-    assert job.nodes is None and math.isnan(job.window_cost) and math.isnan(job.window_runtime)
+    assert math.isnan(ledger[0].start) and math.isnan(ledger[0].finish)
+    assert (
+        ledger[0].nodes is None
+        and math.isnan(ledger[0].window_cost)
+        and math.isnan(ledger[0].window_runtime)
+    )
     ledger.reserve(job, _window(5.0), (9.0,))
     ledger.interrupt(job, 4.0)
-    assert (job.state, job.failures, job.paid_for_failures, job.attempt) == ("waiting", 1, 4.0, 3)
+    assert (
+        ledger[0].state,
+        ledger[0].failures,
+        ledger[0].paid_for_failures,
+        ledger[0].attempt,
+    ) == ("waiting", 1, 4.0, 3)
     ledger.reserve(job, _window(6.0), (9.0, 16.0))
-    assert (job.nodes.tolist(), job.window_runtime, job.window_cost) == ([0, 1], 10.0, 20.0)
-    assert math.isnan(job.node_time)
+    assert (ledger[0].nodes.tolist(), ledger[0].window_runtime, ledger[0].window_cost) == (
+        [0, 1],
+        10.0,
+        20.0,
+    )
+    assert math.isnan(ledger[0].node_time)
     ledger.complete(job, 7.5)
     # what the tables read of the window stays; the window and its task ends go
-    assert (job.window, job.task_ends, job.nodes.tolist()) == (None, (), [0, 1])
-    assert (job.start, job.finish, job.window_runtime, job.window_cost) == (6.0, 16.0, 10.0, 20.0)
-    assert job.node_time == (9.0 - 6.0) + (16.0 - 6.0)
-    assert (job.state, job.paid, job.alternatives, job.user_evaluation) == (
+    assert (ledger[0].window, ledger[0].task_ends, ledger[0].nodes.tolist()) == (None, (), [0, 1])
+    assert (ledger[0].start, ledger[0].finish, ledger[0].window_runtime, ledger[0].window_cost) == (
+        6.0,
+        16.0,
+        10.0,
+        20.0,
+    )
+    assert ledger[0].node_time == (9.0 - 6.0) + (16.0 - 6.0)
+    assert (ledger[0].state, ledger[0].paid, ledger[0].alternatives, ledger[0].user_evaluation) == (
         "completed",
         7.5,
         3,
@@ -135,19 +172,17 @@ def test_a_life_from_submission_to_completion():
 
 @pytest.mark.parametrize("name", ["complete", "cancel", "reserve", "interrupt"])
 def test_a_refused_transition_names_the_job_and_changes_nothing(name):
-    job = _job(4)
-    ledger = JobLedger([job])
+    ledger = JobLedger([_job(i) for i in range(5)])
     with pytest.raises(JobStateError, match=r"job 104 \(trace row 4\) is pending: it cannot"):
-        _apply(ledger, job, name)
-    assert job.state == "pending" and ledger.counts == Counter(pending=1)
+        _apply(ledger, ledger.jobs[4], name)
+    assert ledger.state[4] == "pending" and ledger.counts == Counter(pending=5)
     assert isinstance(JobStateError("x"), ValueError)
 
 
-def test_a_ledger_starts_from_pending_jobs_only():
-    job = _job(0)
-    job.state = "waiting"
-    with pytest.raises(JobStateError, match="starts waiting, not pending"):
-        JobLedger([job])
+def test_a_ledger_holds_the_jobs_at_their_positions():
+    with pytest.raises(JobStateError, match=r"job 101 \(trace row 1\) is at position 0"):
+        JobLedger([_job(1)])
+    assert JobLedger([_job(0), _job(1)]).state == ["pending", "pending"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -155,17 +190,19 @@ def test_a_ledger_starts_from_pending_jobs_only():
 def test_the_counts_follow_any_sequence_of_transitions(steps):
     jobs = [_job(i) for i in range(3)]
     ledger = JobLedger(jobs)
+    for job in jobs:  # its user's terms (no state change)
+        ledger.offer(job, 50.0, "cost")
     for i, name in steps:
         job = jobs[i]
-        expected = ORACLE.get((job.state, name))
+        expected = ORACLE.get((ledger.state[i], name))
         if expected is None:
-            before = job.state
+            before = ledger.state[i]
             with pytest.raises(JobStateError):
                 _apply(ledger, job, name)
-            assert job.state == before
+            assert ledger.state[i] == before
         else:
             _apply(ledger, job, name)
-            assert job.state == expected
+            assert ledger.state[i] == expected
         assert +ledger.counts == ledger.states()
         assert sum(ledger.counts.values()) == len(jobs)
 
@@ -202,7 +239,8 @@ def test_every_job_is_in_exactly_one_state_at_every_cycle(options):
 
 
 def test_only_the_ledger_writes_a_jobs_life():
-    """No module but the ledger assigns a life field of an object other than ``self``."""
+    """No module but the ledger assigns a life field, or an entry of a life column, of an
+    object other than ``self``."""
     root = Path(vosim.__file__).parent
     found = []
     for path in sorted(root.rglob("*.py")):
@@ -215,11 +253,13 @@ def test_only_the_ledger_writes_a_jobs_life():
             elif isinstance(node, ast.AugAssign | ast.AnnAssign):
                 targets = [node.target]
             for target in targets:
+                # job.start = ..., or ledger.start[i] = ... (a column written in place)
+                column = target.value if isinstance(target, ast.Subscript) else target
                 if (
-                    isinstance(target, ast.Attribute)
-                    and target.attr in LIFE_FIELDS
+                    isinstance(column, ast.Attribute)
+                    and column.attr in LIFE_FIELDS
                     and isinstance(target.ctx, ast.Store)
-                    and not (isinstance(target.value, ast.Name) and target.value.id == "self")
+                    and not (isinstance(column.value, ast.Name) and column.value.id == "self")
                 ):
-                    found.append(f"{path.relative_to(root)}:{node.lineno} .{target.attr}")
+                    found.append(f"{path.relative_to(root)}:{node.lineno} .{column.attr}")
     assert not found, "a job's life written outside the ledger: " + ", ".join(found)

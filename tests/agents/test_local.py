@@ -32,7 +32,14 @@ def runs():
         log: list[tuple[int, float, int, int]] = []
 
         def logged(self, job, window, uncertain=None, _log=log):
-            _log.append((job.index, window.start, job.displaced, job.failures))
+            _log.append(
+                (
+                    job.index,
+                    window.start,
+                    self.model.ledger.displaced[job.index],
+                    self.model.ledger.failures[job.index],
+                )
+            )
             return original(self, job, window, uncertain)
 
         Execution.reserve = logged

@@ -76,7 +76,9 @@ def _late_at_every_pass(monkeypatch, kwargs):
         ends = [
             job
             for finish, _, attempt, job in self.execution._completions
-            if finish <= now and job.attempt == attempt and job.state == "scheduled"
+            if finish <= now
+            and model.ledger[job.index].attempt == attempt
+            and model.ledger[job.index].state == "scheduled"
         ]
         if pending or due or ends:
             late.append((now, len(pending), len(due), len(ends)))
@@ -129,5 +131,9 @@ def test_simultaneous_arrivals_meet_in_one_pass(monkeypatch):
     assert shared, "the prefix has a time at which two users submit"
     model.run()
     first = shared[0]
-    arrivals = sum(1 for j in model.jobs if j.submit_time == first and j.state != "rejected")
+    arrivals = sum(
+        1
+        for j in model.jobs
+        if j.submit_time == first and model.ledger[j.index].state != "rejected"
+    )
     assert arrivals >= 2 and batches[first][0] == arrivals

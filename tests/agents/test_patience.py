@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from vosim.agents.ledger import JOB_STATES
 from vosim.market.swf import swf_frame
-from vosim.market.workload import JOB_STATES
 from vosim.model import VOModel
 
 DAY = 86400.0
@@ -34,10 +34,12 @@ def test_a_job_waiting_past_its_patience_is_withdrawn_at_its_deadline():
     model = VOModel(trace=blocked_trace(), machine=True, policy="fcfs", cycle_period=0, rng=1)
     model.run()
     first, second = model.jobs
-    assert first.state == "completed"
-    assert second.state == "withdrawn"
-    assert second.left_time == ARRIVAL + 30 * DAY  # the default patience, 30 days
-    assert "patience" in second.reason
+    assert model.ledger[first.index].state == "completed"
+    assert model.ledger[second.index].state == "withdrawn"
+    assert (
+        model.ledger[second.index].left_time == ARRIVAL + 30 * DAY
+    )  # the default patience, 30 days
+    assert "patience" in model.ledger[second.index].reason
     frame = model.job_frame()
     assert frame["left_time"].iloc[1] == ARRIVAL + 30 * DAY
     summary = model.summary()
@@ -52,8 +54,8 @@ def test_without_patience_the_job_waits_and_completes():
         trace=blocked_trace(), machine=True, policy="fcfs", cycle_period=0, patience=None, rng=1
     )
     model.run()
-    assert [j.state for j in model.jobs] == ["completed", "completed"]
-    assert model.jobs[1].start == 100 * DAY
+    assert [model.ledger[j.index].state for j in model.jobs] == ["completed", "completed"]
+    assert model.ledger.start[1] == 100 * DAY
 
 
 def test_a_horizon_leaves_jobs_unfinished_at_its_time():
@@ -61,8 +63,8 @@ def test_a_horizon_leaves_jobs_unfinished_at_its_time():
         trace=blocked_trace(), machine=True, policy="fcfs", cycle_period=0, horizon=DAY, rng=1
     )
     model.run()
-    assert [j.state for j in model.jobs] == ["unfinished", "unfinished"]
-    assert [j.left_time for j in model.jobs] == [DAY, DAY]
+    assert [model.ledger[j.index].state for j in model.jobs] == ["unfinished", "unfinished"]
+    assert [model.ledger[j.index].left_time for j in model.jobs] == [DAY, DAY]
 
 
 @pytest.mark.parametrize(
@@ -78,7 +80,7 @@ def test_a_horizon_leaves_jobs_unfinished_at_its_time():
 def test_every_job_ends_in_exactly_one_state(options):
     model = VOModel(trace="UniLu-Gaia-2014-2", jobs=300, rng=3, **options)
     model.run()
-    states = [job.state for job in model.jobs]
+    states = [model.ledger[job.index].state for job in model.jobs]
     assert set(states) <= set(JOB_STATES)
     frame = model.job_frame()
     counts = frame["state"].value_counts()

@@ -22,7 +22,8 @@ def small_model(**kwargs) -> VOModel:
     )
     model = VOModel(trace=frame, machine=True, policy="fcfs", cycle_period=0, rng=1, **kwargs)
     for job in model.jobs:  # as its user's submission sets it
-        job.budget = model.user_agent[job.user].budget_for(job)
+        user = model.user_agent[job.user]
+        model.ledger.offer(job, user.budget_for(job), user.criterion)
     return model
 
 
@@ -52,10 +53,10 @@ def test_arrivals_join_in_trace_order_and_leave_once():
 def test_a_job_no_window_can_serve_is_rejected_with_its_reason():
     model = small_model()
     job = model.jobs[2]
-    job.budget = 0.0  # below the cheapest window of the domain
+    model.ledger.offer(job, 0.0, "")  # below the cheapest window of the domain
     queue = JobQueue(model)
     assert not queue.admit(job)
-    assert job.state == "rejected" and job.reason
+    assert model.ledger[job.index].state == "rejected" and model.ledger[job.index].reason
     assert len(queue) == 0
 
 
@@ -66,6 +67,11 @@ def test_views_carry_the_budget_a_policy_may_spend():
     queue.admit(job)
     queue.take_arrivals()
     (view,) = queue.jobs()
-    assert (view.index, view.n, view.volume, view.budget) == (1, job.n, job.volume, job.budget)
+    assert (view.index, view.n, view.volume, view.budget) == (
+        1,
+        job.n,
+        job.volume,
+        model.ledger.budget[1],
+    )
     assert view.account == -1  # no per-period accounts
     assert queue.reserved(running=[], ahead=False) == []

@@ -13,9 +13,11 @@ reference performance, so a job's tasks all end with it and the two must agree e
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -25,16 +27,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from procset import ProcSet
 
-from vosim.analysis.metrics import (
+from vosim.agents.ledger import (
     BATSIM_COLUMNS,
     BATSIM_FINAL_STATES,
     JOB_COLUMNS,
+    JobLedger,
     _node_strings,
     batsim_final_state,
-    batsim_jobs,
-    job_table,
-    run_summary,
 )
+from vosim.analysis.metrics import batsim_jobs, run_summary
 from vosim.core import Slot, Window
 from vosim.market.workload import Job
 from vosim.runs.cli import build_parser, main
@@ -55,22 +56,34 @@ class _Owner:
 
 
 def _job(job_id, state, *, run_time=50.0, requested=100.0, nodes=(), start=math.nan, **kw):
-    """A job as a finished run leaves it; a window on ``nodes`` from ``start`` if given."""
+    """A job as a finished run leaves it: the trace's job and its ledger columns.
+
+    A window on ``nodes`` from ``start`` if given; ``kw`` sets other columns.
+    """
     job = Job(job_id, 1, 10.0, max(len(nodes), 1), requested, run_time, requested, 4)
-    job.state = state
+    life = {"state": state}
     if nodes:
         slots = tuple(Slot(k, start, start + requested, 1.0, 1.0) for k in nodes)
-        job.window = Window(slots, start, requested, float(len(nodes)) * requested)
-        job.nodes = np.array(nodes)
-        job.window_runtime, job.window_cost = requested, float(len(nodes)) * requested
-        job.start = start
+        life["window"] = Window(slots, start, requested, float(len(nodes)) * requested)
+        life["nodes"] = np.array(nodes)
+        life["window_runtime"], life["window_cost"] = requested, float(len(nodes)) * requested
+        life["start"] = start
     if state == "completed":  # the ledger keeps the window's outcome, not the window
-        job.finish = start + run_time
-        job.node_time = run_time * len(nodes)
-        job.window = None
-    for key, value in kw.items():
-        setattr(job, key, value)
-    return job
+        life["finish"] = start + run_time
+        life["node_time"] = run_time * len(nodes)
+        life["window"] = None
+    return job, life | kw
+
+
+def hand_ledger(entries) -> JobLedger:
+    """A ledger of hand-made ``(job, columns)`` entries, as a finished run leaves one."""
+    jobs = [dataclasses.replace(job, index=k) for k, (job, _) in enumerate(entries)]
+    ledger = JobLedger(jobs)
+    for k, (_, life) in enumerate(entries):
+        for name, value in life.items():
+            getattr(ledger, name)[k] = value
+    ledger.counts = Counter(ledger.state)
+    return ledger
 
 
 #: One job per case: (job, Batsim final state, success, metadata).
@@ -119,7 +132,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def hand_table() -> pd.DataFrame:
     owners = [_Owner(k // 2) for k in range(6)]
-    return job_table([c[0] for c in CASES], owners, workload_name="hand-made")
+    return hand_ledger([c[0] for c in CASES]).table(owners, workload_name="hand-made")
 
 
 @pytest.fixture(scope="module")

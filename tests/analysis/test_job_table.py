@@ -1,4 +1,4 @@
-"""The columnar :func:`~vosim.analysis.metrics.job_table` equals a plain row-by-row build.
+"""The columnar :meth:`~vosim.agents.ledger.JobLedger.table` equals a plain row-by-row build.
 
 The oracle below builds the table one job at a time, as vosim did before the table was built
 by columns (for speed: the per-job output is part of the timed run). Both are
@@ -13,16 +13,17 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from test_batsim_output import CASES, _Owner
+from test_batsim_output import CASES, _Owner, hand_ledger
 
-from vosim.analysis.metrics import (
+from vosim.agents.ledger import (
     BATSIM_FINAL_STATES,
     JOB_COLUMNS,
+    JOB_STATES,
+    LIVE_STATES,
+    JobLedger,
     _profile_name,
     batsim_final_state,
-    job_table,
 )
-from vosim.market.workload import JOB_STATES, LIVE_STATES
 from vosim.model import VOModel
 
 
@@ -40,21 +41,22 @@ def _interval_set(ids) -> str:
     return " ".join(out)
 
 
-def rows_job_table(jobs, owner_of_node, *, workload_name=""):
-    """The oracle: :func:`job_table`'s columns built one row per job."""
+def rows_job_table(ledger, owner_of_node, *, workload_name=""):
+    """The oracle: :meth:`JobLedger.table`'s columns built one row per job."""
     rows = []
-    for job in jobs:
-        held = job.nodes is not None  # a window reserved (held now, or the completed one)
-        completed = job.state == "completed"
-        start = job.start if held else np.nan
-        finish = job.finish if completed else np.nan
-        nodes = job.nodes.tolist() if held else []
+    for job in ledger.jobs:
+        life = ledger[job.index]
+        held = life.nodes is not None  # a window reserved (held now, or the completed one)
+        completed = life.state == "completed"
+        start = life.start if held else np.nan
+        finish = life.finish if completed else np.nan
+        nodes = life.nodes.tolist() if held else []
         final = batsim_final_state(
-            job.state,
+            life.state,
             job.run_time,
             job.requested_time,
-            started=held and not job.start >= job.left_time,  # NaN: mid-run
-            submitted=not math.isnan(job.left_time),  # unfinished: left the queue at the end
+            started=held and not life.start >= life.left_time,  # NaN: mid-run
+            submitted=not math.isnan(life.left_time),  # unfinished: left the queue at the end
         )
         rows.append(
             (
@@ -73,28 +75,28 @@ def rows_job_table(jobs, owner_of_node, *, workload_name=""):
                 finish - job.submit_time,
                 _interval_set(nodes),
                 np.nan,
-                "" if completed else f"{job.state}: {job.reason}".removesuffix(": "),
+                "" if completed else f"{life.state}: {life.reason}".removesuffix(": "),
                 job.user,
                 job.group,
                 " ".join(str(o) for o in sorted({owner_of_node[k].owner_id for k in nodes})),
-                job.criterion,
+                life.criterion,
                 job.requested_processors,
-                job.window_runtime,
+                life.window_runtime,
                 job.run_time,
-                job.left_time,
-                job.node_time if completed else np.nan,
-                job.paid + job.paid_for_failures,
-                job.window_cost,
-                job.failures,
-                job.displaced,
-                job.paid_for_failures,
-                job.predicted_availability,
-                job.alternatives,
-                job.user_evaluation,
-                max(start - job.earliest_start, 0.0) if held else np.nan,
-                job.budget,
-                job.state,
-                "" if completed else job.reason,
+                life.left_time,
+                life.node_time if completed else np.nan,
+                life.paid + life.paid_for_failures,
+                life.window_cost,
+                life.failures,
+                life.displaced,
+                life.paid_for_failures,
+                life.predicted_availability,
+                life.alternatives,
+                life.user_evaluation,
+                max(start - life.earliest_start, 0.0) if held else np.nan,
+                life.budget,
+                life.state,
+                "" if completed else life.reason,
             )
         )
     cols = [c for c in JOB_COLUMNS if c != "stretch"]
@@ -109,9 +111,9 @@ def rows_job_table(jobs, owner_of_node, *, workload_name=""):
     return df
 
 
-def _same(jobs, owners, name="w"):
-    got = job_table(jobs, owners, workload_name=name)
-    want = rows_job_table(jobs, owners, workload_name=name)
+def _same(ledger, owners, name="w"):
+    got = ledger.table(owners, workload_name=name)
+    want = rows_job_table(ledger, owners, workload_name=name)
     assert list(got.columns) == list(JOB_COLUMNS)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     return got
@@ -119,16 +121,16 @@ def _same(jobs, owners, name="w"):
 
 def test_hand_made_jobs_of_every_state():
     owners = [_Owner(k // 2) for k in range(6)]
-    table = _same([c[0] for c in CASES], owners)
+    table = _same(hand_ledger([c[0] for c in CASES]), owners)
     assert table["owners"].tolist()[0] == "0 1"  # nodes 0, 1, 3: owners 0 and 1
 
 
 def test_no_jobs_gives_the_typed_columns():
     """No jobs: no rows, and the columns typed as for a run's jobs (the oracle gives objects)."""
     owners = [_Owner(k // 2) for k in range(6)]
-    table = job_table([], owners)
+    table = JobLedger([]).table(owners)
     assert table.shape == (0, len(JOB_COLUMNS))
-    assert table.dtypes.equals(_same([c[0] for c in CASES], owners).dtypes)
+    assert table.dtypes.equals(_same(hand_ledger([c[0] for c in CASES]), owners).dtypes)
 
 
 @pytest.mark.parametrize(
@@ -143,5 +145,5 @@ def test_no_jobs_gives_the_typed_columns():
 def test_runs(kwargs):
     model = VOModel(**kwargs, rng=3)
     model.run()
-    table = _same(model.jobs, model.owner_of_node, model.trace_name)
+    table = _same(model.ledger, model.owner_of_node, model.trace_name)
     assert len(table) == len(model.jobs)

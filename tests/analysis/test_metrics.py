@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from vosim.agents.ledger import _node_strings
 from vosim.analysis.metrics import (
-    _node_strings,
     bounded_slowdown,
     gini,
     jain_index,
@@ -152,4 +152,4 @@ def test_a_run_still_going_has_every_job_in_a_state_of_the_table():
     states = model.job_frame()["state"]
     assert states.notna().all()
     assert set(states.astype(str)) >= {"pending"}
-    assert (states.astype(str) == [job.state for job in model.jobs]).all()
+    assert (states.astype(str) == [model.ledger[job.index].state for job in model.jobs]).all()

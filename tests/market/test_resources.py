@@ -101,8 +101,12 @@ def test_one_processor_job_gets_one_slot():
     assert frame["state"].tolist() == ["completed"] * 3 + ["rejected"]
     assert frame["requested_number_of_resources"].tolist() == [1, 4, 3, 9]
     first = model.jobs[0]
-    assert len(first.nodes) == 1 and frame.loc[0, "allocated_resources"].isdigit()
-    assert frame.loc[0, "node_time"] == pytest.approx(first.finish - first.start)
+    assert (
+        len(model.ledger[first.index].nodes) == 1 and frame.loc[0, "allocated_resources"].isdigit()
+    )
+    assert frame.loc[0, "node_time"] == pytest.approx(
+        model.ledger[first.index].finish - model.ledger[first.index].start
+    )
     tasks = model.task_frame()
     assert tasks.groupby("job_id").size().tolist() == [1, 4, 3]
     assert (tasks["node"] == model.resource_node[tasks["resource"]]).all()
@@ -215,14 +219,14 @@ def test_no_processor_is_double_booked(gaia_run):
 
 def test_jobs_get_p_distinct_processors_within_budget(gaia_run):
     model = gaia_run
-    completed = [j for j in model.jobs if j.state == "completed"]
+    completed = [j for j in model.jobs if model.ledger[j.index].state == "completed"]
     assert len(completed) > 200
     assert any(j.n == 1 for j in completed)
     for job in completed:
         w, _ = model.kept[job.index]
         assert job.n == job.requested_processors
         assert len({s.node for s in w.slots}) == job.n == len(w.slots)
-        assert w.cost <= job.budget * (1 + 1e-9)
+        assert w.cost <= model.ledger[job.index].budget * (1 + 1e-9)
         for s in w.slots:  # each slot's price and performance are its physical node's
             host = model.physical_nodes[model.resource_node[s.node]]
             assert (s.price, s.performance) == (host.price, host.performance)

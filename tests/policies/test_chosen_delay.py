@@ -16,7 +16,9 @@ def _run(**kwargs):
     reserve = Execution.reserve
 
     def spy(self, job, window, uncertain=None):
-        noted.append((job.index, job.earliest_start, window.start, self.model.time))
+        noted.append(
+            (job.index, self.model.ledger.earliest_start[job.index], window.start, self.model.time)
+        )
         return reserve(self, job, window, uncertain)
 
     with pytest.MonkeyPatch.context() as patch:

@@ -140,7 +140,10 @@ def test_whole_runs_equal_with_the_node_form(policy, monkeypatch):
         )
         model.run()
         frame = model.job_frame()
-        nodes = [() if job.nodes is None else tuple(job.nodes) for job in model.jobs]
+        nodes = [
+            () if model.ledger[job.index].nodes is None else tuple(model.ledger[job.index].nodes)
+            for job in model.jobs
+        ]
         return frame, nodes
 
     fast, fast_nodes = run()

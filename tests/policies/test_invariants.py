@@ -24,7 +24,7 @@ def busy_intervals(model, kept):
     """Per node: every VO task as run ([start, actual end)) and every local job."""
     busy = defaultdict(list)
     for job in model.jobs:
-        if job.state == "completed":
+        if model.ledger[job.index].state == "completed":
             window, task_ends = kept[job.index]
             for s, end in zip(window.slots, task_ends, strict=True):
                 busy[s.node].append((s.start, end, job.job_id))
@@ -48,11 +48,11 @@ def test_policy_invariants(policy, trace, jobs):
     model = VOModel(trace=trace, jobs=jobs, policy=policy, rng=7, **nodes)
     kept = keep_windows(model)
     model.run()
-    states = [job.state for job in model.jobs]
+    states = [model.ledger[job.index].state for job in model.jobs]
     assert set(states) <= {"completed", "rejected", "withdrawn"}  # drained: none unfinished
     frame = model.job_frame()
     assert frame["state"].value_counts().sum() == jobs
-    completed = [job for job in model.jobs if job.state == "completed"]
+    completed = [job for job in model.jobs if model.ledger[job.index].state == "completed"]
     # On NASA a 128-node job needs the whole domain free at once, which the owners' local
     # load never allows: FCFS then blocks behind it for good, as FCFS does.
     if trace != "NASA-iPSC-1993-3.1-cln" or policy != "fcfs":
@@ -60,10 +60,12 @@ def test_policy_invariants(policy, trace, jobs):
     for job in completed:
         w, task_ends = kept[job.index]
         assert len({s.node for s in w.slots}) == job.n  # n distinct nodes
-        assert w.cost <= job.budget * (1 + 1e-9)  # within the user's budget C
-        assert job.start >= job.submit_time
+        assert w.cost <= model.ledger[job.index].budget * (1 + 1e-9)  # within the user's budget C
+        assert model.ledger[job.index].start >= job.submit_time
         for s, end in zip(w.slots, task_ends, strict=True):
-            assert s.start == job.start and end <= s.end + 1e-6  # killed at the estimate
+            assert (
+                s.start == model.ledger.start[job.index] and end <= s.end + 1e-6
+            )  # killed at the estimate
     for node, spans in busy_intervals(model, kept).items():
         spans.sort(key=lambda x: (x[0], x[1]))
         for (a0, b0, who0), (a1, _, who1) in pairwise(spans):
@@ -106,9 +108,9 @@ def test_conservative_never_starts_a_job_later_than_first_reserved(machine, monk
         assert not ms.execution.ahead
     moved = 0
     for job in model.jobs:
-        if job.state == "completed":
-            assert job.start <= first[job.index] + 1e-9
-            moved += job.start < first[job.index]
+        if model.ledger[job.index].state == "completed":
+            assert model.ledger[job.index].start <= first[job.index] + 1e-9
+            moved += model.ledger[job.index].start < first[job.index]
     assert moved > 0  # early ends did move reservations earlier
 
 

@@ -356,10 +356,10 @@ def test_model_runs_a_trace_prefix(policy):
     owner = np.array([o.owner_id for o in m.owner_of_node])
     m.metascheduler.scheduler = _WithOwners(m.metascheduler.scheduler, owner)
     m.run()
-    done = [j for j in m.jobs if j.state == "completed"]
+    done = [j for j in m.jobs if m.ledger[j.index].state == "completed"]
     assert len(done) > 30
     for j in done:
-        assert j.window_cost <= j.budget * (1 + 1e-9)
+        assert m.ledger[j.index].window_cost <= m.ledger[j.index].budget * (1 + 1e-9)
 
 
 @settings(max_examples=60, deadline=None)

@@ -111,14 +111,18 @@ def _early_end_model(replan_mode):
 def test_an_early_end_lets_a_waiting_reservation_start_earlier_next_cycle():
     model = _early_end_model("always")
     a, b = model.jobs
-    assert (a.state, a.start, a.finish) == ("completed", 0.0, 500.0)
-    assert (b.state, b.start) == ("completed", 600.0)
+    assert (
+        model.ledger[a.index].state,
+        model.ledger[a.index].start,
+        model.ledger[a.index].finish,
+    ) == ("completed", 0.0, 500.0)
+    assert (model.ledger[b.index].state, model.ledger[b.index].start) == ("completed", 600.0)
     assert model.metascheduler.replanner.moved == 1
     # the move is not a new choice: the user is evaluated once per job
     assert sum(u.evaluated for u in model.users) == 2
     never = _early_end_model("never")
     assert never.metascheduler.replanner is None
-    assert never.jobs[1].start == 1000.0
+    assert never.ledger.start[1] == 1000.0
 
 
 def test_replan_leaves_policies_that_never_reserve_ahead_unchanged():
@@ -159,7 +163,7 @@ def test_under_accounts_only_a_hold_of_this_budget_period_moves():
     cancel = model.metascheduler.execution.cancel
 
     def spy(job):
-        periods.append((job.held_in, model.budget_periods))
+        periods.append((model.ledger[job.index].held_in, model.budget_periods))
         return cancel(job)
 
     model.metascheduler.execution.cancel = spy
@@ -194,7 +198,9 @@ def test_replanning_never_delays_a_reserved_start(seed, n, procs, option):
 
     def spy(job, window, uncertain=None):
         # a failed or displaced job's new window is a new reservation
-        starts.setdefault((job.index, job.failures, job.displaced), []).append(window.start)
+        ledger = model.ledger
+        key = (job.index, ledger.failures[job.index], ledger.displaced[job.index])
+        starts.setdefault(key, []).append(window.start)
         reserve(job, window, uncertain)
 
     model.metascheduler.execution.reserve = spy
@@ -203,9 +209,13 @@ def test_replanning_never_delays_a_reserved_start(seed, n, procs, option):
         # every move is strictly earlier: no reserved start is ever later than the one before
         assert all(b < a for a, b in pairwise(promised)), (index, promised)
     for job in model.jobs:
-        assert job.state in STATES
-        if job.state == "completed" and job.failures == 0 and job.displaced == 0:
-            assert job.start <= starts[job.index, 0, 0][0]
+        assert model.ledger[job.index].state in STATES
+        if (
+            model.ledger[job.index].state == "completed"
+            and model.ledger[job.index].failures == 0
+            and model.ledger[job.index].displaced == 0
+        ):
+            assert model.ledger[job.index].start <= starts[job.index, 0, 0][0]
     frame = model.job_frame()
     assert len(frame) == n and set(frame["state"]) <= STATES
 
@@ -230,7 +240,10 @@ def test_replanning_under_utilization_uncertainty_moves_to_no_lower_availability
     reserve = model.metascheduler.execution.reserve
 
     def spy(job, window, uncertain=None):
-        key = (job.index, job.failures)  # after a failure a window is a new reservation
+        key = (
+            job.index,
+            model.ledger[job.index].failures,
+        )  # after a failure a window is a new reservation
         if key in held:
             before = window_availability(held[key], uncertain)
             moves.append((window_availability(window, uncertain), before))

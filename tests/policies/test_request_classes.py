@@ -56,8 +56,12 @@ def test_class_cycle_gives_the_per_job_cycle_records(trace, jobs, seed, allocato
         jobs_fast.drop(columns=["reason", "metadata"]),
         jobs_slow.drop(columns=["reason", "metadata"]),
     )
-    waiting = [j for j in model.jobs if j.state == "unfinished" and math.isnan(j.start)]
-    assert all(j.reason for j in waiting)
+    waiting = [
+        j
+        for j in model.jobs
+        if model.ledger[j.index].state == "unfinished" and math.isnan(model.ledger[j.index].start)
+    ]
+    assert all(model.ledger[j.index].reason for j in waiting)
 
 
 def test_a_class_fails_at_most_once_per_cycle(monkeypatch):

@@ -102,7 +102,7 @@ def test_gantt_frame_is_the_busy_intervals_of_the_scheduling_interval(steps):
     for row in vo.itertuples():
         job = by_id[int(row.job)]
         assert row.user == f"user {job.user}"
-        assert row.cost == pytest.approx(job.window_cost)
+        assert row.cost == pytest.approx(model.ledger[job.index].window_cost)
     price = model.node_price[frame["node"].to_numpy()]
     np.testing.assert_allclose(frame["slot_cost"], price * (frame["end"] - frame["start"]))
     if steps:

@@ -214,7 +214,7 @@ def test_advance_drains_and_finishes():
             break
         model.advance(model.chunk_end())
     assert not model.running and model.ended
-    states = {j.state for j in model.jobs}
+    states = {model.ledger[j.index].state for j in model.jobs}
     assert states <= {"completed", "rejected", "withdrawn"}
     # Further steps and advances do nothing.
     rows = len(model.cycle_frame())
@@ -301,7 +301,7 @@ def test_amp_allocator_applies_to_every_user():
     assert model.allocator == "amp"
     for _ in range(3):
         model.step()
-    scheduled = [j for j in model.jobs if j.nodes is not None]
+    scheduled = [j for j in model.jobs if model.ledger[j.index].nodes is not None]
     assert scheduled
     for user in model.users:
         assert ms.scheduler.criterion_allocators[user.criterion] == "amp"
@@ -326,8 +326,16 @@ def test_allocator_changes_the_schedule():
     for _ in range(3):
         a.step()
         b.step()
-    starts_a = [(j.job_id, j.start, j.window_cost) for j in a.jobs if j.nodes is not None]
-    starts_b = [(j.job_id, j.start, j.window_cost) for j in b.jobs if j.nodes is not None]
+    starts_a = [
+        (j.job_id, a.ledger[j.index].start, a.ledger[j.index].window_cost)
+        for j in a.jobs
+        if a.ledger[j.index].nodes is not None
+    ]
+    starts_b = [
+        (j.job_id, b.ledger[j.index].start, b.ledger[j.index].window_cost)
+        for j in b.jobs
+        if b.ledger[j.index].nodes is not None
+    ]
     assert starts_a and starts_b
     assert starts_a != starts_b
 
@@ -355,6 +363,10 @@ def test_policy_input_offers_every_policy_and_changes_the_schedule():
         for _ in range(8):
             model.step()
         assert model.policy_name == policy
-        starts[policy] = [(job.index, job.start) for job in model.jobs if job.start >= 0]
+        starts[policy] = [
+            (job.index, model.ledger[job.index].start)
+            for job in model.jobs
+            if model.ledger[job.index].start >= 0
+        ]
         assert starts[policy]
     assert starts["css"] != starts["easy"]

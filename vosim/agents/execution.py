@@ -101,13 +101,14 @@ class Execution:
         ``displaced``: an owner's arriving local job took processors of the reservation
         (:meth:`JobLedger.cancel <vosim.agents.ledger.JobLedger.cancel>` counts it).
         """
-        model = self.model
+        model, ledger, i = self.model, self.model.ledger, job.index
         self.running.remove(job)
-        self._stopped[job.index, job.attempt] = model.time  # its busy events lapse
-        spans = job.window.spans
+        self._stopped[i, ledger.attempt[i]] = model.time  # its busy events lapse
+        window = ledger.window[i]
+        spans = window.spans
         self._release(job, spans.start)
         self.freed.update(spans.node.tolist())
-        self._return_hold(job, job.window.cost)
+        self._return_hold(job, window.cost)
         row = self._attempt_row.pop(job.index, None)
         if row is not None:  # its draw never comes: the attempt moved, it did not fail
             model.attempts[row] = (*model.attempts[row][:4], False, math.inf, True)
@@ -149,7 +150,7 @@ class Execution:
         predicted = window_availability(window, uncertain)
         model.ledger.predict(job, predicted)
         spans = window.spans
-        ends = np.minimum(spans.end, np.asarray(job.task_ends, dtype=float))
+        ends = np.minimum(spans.end, np.asarray(model.ledger.task_ends[job.index], dtype=float))
         fail = float(
             sample_interruptions(uncertain, spans.node, window.start, ends, model.rng).min(
                 initial=math.inf
@@ -188,8 +189,9 @@ class Execution:
         nodes = spans.node
         ends = start + work / spans.performance
         task_ends = ends.tolist()
-        model.ledger.reserve(job, window, task_ends, held_in)
-        finish = job.finish
+        ledger, i = model.ledger, job.index
+        ledger.reserve(job, window, task_ends, held_in)
+        finish, attempt = ledger.finish[i], ledger.attempt[i]
         self.reserved_until[nodes] = spans.end
         self._changes += 1
         self.ahead = self.ahead or start > model.time
@@ -198,7 +200,7 @@ class Execution:
         self.running.append(job)
         # tasks keep their nodes busy over [start, end): one event per job start and per
         # distinct task end, carrying the count
-        events, key = self._busy_events, (job.index, job.attempt)
+        events, key = self._busy_events, (i, attempt)
         heapq.heappush(events, (start, nodes.size, *key))
         if finish == min(task_ends):
             heapq.heappush(events, (finish, -nodes.size, *key))
@@ -207,29 +209,29 @@ class Execution:
             for end, count in zip(distinct.tolist(), counts.tolist(), strict=True):
                 heapq.heappush(events, (end, -count, *key))
         fail = self._realise(job, window, uncertain) if uncertain is not None else math.inf
-        if fail < job.finish:
-            heapq.heappush(self._failures, (fail, job.index, job.attempt, job))
+        if fail < finish:
+            heapq.heappush(self._failures, (fail, i, attempt, job))
             model.schedule_event(self._fail_due, at=fail)
         else:
-            heapq.heappush(self._completions, (job.finish, job.index, job.attempt, job))
+            heapq.heappush(self._completions, (finish, i, attempt, job))
             # event driven: every end at a time comes before that time's arrivals and pass;
             # one event per distinct end time (complete_due ends every job due by then)
-            if job.finish not in self._due:
-                self._due.add(job.finish)
+            if finish not in self._due:
+                self._due.add(finish)
                 priority = (
                     mesa.time.Priority.HIGH if self.event_driven else mesa.time.Priority.DEFAULT
                 )
-                model.schedule_event(self._complete_due, at=job.finish, priority=priority)
+                model.schedule_event(self._complete_due, at=finish, priority=priority)
 
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.
 
         :meth:`interrupt` for each; then a pass is asked for.
         """
-        now, failed = self.model.time, False
+        now, failed, ledger = self.model.time, False, self.model.ledger
         while self._failures and self._failures[0][0] <= now:
-            _, _, attempt, job = heapq.heappop(self._failures)
-            if job.attempt != attempt or job.state != "scheduled":
+            _, i, attempt, job = heapq.heappop(self._failures)
+            if ledger.attempt[i] != attempt or ledger.state[i] != "scheduled":
                 continue
             failed = True
             self.interrupt(job, now)
@@ -256,17 +258,19 @@ class Execution:
         float
             Work lost: the processor time its tasks ran before ``now``, resource x time units.
         """
+        ledger, i = self.model.ledger, job.index
         self.running.remove(job)
-        self._stopped[job.index, job.attempt] = now  # its later busy events lapse
-        for end in job.task_ends:
-            if job.start <= now < end:
-                heapq.heappush(self._busy_events, (now, -1, job.index, job.attempt))
-        ran = max(now, job.start)
-        stops = np.minimum(np.minimum(job.window.spans.end, job.task_ends), ran)
-        lost = float(np.sum(stops - job.start))
+        attempt, start, task_ends = ledger.attempt[i], ledger.start[i], ledger.task_ends[i]
+        spans = ledger.window[i].spans
+        self._stopped[i, attempt] = now  # its later busy events lapse
+        for end in task_ends:
+            if start <= now < end:
+                heapq.heappush(self._busy_events, (now, -1, i, attempt))
+        ran = max(now, start)
+        stops = np.minimum(np.minimum(spans.end, task_ends), ran)
+        lost = float(np.sum(stops - start))
         paid = self._settle(job, stops)
         # [stop, s.end) is free again, as after an early end: waiting jobs may fit
-        spans = job.window.spans
         self.freed.update(spans.node[spans.end > stops].tolist())
         row = self._attempt_row.pop(job.index, None)
         if row is not None and math.isinf(self.model.attempts[row][5]):  # taken, not drawn
@@ -277,17 +281,17 @@ class Execution:
 
     def complete_due(self) -> None:
         """Complete every job whose finish time has come; it pays for what its tasks used."""
-        now, completed = self.model.time, False
+        now, completed, ledger = self.model.time, False, self.model.ledger
         self._due.discard(now)
         while self._completions and self._completions[0][0] <= now:
-            _, _, attempt, job = heapq.heappop(self._completions)
-            if job.attempt != attempt or job.state != "scheduled":
+            _, i, attempt, job = heapq.heappop(self._completions)
+            if ledger.attempt[i] != attempt or ledger.state[i] != "scheduled":
                 continue
             completed = True
             self.running.remove(job)
             # Task on node i ends after run_time * p_ref / p_i, never past its slot.
-            spans = job.window.spans
-            self.model.ledger.complete(job, self._settle(job, np.minimum(spans.end, job.task_ends)))
+            spans = ledger.window[i].spans
+            ledger.complete(job, self._settle(job, np.minimum(spans.end, ledger.task_ends[i])))
             # [now, s.end) is free again: waiting jobs may fit
             self.freed.update(spans.node[spans.end > now].tolist())
         if completed:
@@ -307,7 +311,8 @@ class Execution:
         vosim's rule (a user pays for what ran; no slot time is sold twice); VO
         Preferences §2 (a window's cost is the sum of its slots' price times time).
         """
-        window = job.window
+        ledger = self.model.ledger
+        window = ledger.window[job.index]
         spans, start = window.spans, window.start
         costs = spans.price * (ends - start)
         groups = self._by_owner(spans.node, costs)
@@ -319,7 +324,7 @@ class Execution:
             job.job_id,
             job.index,
             job.user,
-            job.attempt,
+            ledger.attempt[job.index],
             start,
             spans.node,
             ends,
@@ -338,7 +343,10 @@ class Execution:
         balance held back (:meth:`MetaschedulerAgent.budgets_refreshed`).
         """
         model = self.model
-        if model.budget_period is not None and job.held_in == model.budget_periods:
+        if (
+            model.budget_period is not None
+            and model.ledger.held_in[job.index] == model.budget_periods
+        ):
             model.users[model.job_user_index[job.index]].charge(-amount)
             if amount > 0:  # the balance grew: jobs that could not pay may now
                 model.metascheduler.budgets_refreshed()
@@ -366,7 +374,7 @@ class Execution:
 
     def _release(self, job: Job, ends: np.ndarray) -> None:
         """End ``job``'s reserved spans at ``ends`` (one per window slot, shape (n,))."""
-        nodes = job.window.spans.node
+        nodes = self.model.ledger.window[job.index].spans.node
         self.reserved_until[nodes] = ends
         self._changes += 1
         for owner, at, _ in self._by_owner(nodes):
@@ -426,8 +434,13 @@ class Execution:
         per event); an earlier ``now`` is counted over the running jobs.
         """
         if now < self._busy_at:
+            ledger = self.model.ledger
             return sum(
-                1 for job in self.running if job.start <= now for end in job.task_ends if now < end
+                1
+                for job in self.running
+                if ledger.start[job.index] <= now
+                for end in ledger.task_ends[job.index]
+                if now < end
             )
         events = self._busy_events
         while events and events[0][0] <= now:

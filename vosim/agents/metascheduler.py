@@ -138,9 +138,10 @@ class MetaschedulerAgent(mesa.Agent):
         JobStateError
             ``job`` is not waiting (a ``ValueError``).
         """
-        if job.state != "waiting":
+        state = self.model.ledger.state[job.index]
+        if state != "waiting":
             raise JobStateError(
-                f"job {job.job_id} (trace row {job.index}) is {job.state}, not waiting: it "
+                f"job {job.job_id} (trace row {job.index}) is {state}, not waiting: it "
                 "cannot be withdrawn from the queue"
             )
         self.queue.withdraw(job.index)
@@ -227,7 +228,9 @@ class MetaschedulerAgent(mesa.Agent):
             self.execution.reserve(job, window, state.availability)
             if not moved:
                 model.user_agent[job.user].evaluate(
-                    job, job.user_evaluation / scale, job.start - job.submit_time
+                    job,
+                    model.ledger.user_evaluation[k] / scale,
+                    model.ledger.start[k] - job.submit_time,
                 )
             cancelled.pop(k, None)
             self.queue.remove(k)
@@ -245,7 +248,8 @@ class MetaschedulerAgent(mesa.Agent):
         """
         ex, now = self.execution, self.model.time
         pending = self._passes_act or self._freed or self._refreshed or not self.queue.settled
-        return bool(pending or (ex.ahead and any(j.start > now for j in ex.running)))
+        start = self.model.ledger.start
+        return bool(pending or (ex.ahead and any(start[j.index] > now for j in ex.running)))
 
     def request_pass(self) -> None:
         """A pass now, after this time's other events (event driven; call it last in an event).
@@ -288,7 +292,7 @@ class MetaschedulerAgent(mesa.Agent):
 
     def wait_reason(self, job: Job) -> str:
         """Why ``job`` got no window in the last cycle that searched it ("" if never searched)."""
-        if job.state != "waiting":
+        if self.model.ledger.state[job.index] != "waiting":
             return ""
         code, reason = self.last_code(job)
         if code == ALLOCATOR_FAILED:

@@ -77,13 +77,13 @@ class Patience:
         A job interrupted (or whose reservation was cancelled) after its deadline is not
         tried again: its user gave up waiting. Jobs submitted just now are never past it.
         """
-        now = self.model.time
+        now, ledger = self.model.time, self.model.ledger
         for job in jobs:
-            if job.state == "waiting" and job.submit_time + self.patience <= now:
+            if ledger.state[job.index] == "waiting" and job.submit_time + self.patience <= now:
                 reason = (
                     f"back in the queue {now - job.submit_time:g} s after submission, past "
                     f"the patience of {self.patience:g} s (--patience), after "
-                    f"{job.failures} interrupted attempt(s)"
+                    f"{ledger.failures[job.index]} interrupted attempt(s)"
                 )
                 self._withdraw(job, float(now), reason)
 
@@ -92,18 +92,20 @@ class Patience:
 
         Waiting, or reserved ahead (a re-planning may yet put it back in the queue).
         """
-        if job.failures:
+        ledger, i = self.model.ledger, job.index
+        if ledger.failures[i]:
             return False
-        return job.state == "waiting" or (job.state == "scheduled" and job.start > self.model.time)
+        state = ledger.state[i]
+        return state == "waiting" or (state == "scheduled" and ledger.start[i] > self.model.time)
 
     def _expire(self) -> None:
         """Withdraw every job still waiting whose deadline has come."""
         self._pending = math.inf
-        now = self.model.time
+        now, ledger = self.model.time, self.model.ledger
         watched = self._watched
         while watched and watched[0].submit_time + self.patience <= now:
             job = watched.popleft()
-            if job.state == "waiting" and job.failures == 0:
+            if ledger.state[job.index] == "waiting" and ledger.failures[job.index] == 0:
                 reason = f"waited {self.patience:g} s (--patience) without a window"
                 self._withdraw(job, job.submit_time + self.patience, reason)
         self._schedule()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 
 import mesa
 import numpy as np
@@ -29,7 +30,7 @@ class JobQueue:
     Parameters
     ----------
     model : VOModel
-        The model (``jobs``, ``node_price``, ``node_performance``, ``job_budget``; under
+        The model (``jobs``, ``ledger``, ``node_price``, ``node_performance``; under
         per-period accounts ``budget_period``, ``user_balance``, ``job_user_index``).
 
     References
@@ -46,10 +47,6 @@ class JobQueue:
         self.waiting = np.zeros(len(model.jobs), dtype=bool)
         self._count = 0  # number of True in waiting
         self._order: list[int] = []  # waiting jobs ascending (and some that left: filtered)
-        self._views: dict[int, ResourceRequest] = {}  # waiting jobs' views (fixed without accounts)
-        self._held_views: dict[
-            int, ResourceRequest
-        ] = {}  # the same of the reservations not started
         self._left: list[int] = []  # withdrawn from the queue since the last cycle
         # Fixed prices: the cheapest window's cost per unit of work for n tasks, O(1) per job.
         self._least_per_work = (
@@ -70,25 +67,25 @@ class JobQueue:
     def admit(self, job: Job) -> bool:
         """Queue ``job`` (state ``waiting``), or reject it at once if it can never run.
 
-        Rejected (state ``rejected``, ``job.reason`` says why): a job marked unusable when it
-        was mapped, and a job whose budget is below the cheapest window the whole domain
+        Rejected (state ``rejected``, the ledger's ``reason`` says why): a job marked unusable
+        when it was mapped, and a job whose budget is below the cheapest window the whole domain
         could ever offer (the ``n`` cheapest nodes; prices are fixed). Returns whether it
         was queued. (VO Preferences §2: a job no window can serve within ``C``.)
         """
-        model = self.model
+        model, ledger = self.model, self.model.ledger
         reason = job.reason or unservable_reason(
             job.n,
             job.volume,
-            job.budget,
+            float(ledger.budget[job.index]),
             model.node_price,
             model.node_performance,
             self._least_per_work,
         )
         if reason:
-            model.ledger.reject(job, reason)
+            ledger.reject(job, reason)
             return False
-        model.ledger.queue(job)
-        model.job_budget[job.index] = job.budget
+        account = int(model.job_user_index[job.index]) if model.budget_period else -1
+        ledger.queue(job, account)
         self.arrived.append(job.index)
         return True
 
@@ -100,14 +97,12 @@ class JobQueue:
             self._left.append(index)
         else:  # arrived since the last cycle: the policy never saw it
             self.arrived.remove(index)
-        self._views.pop(index, None)
 
     def remove(self, index: int) -> None:
         """The job at model ``index`` got a window: it leaves the queue (if it was in it)."""
         if self.waiting[index]:
             self.waiting[index] = False
             self._count -= 1
-        self._views.pop(index, None)  # made again, equal, if it ever waits again
 
     @property
     def settled(self) -> bool:
@@ -160,26 +155,20 @@ class JobQueue:
         return left
 
     def jobs(self) -> list[ResourceRequest]:
-        """The waiting jobs in queue (trace) order, with what each may spend now.
+        """The waiting jobs' requests in queue (trace) order, with what each may spend now.
 
         A job may spend its budget ``C``; under per-period accounts ``min(C, balance)``
         of its user's balance (never below 0).
         """
-        model = self.model
-        if model.budget_period is None:  # budgets are fixed: one ResourceRequest per job
-            order, waiting, known = self._order, self.waiting, self._views
+        model, request = self.model, self.model.ledger.request
+        if model.budget_period is None:  # budgets are fixed: each job's own request
+            order, waiting = self._order, self.waiting
             if len(order) != self._count:  # jobs that left the queue
                 order[:] = [j for j in order if waiting[j]]
-            out = []
-            for j in order:
-                q = known.get(j)
-                if q is None:
-                    q = known[j] = self.view(j, float(model.job_budget[j]))
-                out.append(q)
-            return out
+            return [request[j] for j in order]
         index = np.flatnonzero(self.waiting)
         balance = model.user_balance[model.job_user_index[index]]
-        budget = np.minimum(model.job_budget[index], np.maximum(balance, 0.0))
+        budget = np.minimum(model.ledger.budget[index], np.maximum(balance, 0.0))
         return [self.view(j, b) for j, b in zip(index.tolist(), budget.tolist(), strict=True)]
 
     def reserved(self, running: list[Job], ahead: bool) -> list[tuple[ResourceRequest, Window]]:
@@ -194,43 +183,31 @@ class JobQueue:
         """
         if not ahead:
             return []
-        model, now = self.model, self.model.time
-        later = sorted((j for j in running if j.start > now), key=lambda j: j.index)
-        if model.budget_period is None:  # fixed budgets: one view per reserved job, kept
-            kept, views = self._held_views, {}
-            for j in later:
-                views[j.index] = kept.get(j.index) or self.view(j.index, j.budget)
-            self._held_views = views
-            return [(views[j.index], j.window) for j in later]
-        balance, user = model.user_balance, model.job_user_index
+        model, now, ledger = self.model, self.model.time, self.model.ledger
+        start, window = ledger.start, ledger.window
+        later = sorted(j.index for j in running if start[j.index] > now)
+        if model.budget_period is None:  # fixed budgets: each job's own request
+            return [(ledger.request[j], window[j]) for j in later]
+        balance, user, budget = model.user_balance, model.job_user_index, ledger.budget
         return [
             (
                 self.view(
-                    j.index,
-                    min(j.budget, j.window.cost + max(float(balance[user[j.index]]), 0.0))
-                    if j.held_in == model.budget_periods
+                    j,
+                    min(float(budget[j]), window[j].cost + max(float(balance[user[j]]), 0.0))
+                    if ledger.held_in[j] == model.budget_periods
                     else 0.0,
                 ),
-                j.window,
+                window[j],
             )
             for j in later
         ]
 
     def views(self, indices: list[int]) -> list[ResourceRequest]:
         """The jobs at model ``indices`` as a policy sees them, each with its budget ``C``."""
-        jobs = self.model.jobs
-        return [self.view(j, jobs[j].budget) for j in indices]
+        request = self.model.ledger.request
+        return [request[j] for j in indices]
 
     def view(self, index: int, budget: float) -> ResourceRequest:
-        """The job at model ``index`` as a policy sees it (budget ``budget``, cost units)."""
-        job = self.model.jobs[index]
-        user = int(self.model.job_user_index[index]) if self.model.budget_period else -1
-        return ResourceRequest(
-            index=index,
-            n=job.n,
-            volume=job.volume,
-            budget=budget,
-            criterion=job.criterion,
-            submit_time=job.submit_time,
-            account=user,
-        )
+        """The request of the job at model ``index`` with budget ``budget`` (cost units)."""
+        request = self.model.ledger.request[index]
+        return request if request.budget == budget else replace(request, budget=budget)

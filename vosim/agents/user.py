@@ -160,8 +160,9 @@ class UserAgent(mesa.Agent):
         user whose satisfaction is below it after at least 3 scheduled jobs leaves the VO:
         its future jobs are withdrawn (with that reason). The factors are also averaged
         apart (:attr:`choice_part`, :attr:`wait_part`, and :attr:`queue_part` with the wait
-        less the delay the user chose, ``job.start - job.earliest_start``), and kept as they
-        were when the user left (:attr:`parts_at_leaving`): why users leave.
+        less the delay the user chose: the window's start less the earliest start the ledger
+        noted), and kept as they were when the user left (:attr:`parts_at_leaving`): why
+        users leave.
 
         References
         ----------
@@ -171,7 +172,8 @@ class UserAgent(mesa.Agent):
         t = max(job.requested_time, 1e-12)
         choice = 1.0 - min(max(u, 0.0), 1.0)
         waited = t / (t + max(wait, 0.0))
-        chosen = job.start - job.earliest_start
+        ledger = self.model.ledger
+        chosen = ledger.start[job.index] - ledger.earliest_start[job.index]
         queued = t / (t + max(wait - (chosen if chosen > 0 else 0.0), 0.0))
         self.satisfaction = 0.8 * self.satisfaction + 0.2 * choice * waited
         self.choice_part = 0.8 * self.choice_part + 0.2 * choice

@@ -10,15 +10,12 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from vosim.core.windows import Window
 from vosim.errors import ParameterError
 from vosim.market.nodes import RESOURCE_KINDS
 from vosim.market.swf import FIELD_LIMIT
 
 __all__ = [
     "Job",
-    "JOB_STATES",
-    "LIVE_STATES",
     "jobs_from_trace",
     "node_counts",
     "offered_load",
@@ -27,21 +24,15 @@ __all__ = [
     "HypergeometricLocalLoad",
 ]
 
-#: Terminal states of a job; every job read ends in exactly one of them: ``completed``;
-#: ``rejected`` (never runnable here, with the reason); ``withdrawn`` (its user left the VO, or
-#: it waited past the patience, with the reason); ``unfinished`` (still waiting or running at
-#: the ``horizon``).
-JOB_STATES = ("completed", "rejected", "withdrawn", "unfinished")
 
-#: The states a job passes through before a terminal one: ``pending`` (not yet submitted),
-#: ``waiting`` (in the metascheduler's queue) and ``scheduled`` (holding a window). A table
-#: of a run still going (the live page, an interrupted run before it ends) holds them.
-LIVE_STATES = ("pending", "waiting", "scheduled")
-
-
-@dataclass(slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Job:
-    """A VO job: a parallel resource request of one user, and what became of it.
+    """A VO job as the trace gives it: a parallel resource request of one user. Immutable.
+
+    What becomes of it (its state, windows, payments) is kept by the run's job ledger
+    (:class:`vosim.agents.ledger.JobLedger`, by ``index``); the request a policy sees, with its
+    user's budget ``C`` and criterion, is a :class:`~vosim.core.ResourceRequest` made when it
+    is submitted.
 
     Parameters
     ----------
@@ -57,62 +48,18 @@ class Job:
     requested_time : float
         Reservation time ``T`` on a node of the reference performance, model time units.
     run_time : float
-        Actual run time on a node of the reference performance, ``<= requested_time``.
+        Actual run time on a node of the reference performance, ``<= requested_time`` (the
+        truth the execution realises; no policy reads it).
     volume : float
         Computation volume ``V = requested_time * reference_performance``.
     requested_processors : int
         Processors the trace job asked for (field 8, else field 5).
+    reason : str
+        Why the job cannot run at all (found when it was mapped), else empty.
     index : int
         Position of the job in the model's job list (trace order).
     group : int
         The user's group (SWF field 13; in LCG-2005-1 the experiment's VO), -1 if unknown.
-    reason : str
-        Why the job cannot run at all (set at mapping time), else empty.
-    alternatives : int
-        Alternatives found for the job in the cycle that scheduled it (VO Preferences §2).
-    user_evaluation : float
-        User evaluation ``U`` of the alternative chosen for it (rank or %; NaN until chosen).
-    earliest_start : float
-        When its current window was reserved: the earliest start of any window its user
-        could afford on the same free slots (model time units; NaN until reserved). The
-        window's start less this is the delay the user chose (a later, cheaper or faster
-        window); the rest of the wait is queueing.
-    paid : float
-        What the user paid for the attempt that completed: each task's price times the time
-        it ran (cost units; 0 until completed).
-    paid_for_failures : float
-        What the user paid for interrupted attempts, the same way (cost units).
-    left_time : float
-        When a job that never completed left the queue: withdrawn (submit time + patience),
-        or the end of the run for an unfinished one (model time units; NaN otherwise).
-    displaced : int
-        Times an owner's arriving local job took processors of the job's reservation before
-        it started (the reservation was cancelled and the job re-planned).
-    held_in : int
-        Under per-period accounts, the budget period (``VOModel.budget_periods``) in which
-        the current window's cost was held on the user's balance (-1: none).
-    window : Window or None
-        The window it holds while ``scheduled`` (``None`` otherwise: a completed job keeps
-        only what the tables read of it, below).
-    task_ends : tuple of float
-        When the held window's tasks end if nothing interrupts them, model time units (empty
-        when it holds none).
-    nodes : numpy.ndarray of int or None
-        Node ids of its last window reserved, shape (n,) (``None`` while it holds none and
-        never completed).
-    window_runtime, window_cost : float
-        That window's runtime ``max_i T_i`` (model time units) and cost (cost units); NaN
-        while it holds none and never completed.
-    node_time : float
-        Processor time its completed window reserved, ``sum_i (end_i - start)``, resource x
-        model time units (NaN until completed).
-
-    Notes
-    -----
-    Life cycle: ``pending`` (not yet submitted) -> ``waiting`` (in the metascheduler's queue)
-    -> ``scheduled`` (a window is reserved) -> ``completed``; or ``rejected`` with a reason;
-    or ``withdrawn`` (its user left, or it waited past the patience); jobs not completed at
-    the run's horizon end ``unfinished`` (:data:`JOB_STATES`).
     """
 
     job_id: int
@@ -126,28 +73,6 @@ class Job:
     reason: str = ""
     index: int = -1
     group: int = -1
-    budget: float = math.nan
-    criterion: str = ""
-    state: str = "pending"
-    window: Window | None = None
-    start: float = math.nan
-    finish: float = math.nan
-    task_ends: tuple[float, ...] = ()
-    nodes: np.ndarray | None = None
-    window_runtime: float = math.nan
-    window_cost: float = math.nan
-    node_time: float = math.nan
-    attempt: int = 0
-    failures: int = 0
-    displaced: int = 0
-    paid: float = 0.0
-    paid_for_failures: float = 0.0
-    held_in: int = -1
-    left_time: float = math.nan
-    predicted_availability: float = math.nan
-    alternatives: int = 0
-    user_evaluation: float = math.nan
-    earliest_start: float = math.nan
 
 
 def jobs_from_trace(

@@ -525,7 +525,8 @@ class CyclicScheme(Policy):
         """
         c = int(self.classes.of[job])
         seen = self._failed.get(c)
-        if seen is not None and seen[0] is slots and seen[1].asks == request.asks and not reference():
+        same = seen is not None and seen[0] is slots and seen[1].asks == request.asks
+        if same and not reference():
             result = seen[2]
             if ">" in self.criterion_allocators[self._criterion[job]]:
                 self.fallbacks.record(result)

@@ -120,7 +120,7 @@ def gantt_frame(model: LiveModel) -> pd.DataFrame:
             "kind": np.where(tag < 0, "local", "VO"),
             "job": [LOCAL if j is None else j.job_id for j in jobs],
             "user": ["local job" if j is None else f"user {j.user}" for j in jobs],
-            "cost": [math.nan if j is None else j.window_cost for j in jobs],
+            "cost": [math.nan if j is None else model.ledger.window_cost[j.index] for j in jobs],
             "slot_cost": model.node_price[node] * (b - a),
         }
     )

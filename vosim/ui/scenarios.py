@@ -425,11 +425,12 @@ class LiveModel(VOModel):
         """
         super().record_cycle()
         ms = self.metascheduler
-        changed = False
+        changed, ledger = False, self.ledger
         for job in self._open:
-            if job.state == "completed":
-                run = max(job.finish - job.start, 0.0)
-                bsld = float(bounded_slowdown(job.start - job.submit_time, run, tau=10.0))
+            i = job.index
+            if ledger.state[i] == "completed":
+                run = max(ledger.finish[i] - ledger.start[i], 0.0)
+                bsld = float(bounded_slowdown(ledger.start[i] - job.submit_time, run, tau=10.0))
                 k = self._job_user[job.job_id]
                 self._bsld_sum[k] += bsld
                 self._bsld_count[k] += 1
@@ -438,18 +439,19 @@ class LiveModel(VOModel):
         chosen = []
         for job in ms.execution.running:
             if id(job) not in known:
+                i, u = job.index, ledger.user_evaluation[job.index]
                 chosen.append(
                     ChosenWindow(
                         job.job_id,
                         job.user,
-                        job.alternatives,
-                        job.user_evaluation,
-                        job.start,
-                        job.window_cost,
+                        ledger.alternatives[i],
+                        u,
+                        ledger.start[i],
+                        ledger.window_cost[i],
                     )
                 )
-                if not math.isnan(job.user_evaluation):
-                    self._u_sum += job.user_evaluation
+                if not math.isnan(u):
+                    self._u_sum += u
                     self._u_count += 1
         self.last_chosen = chosen
         self._open = list(ms.execution.running)
