@@ -101,8 +101,9 @@ def test_no_new_import_of_vosim_hides_in_a_function_body_in_the_core():
     assert found == {}
 
 
-def test_every_allocator_result_is_the_one_result_type():
-    """A class of the core or the allocators with a status and a message is a ``Result``."""
+def test_every_allocator_and_policy_result_is_the_one_result_type():
+    """A class of the core, the allocators or the policies with a status and a message is a
+    ``Result``."""
     import ast
     from pathlib import Path
 
@@ -111,7 +112,9 @@ def test_every_allocator_result_is_the_one_result_type():
     root = Path(vosim.__file__).parent
     results, others = set(), set()
     for path in sorted(
-        [*root.joinpath("core").glob("*.py"), *root.joinpath("allocators").glob("*.py")]
+        path
+        for part in ("core", "allocators", "policies")
+        for path in root.joinpath(part).glob("*.py")
     ):
         for cls in ast.walk(ast.parse(path.read_text())):
             if not isinstance(cls, ast.ClassDef) or cls.name == "Result":
@@ -126,7 +129,13 @@ def test_every_allocator_result_is_the_one_result_type():
                 bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
                 (results if "Result" in bases else others).add(cls.name)
     assert others == set()
-    assert {"Allocation", "Alternatives", "MCKPResult", "AvailabilityResult"} <= results
+    assert {
+        "Allocation",
+        "Alternatives",
+        "MCKPResult",
+        "AvailabilityResult",
+        "Decisions",
+    } <= results
 
 
 def test_every_module_has_its_test_file():

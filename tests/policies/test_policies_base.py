@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import ast
+import math
 from pathlib import Path
 
 import pytest
 
 import vosim
 from vosim.allocators.fallback import FallbackLog
+from vosim.core import Result, Slot, Status, Window
 from vosim.model import VOModel
-from vosim.policies.base import Policy, policy_names
+from vosim.policies.base import Decisions, DecisionStatus, Policy, policy_names
 
 
 def _policy(name: str) -> Policy:
@@ -70,3 +72,25 @@ def test_registering_an_option_the_model_does_not_offer_is_refused():
 
     with pytest.raises(ValueError, match="no model value 'budget'"):
         register_policy("x", options=("budget",))
+
+
+def test_decisions_read_as_every_result_does():
+    """A pass's decisions are a Result: blocked is infeasible, decided and idle feasible."""
+    window = Window((Slot(0, 0.0, 10.0, 1.0, 1.0),), 0.0, 10.0, 10.0)
+    decided = Decisions(reserve=[(3, window)], stats={"vo_total": 42.0}).settle()
+    blocked = Decisions(reasons={4: "no slot long enough"}).settle("the head waits")
+    idle = Decisions().settle()
+    assert isinstance(decided, Result)
+    assert [d.outcome for d in (decided, blocked, idle)] == [
+        DecisionStatus.DECIDED,
+        DecisionStatus.BLOCKED,
+        DecisionStatus.IDLE,
+    ]
+    assert [d.status for d in (decided, blocked, idle)] == [
+        Status.FEASIBLE,
+        Status.INFEASIBLE,
+        Status.FEASIBLE,
+    ]
+    assert decided.solution == [(3, window)] and decided.objective == 42.0 and decided.success
+    assert blocked.message == "the head waits" and not blocked.success
+    assert idle.message and math.isnan(idle.objective) and idle.solution == []

@@ -297,10 +297,10 @@ def test_without_owners_the_domain_is_one_cluster():
 
 
 def test_an_empty_queue_or_no_free_node_decides_nothing():
-    assert Knapsack().decide(state_of([(0.0, 9.0, 1.0, 1.0)], [0], [])).status.name == "IDLE"
+    assert Knapsack().decide(state_of([(0.0, 9.0, 1.0, 1.0)], [0], [])).outcome.name == "IDLE"
     state = state_of([(5.0, 9.0, 1.0, 1.0)], [0], [job(0, 1, 1.0)])
     d = Knapsack().decide(state)
-    assert d.reserve == [] and d.status.name == "BLOCKED" and d.stats["clusters"] == 0
+    assert d.reserve == [] and d.outcome.name == "BLOCKED" and d.stats["clusters"] == 0
 
 
 def test_knapsack_easy_backfills_a_job_that_ends_before_the_head_can_start():

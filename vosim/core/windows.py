@@ -24,9 +24,9 @@ def filled(n: int, value: float | int, dtype: type = float) -> np.ndarray:
     """``np.full(n, value, dtype)`` at a third of its cost (one of the hot paths' columns).
 
     Returns a new array of shape (n,), every entry ``value`` (in ``value``'s own units) as
-    ``dtype``. Windows and owners' schedules build several such columns per job;
-    ``np.full``'s Python-level checks cost 1.6 us a call, this 0.5 us (measured with
-    ``timeit`` on this project's machine, n = 10). vosim's own helper, no paper source.
+    ``dtype``. Windows and owners' schedules build several such columns per job, and
+    ``np.full``'s Python-level argument checks cost more than the fill of a short column
+    (``docs/decisions.md`` has the measurement). vosim's own helper, no paper source.
 
     Raises
     ------
@@ -41,13 +41,13 @@ def filled(n: int, value: float | int, dtype: type = float) -> np.ndarray:
 def distinct(values: np.ndarray, *, ordered: bool = False) -> np.ndarray:
     """The distinct values of a 1-D array in increasing order: ``np.unique(values)``, faster.
 
-    Returns a new array of shape (k,), ``values``' dtype and units. numpy 2.5's ``np.unique``
-    takes a hash-table path that costs ~160 us on 3,000 floats and ~300 us on 3,000 ints,
-    where a sort and a mask of neighbours cost ~40 us (measured on this project's machine;
-    the AEP scan asks for the distinct task times at every search). ``ordered=True``: the
-    caller's ``values`` are already in increasing order (a slot list's starts), and the sort
-    is skipped (``O(m)``). Every NaN is kept (``np.unique`` merges them). Raises nothing
-    (``np.sort``'s errors for a bad array). vosim's own helper, no paper source.
+    Returns a new array of shape (k,), ``values``' dtype and units. numpy 2's ``np.unique``
+    takes a hash-table path that is slower than a sort and a mask of neighbours on the few
+    thousand values the AEP scan asks about at every search (``docs/decisions.md``).
+    ``ordered=True``: the caller's ``values`` are already in increasing order (a slot list's
+    starts), and the sort is skipped (``O(m)``). Every NaN is kept (``np.unique`` merges
+    them). Raises nothing (``np.sort``'s errors for a bad array). vosim's own helper, no
+    paper source.
     """
     ordered = np.array(values) if ordered else np.sort(values)
     if ordered.size < 2:

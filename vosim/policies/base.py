@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -11,7 +12,7 @@ import numpy as np
 
 from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
-from vosim.core import ResourceRequest, SlotList, registry
+from vosim.core import ResourceRequest, Result, SlotList, Status, registry
 from vosim.errors import UnknownAllocatorError
 from vosim.market.utilization_schedule import UtilizationSchedule
 
@@ -184,7 +185,7 @@ class CycleState:
 
 
 class DecisionStatus(enum.IntEnum):
-    """Outcome of a policy's pass (the ``status`` of :class:`Decisions`)."""
+    """Outcome of a policy's pass (:attr:`Decisions.outcome`; its ``status`` follows it)."""
 
     #: At least one window reserved or moved.
     DECIDED = 0
@@ -195,8 +196,15 @@ class DecisionStatus(enum.IntEnum):
 
 
 @dataclass
-class Decisions:
+class Decisions(Result):
     """What a policy decided in one pass; the metascheduler only applies it.
+
+    A :class:`~vosim.core.results.Result` like every allocator's: ``status`` is ``FEASIBLE``
+    when the pass decided something or had nothing to decide (a policy proves no optimum)
+    and ``INFEASIBLE`` when jobs wait and none can get a window now; :attr:`outcome` tells
+    the three cases apart. ``solution`` is :attr:`reserve`; ``objective`` the VO's total
+    criterion value of the windows chosen (``stats["vo_total"]``, the cyclic scheme's step
+    2), NaN for a policy that optimises none.
 
     Parameters
     ----------
@@ -205,10 +213,11 @@ class Decisions:
         whose reservation is cancelled in the same pass may be reserved again (moved).
     cancel : list of int
         Model indices of jobs whose unstarted reservations are cancelled first.
-    status : DecisionStatus
-        See :class:`DecisionStatus`.
+    outcome : DecisionStatus
+        See :class:`DecisionStatus` (set by :meth:`settle`).
     message : str
-        A sentence on the pass (e.g. why the queue's head is blocked).
+        A sentence on the pass (e.g. why the queue's head is blocked); :meth:`settle` gives
+        a pass without one its status's default sentence.
     stats : dict
         Diagnostics, e.g. ``{"shadow_time": s, "backfilled": k}``.
     reasons : dict of int to str
@@ -227,23 +236,51 @@ class Decisions:
 
     reserve: list[tuple[int, Window]] = field(default_factory=list)
     cancel: list[int] = field(default_factory=list)
-    status: DecisionStatus = DecisionStatus.IDLE
+    outcome: DecisionStatus = DecisionStatus.IDLE
     message: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
     evaluations: dict[int, tuple[int, np.ndarray, float]] = field(default_factory=dict)
     earliest: dict[int, float] = field(default_factory=dict)
 
+    @property
+    def status(self) -> Status:
+        """``INFEASIBLE`` when the pass was blocked, else ``FEASIBLE`` (see the class)."""
+        return Status.INFEASIBLE if self.outcome is DecisionStatus.BLOCKED else Status.FEASIBLE
+
+    @property
+    def solution(self) -> list[tuple[int, Window]]:
+        """The windows reserved, :attr:`reserve`."""
+        return self.reserve
+
+    @property
+    def objective(self) -> float:
+        """The VO's total criterion value of the pass (``stats["vo_total"]``; NaN if none)."""
+        return float(self.stats.get("vo_total", math.nan))
+
     def settle(self, blocked_message: str = "") -> Decisions:
-        """Set ``status`` from what was decided (and ``message`` if blocked); returns self."""
+        """Set :attr:`outcome` from what was decided, and ``message``; returns self.
+
+        ``blocked_message`` is the message of a blocked pass that has none of its own; any
+        other pass without one gets its status's default sentence.
+        """
         if self.reserve or self.cancel:
-            self.status = DecisionStatus.DECIDED
+            self.outcome = DecisionStatus.DECIDED
         elif self.reasons:
-            self.status = DecisionStatus.BLOCKED
+            self.outcome = DecisionStatus.BLOCKED
             self.message = self.message or blocked_message
         else:
-            self.status = DecisionStatus.IDLE
+            self.outcome = DecisionStatus.IDLE
+        self.message = self.message or _OUTCOME_MESSAGES[self.outcome]
         return self
+
+
+#: The message of a pass that has none of its own, by outcome.
+_OUTCOME_MESSAGES = {
+    DecisionStatus.DECIDED: "windows reserved or cancelled",
+    DecisionStatus.IDLE: "nothing to decide: no job waits and no reservation can move",
+    DecisionStatus.BLOCKED: "jobs wait; none can get a window now",
+}
 
 
 @dataclass(frozen=True)

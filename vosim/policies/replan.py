@@ -505,7 +505,7 @@ class Replanner:
         -------
         Decisions
             The moves (``cancel`` and ``reserve`` first, ``stats["moved"]``), then the
-            policy's decisions; ``status`` is ``DECIDED`` if anything moved.
+            policy's decisions; ``outcome`` is ``DECIDED`` if anything moved.
         """
         if not state.reserved:
             self._seen = {}
@@ -548,5 +548,5 @@ class Replanner:
         decisions.reserve[:0] = moves.reserve
         decisions.stats["moved"] = len(moves.reserve)
         if moves.reserve:
-            decisions.status = DecisionStatus.DECIDED
+            decisions.outcome = DecisionStatus.DECIDED
         return decisions
