@@ -13,11 +13,8 @@ reference performance, so a job's tasks all end with it and the two must agree e
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import json
-import math
-from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -25,19 +22,17 @@ import pytest
 from evalys.jobset import JobSet
 from hypothesis import given
 from hypothesis import strategies as st
+from job_cases import CASES, Owner, hand_ledger
 from procset import ProcSet
 
 from vosim.agents.ledger import (
     BATSIM_COLUMNS,
     BATSIM_FINAL_STATES,
     JOB_COLUMNS,
-    JobLedger,
     _node_strings,
     batsim_final_state,
 )
 from vosim.analysis.metrics import batsim_jobs, run_summary
-from vosim.core import Slot, Window
-from vosim.market.workload import Job
 from vosim.runs.cli import build_parser, main
 
 #: Batsim's jobs output columns, in its order (Batsim docs, "Jobs" output file).
@@ -50,88 +45,9 @@ BATSIM_DOC_COLUMNS = (
 GAIA_RUN = ["--trace", "UniLu-Gaia-2014-2", "--jobs", "200", "--machine", "--policy", "easy"]
 
 
-class _Owner:
-    def __init__(self, owner_id: int):
-        self.owner_id = owner_id
-
-
-def _job(job_id, state, *, run_time=50.0, requested=100.0, nodes=(), start=math.nan, **kw):
-    """A job as a finished run leaves it: the trace's job and its ledger columns.
-
-    A window on ``nodes`` from ``start`` if given; ``kw`` sets other columns.
-    """
-    job = Job(job_id, 1, 10.0, max(len(nodes), 1), requested, run_time, requested, 4)
-    life = {"state": state}
-    if nodes:
-        slots = tuple(Slot(k, start, start + requested, 1.0, 1.0) for k in nodes)
-        life["window"] = Window(slots, start, requested, float(len(nodes)) * requested)
-        life["nodes"] = np.array(nodes)
-        life["window_runtime"], life["window_cost"] = requested, float(len(nodes)) * requested
-        life["start"] = start
-    if state == "completed":  # the ledger keeps the window's outcome, not the window
-        life["finish"] = start + run_time
-        life["node_time"] = run_time * len(nodes)
-        life["window"] = None
-    return job, life | kw
-
-
-def hand_ledger(entries) -> JobLedger:
-    """A ledger of hand-made ``(job, columns)`` entries, as a finished run leaves one."""
-    jobs = [dataclasses.replace(job, index=k) for k, (job, _) in enumerate(entries)]
-    ledger = JobLedger(jobs)
-    for k, (_, life) in enumerate(entries):
-        for name, value in life.items():
-            getattr(ledger, name)[k] = value
-    ledger.counts = Counter(ledger.state)
-    return ledger
-
-
-#: One job per case: (job, Batsim final state, success, metadata).
-CASES = [
-    (_job(1, "completed", nodes=(0, 1, 3), start=20.0), "COMPLETED_SUCCESSFULLY", 1, ""),
-    (
-        _job(2, "completed", run_time=100.0, nodes=(4,), start=30.0),
-        "COMPLETED_WALLTIME_REACHED",
-        0,
-        "",
-    ),
-    (_job(3, "rejected", reason="needs 9 nodes"), "REJECTED", 0, "rejected: needs 9 nodes"),
-    (
-        _job(4, "withdrawn", reason="waited past the patience", left_time=500.0),
-        "REJECTED",
-        0,
-        "withdrawn: waited past the patience",
-    ),
-    (
-        _job(5, "unfinished", nodes=(2,), start=400.0, left_time=1000.0, reason="still running"),
-        "RUNNING",
-        0,
-        "unfinished: still running",
-    ),
-    (
-        _job(6, "unfinished", nodes=(2,), start=1500.0, left_time=1000.0, reason="reserved"),
-        "SUBMITTED",
-        0,
-        "unfinished: reserved",
-    ),
-    (
-        _job(7, "unfinished", left_time=1000.0, reason="no slots"),
-        "SUBMITTED",
-        0,
-        "unfinished: no slots",
-    ),
-    (
-        _job(8, "unfinished", reason="not submitted before the horizon"),
-        "NOT_SUBMITTED",
-        0,
-        "unfinished: not submitted before the horizon",
-    ),
-]
-
-
 @pytest.fixture(scope="module")
 def hand_table() -> pd.DataFrame:
-    owners = [_Owner(k // 2) for k in range(6)]
+    owners = [Owner(k // 2) for k in range(6)]
     return hand_ledger([c[0] for c in CASES]).table(owners, workload_name="hand-made")
 
 
@@ -172,7 +88,7 @@ def test_allocated_resources_are_batsim_interval_sets(hand_table):
 @given(st.lists(st.sets(st.integers(min_value=0, max_value=300), min_size=1, max_size=40)))
 def test_interval_sets_parse_back_in_batsim_s_canonical_form(windows):
     """procset (evalys's interval sets) reads each job's ids and writes the same string."""
-    owners = [_Owner(0)] * 301
+    owners = [Owner(0)] * 301
     nodes = [np.array(sorted(w, reverse=True)) for w in windows]  # any order in a window
     sets, _ = _node_strings(nodes, np.arange(len(nodes)), len(nodes), owners)
     for ids, text in zip(windows, sets, strict=True):

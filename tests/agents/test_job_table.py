@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from test_batsim_output import CASES, _Owner, hand_ledger
+from job_cases import CASES, Owner, hand_ledger
 
 from vosim.agents.ledger import (
     BATSIM_FINAL_STATES,
@@ -120,14 +120,14 @@ def _same(ledger, owners, name="w"):
 
 
 def test_hand_made_jobs_of_every_state():
-    owners = [_Owner(k // 2) for k in range(6)]
+    owners = [Owner(k // 2) for k in range(6)]
     table = _same(hand_ledger([c[0] for c in CASES]), owners)
     assert table["owners"].tolist()[0] == "0 1"  # nodes 0, 1, 3: owners 0 and 1
 
 
 def test_no_jobs_gives_the_typed_columns():
     """No jobs: no rows, and the columns typed as for a run's jobs (the oracle gives objects)."""
-    owners = [_Owner(k // 2) for k in range(6)]
+    owners = [Owner(k // 2) for k in range(6)]
     table = JobLedger([]).table(owners)
     assert table.shape == (0, len(JOB_COLUMNS))
     assert table.dtypes.equals(_same(hand_ledger([c[0] for c in CASES]), owners).dtypes)
