@@ -1,4 +1,9 @@
-"""A job's life in the VO: the one writer of its state, from submission to its end."""
+"""A job's life in the VO, from submission to its end: its one writer and its record.
+
+:class:`JobLedger` keeps what happens to every job as columns and is the only place they
+change (:data:`LIFE`); :meth:`JobLedger.table` is ``jobs.parquet`` (:data:`JOB_COLUMNS`, the
+first of them Batsim's, :func:`batsim_final_state`).
+"""
 
 from __future__ import annotations
 

@@ -127,7 +127,7 @@ def jobs_from_trace(
     Returns
     -------
     list of Job
-        One per row, in trace order, state ``pending``; ``Job.n`` counts resources.
+        One per row, in trace order (``index`` its position); ``Job.n`` counts resources.
 
     Raises
     ------
