@@ -47,9 +47,10 @@ _HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_]*)\s*:(?!//)\s*(.*?)\s*$")
 
 
 def _open_text(path: Path) -> str:
+    """The file's text, line ends untranslated (``newline=""``), undecodable bytes replaced."""
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
             return fh.read()
     except FileNotFoundError:
         raise TraceFormatError(str(path), None, "no such file") from None
@@ -57,6 +58,19 @@ def _open_text(path: Path) -> str:
         raise TraceFormatError(str(path), None, "is a directory, not an SWF file") from None
     except (OSError, EOFError, zlib.error) as exc:  # bad gzip stream, permissions
         raise TraceFormatError(str(path), None, f"cannot be read ({exc})") from None
+
+
+def _lines(text: str) -> list[str]:
+    r"""The lines of an SWF file's text, numbered as ``grep -n`` and ``sed`` number them.
+
+    Lines end at ``"\n"`` (a ``"\r\n"`` end loses its ``"\r"``); a stray ``"\r"`` inside a
+    line is a space, so it neither splits the line nor shifts the numbers in error messages. A
+    text without any ``"\n"`` is split at ``"\r"`` (old Mac line ends). Form feeds and other
+    characters ``str.splitlines`` would split at stay inside their line (comments hold them).
+    """
+    if "\n" not in text:
+        return text.split("\r")
+    return [line.removesuffix("\r").replace("\r", " ") for line in text.split("\n")]
 
 
 def _parse_header(lines: Iterable[str]) -> dict[str, str | list[str]]:
@@ -186,9 +200,7 @@ def read_swf(path: str | Path, max_jobs: int | None = None) -> pd.DataFrame:
     text = _open_text(path)
     header_lines: list[str] = []
     job_lines: list[tuple[int, str]] = []
-    # Split on "\n" only: text mode already turned "\r\n" into "\n", and str.splitlines would
-    # also split on form feeds and other control characters inside comments.
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    for lineno, line in enumerate(_lines(text), start=1):
         stripped = line.lstrip()
         if not stripped:
             continue
