@@ -259,7 +259,12 @@ class JobStateError(ValueError):
 
 
 class JobLife(NamedTuple):
-    """One job's life as :class:`JobLedger` keeps it (``ledger[index]``); see its columns."""
+    """One job's life as :class:`JobLedger` keeps it: ``ledger[index]``, a copy.
+
+    One field per column of the ledger, each in that column's units (model time units for
+    times, cost units for money; see :class:`JobLedger`'s attributes). Source: vosim's record
+    of the life VO Preferences §2 gives a job (queued, given a window, run).
+    """
 
     state: str
     request: ResourceRequest | None
@@ -473,7 +478,16 @@ class JobLedger:
 
         Returns its request as a policy sees it (``n``, volume, budget ``C``, criterion,
         submission time; ``account`` its user's position under per-period accounts, else
-        -1), kept in :attr:`request`.
+        -1), kept in :attr:`request`. VO Preferences §2 (a resource request: ``n`` slots,
+        volume, budget ``C``).
+
+        Raises
+        ------
+        JobStateError
+            ``job`` is not pending.
+        RequestError
+            Its request is not one (no :meth:`offer` gave it a budget, or ``n < 1``); the
+            queue rejects such jobs before asking.
         """
         i = self._move(job, "queue")
         request = self.request[i] = ResourceRequest(

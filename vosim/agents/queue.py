@@ -25,7 +25,8 @@ class JobQueue:
     waiting jobs at the next cycle (:meth:`take_arrivals`), and leave when a window is
     reserved for them (:meth:`remove`) or their user withdraws them (:meth:`withdraw`).
     Interrupted and cancelled jobs come back through :attr:`arrived`. The policy sees the
-    queue as :class:`~vosim.policies.base.ResourceRequest` views in trace order (:meth:`jobs`).
+    queue as the jobs' requests (:class:`~vosim.core.ResourceRequest`) in trace order
+    (:meth:`jobs`).
 
     Parameters
     ----------

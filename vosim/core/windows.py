@@ -144,7 +144,9 @@ class ResourceRequest:
         """What an allocator reads of the request: ``(n, volume, time, budget, min_performance)``.
 
         Two requests that ask the same get the same window from the same slots, whichever
-        jobs they belong to.
+        jobs they belong to. Units as the fields: slots, performance x time units, time
+        units, cost units, performance. AEP §2.1 (``n`` slots, volume, budget); raises
+        nothing.
         """
         return (self.n, self.volume, self.time, self.budget, self.min_performance)
 
