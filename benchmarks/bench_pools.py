@@ -33,21 +33,19 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from vosim.market.profile import FreeProfile
+from vosim.market.free_time import FreeTime
 from vosim.model import VOModel
 
 
-def pass_rows(slots, pool: np.ndarray, capacity: np.ndarray, now: float, until: float) -> dict:
+def pass_rows(slots, free_time: FreeTime, now: float, until: float) -> dict:
     """The counts of one pass's slot list, per processor and as its pools' free counts.
 
     Parameters
     ----------
     slots : SlotList
         The pass's slot list over ``[now, until)`` (model time units), ``m`` rows.
-    pool : numpy.ndarray of int, shape (resources,)
-        Each resource's pool id.
-    capacity : numpy.ndarray of int, shape (pools,)
-        Resources per pool.
+    free_time : FreeTime
+        The model's pools and their free counts, kept across passes (the same free time).
     now, until : float
         The pass's interval, model time units.
 
@@ -55,26 +53,18 @@ def pass_rows(slots, pool: np.ndarray, capacity: np.ndarray, now: float, until: 
     -------
     dict
         ``rows`` (``m``), ``alike`` (distinct ``(pool, start, end)``), ``levels`` (rows of
-        the pools' level decompositions) and ``expanded`` (their counts added up).
+        the level decompositions of the pools in the slot list) and ``expanded`` (their
+        counts added up).
 
     Raises nothing for a slot list the model built. Source: AEP §2.1 (the slot list);
     the pools and their levels are vosim's (:meth:`FreeProfile.levels`).
     """
     rows = len(slots)
-    of = pool[slots.node]
+    of = free_time.pool[slots.node]
     alike = len(set(zip(of.tolist(), slots.start.tolist(), slots.end.tolist(), strict=True)))
     levels = expanded = 0
     for p in np.unique(of).tolist():
-        mine = of == p
-        k = int(np.count_nonzero(mine))
-        # free count: capacity - (busy) = +1 over each free span, from all busy at now
-        profile = FreeProfile.of_changes(
-            int(capacity[p]),
-            now,
-            np.concatenate([[now], slots.start[mine], slots.end[mine]]),
-            np.concatenate([[-int(capacity[p])], np.ones(k, int), -np.ones(k, int)]),
-        )
-        _, _, count = profile.levels(now, until)
+        _, _, count = free_time.profile(p).levels(now, until)
         levels += count.size
         expanded += int(count.sum())
     return {"rows": rows, "alike": alike, "levels": levels, "expanded": expanded}
@@ -101,19 +91,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     extra = {} if args.owners is None else {"owners": args.owners}
     model = VOModel(trace=args.trace, jobs=args.jobs, rng=args.seed, **extra)
-    # pools: resources of one owner, performance and price (prices as drawn; demand pricing
-    # would split them further, so this is the most a pool can merge)
-    key = np.stack(
-        [
-            [o.owner_id for o in model.owner_of_node],
-            model.node_performance,
-            model.node_price,
-        ],
-        axis=1,
-    )
-    _, pool = np.unique(key, axis=0, return_inverse=True)
-    pool = pool.ravel()
-    capacity = np.bincount(pool)
     offers = model.metascheduler.offers
     plain = offers.slot_list
     seen: list[dict] = []
@@ -123,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
         slots = plain(now, until, nodes)
         calls[0] += 1
         if nodes is None and calls[0] % args.every == 0:
-            seen.append(pass_rows(slots, pool, capacity, now, until))
+            seen.append(pass_rows(slots, model.free_time, now, until))
         return slots
 
     offers.slot_list = sampled
@@ -133,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     mean = {k: float(np.mean([s[k] for s in seen])) for k in seen[0]}
     print(
         f"{args.trace}, {args.jobs} jobs{', owners ' + args.owners if args.owners else ''}: "
-        f"{model.node_count} resources in {capacity.size} pools; {len(seen)} passes sampled"
+        f"{model.node_count} resources in {model.free_time.pools} pools; {len(seen)} passes sampled"
     )
     joined = 1 - mean["expanded"] / mean["rows"]
     print(

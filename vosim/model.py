@@ -24,6 +24,7 @@ from vosim.analysis import metrics, network
 from vosim.core.gc_pause import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, SYNTHETIC_TRACES, trace_path
 from vosim.errors import ParameterError
+from vosim.market.free_time import FreeTime, pools_of
 from vosim.market.local_flow import PoissonLocalJobs, fitted_lengths, trace_local_jobs
 from vosim.market.local_trace import TraceLocalFlow
 from vosim.market.nodes import (
@@ -474,6 +475,11 @@ class VOModel(mesa.Model):
         self.attempts: list[tuple[int, float, float, float, bool, float]] = []
         self.node_price = np.array([n.price for n in self.nodes])
         self.node_performance = np.array([n.performance for n in self.nodes])
+        #: Every pool's free resources over time (owner, performance and price make a pool),
+        #: kept as the owners place local jobs and the VO reserves and releases.
+        self.free_time = FreeTime(
+            pools_of([n.owner for n in self.nodes], self.node_performance, self.node_price)
+        )
 
         load: LocalJobFlow | None = None
         local = None if local_trace is None else self._local_frame(local_trace)

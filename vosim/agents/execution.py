@@ -195,6 +195,7 @@ class Execution:
         self.reserved_until[nodes] = spans.end
         self._changes += 1
         self.ahead = self.ahead or start > model.time
+        model.free_time.hold(nodes, start, spans.end)
         for owner, at, _ in self._by_owner(nodes):
             owner.reserve(nodes[at], start, spans.end[at], job.index)
         self.running.append(job)
@@ -374,9 +375,11 @@ class Execution:
 
     def _release(self, job: Job, ends: np.ndarray) -> None:
         """End ``job``'s reserved spans at ``ends`` (one per window slot, shape (n,))."""
-        nodes = self.model.ledger.window[job.index].spans.node
+        window = self.model.ledger.window[job.index]
+        nodes = window.spans.node
         self.reserved_until[nodes] = ends
         self._changes += 1
+        self.model.free_time.release(nodes, window.start, window.spans.end, ends)
         for owner, at, _ in self._by_owner(nodes):
             owner.release(nodes[at], job.index, ends[at])
 

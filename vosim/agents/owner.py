@@ -117,8 +117,10 @@ class ResourceOwnerAgent(mesa.Agent):
             rng = self._local_rng
             members = self._members
             add_chain = self._local_chains.add
+            free_time = self.model.free_time
             while self._load_until < until:
                 for h, a, b in self.local_load.occupy(self._hosts, self._load_until, rng):
+                    free_time.hold(members[h], a, b)
                     for k in members[h]:  # every processor of physical node h
                         self.schedule.add(k, a, b, LOCAL)
                         add_chain(k, a, b)
@@ -134,6 +136,7 @@ class ResourceOwnerAgent(mesa.Agent):
         """
         resources = np.asarray(resources, dtype=np.int64)
         self.schedule.add_many(resources, start, np.full(resources.size, float(end)), tag)
+        self.model.free_time.hold(resources, start, end)
         for k in resources.tolist():
             self._local_chains.add(k, start, end)
         self._local_spans.extend([(start, end)] * resources.size)
@@ -257,5 +260,6 @@ class ResourceOwnerAgent(mesa.Agent):
     def _prune(self, now: float) -> None:
         """Forget the schedule's intervals that ended by ``now`` (in batches)."""
         self.schedule.prune(now, min_share=0.25)
+        self.model.free_time.forget(now, lazy=True)
         self._pruned_at = now
         self._prune_rows = max(2 * self.schedule.rows, _MIN_PRUNE_ROWS)
