@@ -2,11 +2,10 @@
 
 A *pool* is the resources (processors, or whole nodes) that share owner, performance and
 price. Its resources are interchangeable, so what the domain's free time is, for a search
-or a batch rule, is how many of each pool's resources are free at each time: one
-:class:`~vosim.market.profile.FreeProfile` per pool. :class:`FreeTime` keeps those profiles
-across scheduling passes and updates them in place on every change of busy time (a VO
-reservation made, shortened or cancelled; a local job placed), touching only the pools
-concerned, and keeps each VO reservation's hold as counts per pool.
+or a batch rule, is how many of each pool's resources are free at each time: a
+:class:`~vosim.market.profile.FreeProfile` per pool. :class:`FreeTime` keeps those counts
+across scheduling passes as a log of changes, added to on every change of busy time (a VO
+reservation made, shortened or cancelled; a local job placed) and summed per pool when read.
 """
 
 from __future__ import annotations
@@ -143,10 +142,6 @@ class FreeTime:
     def pools(self) -> int:
         """Number of pools ``P``."""
         return self.capacity.size
-
-    def members(self, pool: int) -> np.ndarray:
-        """The resource ids of ``pool``, ascending, shape (capacity[pool],)."""
-        return np.flatnonzero(self.pool == pool)
 
     def hold(self, resources, a: float, ends) -> None:
         """Take each of ``resources`` over ``[a, ends[i])``.
