@@ -136,7 +136,7 @@ def timed(self):
     cycle(self)
     dt = time.perf_counter() - t
     failed = 0 if classes is None else int((classes.stamp == self.cycles).sum())
-    busy = sum(o.schedule.intervals()[0].size for o in self.model.owners)
+    busy = self.model.busy_time.rows
     rows.append((done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy))
 
 

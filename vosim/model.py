@@ -36,6 +36,7 @@ from vosim.market.nodes import (
     site_nodes,
 )
 from vosim.market.pricing import DemandPricing, ExponentialPricing
+from vosim.market.schedule import NodeSchedule
 from vosim.market.sites import Sites, trace_sites
 from vosim.market.swf import header_int, read_swf
 from vosim.market.synthetic import load_trace
@@ -475,6 +476,11 @@ class VOModel(mesa.Model):
         self.attempts: list[tuple[int, float, float, float, bool, float]] = []
         self.node_price = np.array([n.price for n in self.nodes])
         self.node_performance = np.array([n.performance for n in self.nodes])
+        #: The domain's busy time: every resource's local jobs and VO reservations, the one
+        #: record the owners, the slot lists and the UI read.
+        self.busy_time = NodeSchedule(
+            np.arange(self.node_count), self.node_price, self.node_performance
+        )
         #: Every pool's free resources over time (owner, performance and price make a pool),
         #: kept as the owners place local jobs and the VO reserves and releases.
         self.free_time = FreeTime(

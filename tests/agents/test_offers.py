@@ -10,7 +10,7 @@ def owners_state(model):
     return [
         (
             o.known_until,
-            *(column.tobytes() for column in o.schedule.intervals()),
+            *(column.tobytes() for column in o.intervals()),
             o.local_chains(model.time).version,
         )
         for o in model.owners

@@ -1,4 +1,4 @@
-"""The resource owner: its nodes' schedule, local busy time, revenue and the decision to leave."""
+"""The resource owner: its view of the domain's busy time, local jobs, revenue, leaving."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def owner() -> ResourceOwnerAgent:
     model = VOModel(jobs=20, nodes=8, owners=2, local_load=(0, 0), rng=1)
     owner = model.owners[0]
     assert isinstance(owner, ResourceOwnerAgent)
-    assert owner.schedule.rows == 0 and owner.revenue == 0.0
+    assert owner.intervals()[0].size == 0 and owner.revenue == 0.0
     return owner
 
 
@@ -27,8 +27,8 @@ def test_without_local_load_the_flow_is_known_for_ever_and_prices_stay(owner):
     assert owner.local_load is None
     assert owner.known_until == math.inf
     assert owner.reprice(DAY, DAY) is None  # no pricing rule: fixed prices
-    owner.prepare(0.0, DAY)
-    assert owner.schedule.rows == 0  # nothing generated
+    owner.prepare(DAY)
+    assert owner.model.busy_time.rows == 0  # nothing generated
     assert owner.local_busy(0.0, DAY) == 0.0
 
 
@@ -45,21 +45,24 @@ def test_local_busy_counts_each_resource_clipped_to_the_period(owner):
         (int(two[1]), 10.0, 30.0),
         (int(owner.node_ids[2]), 100.0, 110.0),
     ]
-    node, _, _, tag = owner.schedule.intervals()
+    node, _, _, tag = owner.intervals()
     assert sorted(node.tolist()) == sorted([*two.tolist(), int(owner.node_ids[2])])
     assert sorted(tag.tolist()) == [-2, -1, -1]  # each local job's own tag
 
 
-def test_a_reservation_is_shortened_by_its_release_and_removed_at_its_start(owner):
-    nodes = owner.node_ids[:3]
-    owner.reserve(nodes, 50.0, [150.0, 150.0, 150.0], job=7)
-    node, start, end, tag = owner.schedule.intervals()
-    assert sorted(node.tolist()) == nodes.tolist()
+def test_an_owner_reads_its_own_nodes_rows_of_the_domains_busy_time(owner):
+    """A window over two owners is written once; each owner sees its part, shortened too."""
+    busy, other = owner.model.busy_time, owner.model.owners[1]
+    mine, theirs = owner.node_ids[:2], other.node_ids[:1]
+    busy.add_many(np.concatenate([mine, theirs]), 50.0, np.full(3, 150.0), 7)
+    node, start, end, tag = owner.intervals()
+    assert node.tolist() == mine.tolist()
     assert (start == 50.0).all() and (end == 150.0).all() and (tag == 7).all()
-    owner.release(nodes, 7, [120.0, 50.0, 150.0])  # early end, never started, ran to the end
-    node, _, end, _ = owner.schedule.intervals()
-    ends = dict(zip(node.tolist(), end.tolist(), strict=True))
-    assert ends == {int(nodes[0]): 120.0, int(nodes[2]): 150.0}
+    assert other.intervals()[0].tolist() == theirs.tolist()
+    busy.shorten(7, np.concatenate([mine, theirs]), np.array([120.0, 50.0, 150.0]))
+    node, _, end, _ = owner.intervals()  # early end; never started (gone)
+    assert dict(zip(node.tolist(), end.tolist(), strict=True)) == {int(mine[0]): 120.0}
+    assert other.intervals()[2].tolist() == [150.0]  # ran to the end
 
 
 def test_revenue_is_the_sum_of_the_payments(owner):

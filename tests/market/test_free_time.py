@@ -127,8 +127,7 @@ def _checked_run(every=1, **kwargs):
         checked[0] += 1
         if checked[0] % every:
             return
-        parts = [o.schedule.intervals() for o in self.model.owners]
-        node, a, b = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        node, a, b, _ = self.model.busy_time.intervals()
         live = b > now
         node, a, b = node[live], np.maximum(a[live], now), b[live]
         of = ft.pool[node]

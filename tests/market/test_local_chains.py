@@ -127,11 +127,11 @@ def test_schedule_is_reused_while_nothing_changes():
     )
     ex = model.metascheduler.execution
     for o in model.owners:
-        o.prepare(0.0, model.scheduling_interval)
+        o.prepare(model.scheduling_interval)
     first = ex.utilization_schedule(0.0)
     assert ex.utilization_schedule(0.0) is first
     for o in model.owners:
-        o.prepare(0.0, 5 * model.scheduling_interval)  # more local jobs placed
+        o.prepare(5 * model.scheduling_interval)  # more local jobs placed
     second = ex.utilization_schedule(0.0)
     assert second is not first and second.n_chains > first.n_chains
     node, a, b = (

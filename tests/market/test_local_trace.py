@@ -158,7 +158,7 @@ def test_model_places_the_traces_local_jobs_and_vo_tasks_avoid_them(traced_run):
     assert isinstance(flow, TraceLocalFlow) and flow.jobs > 0
     local = set()
     for owner in traced_run.owners:
-        node, a, b, tag = owner.schedule.intervals()
+        node, a, b, tag = owner.intervals()
         local |= set(zip(node[tag == LOCAL].tolist(), a[tag == LOCAL].tolist(), strict=True))
     # every local job the owners generated (up to the horizon) is one of the trace's rows
     rows = set(zip(flow.node.tolist(), flow.start.tolist(), strict=True))

@@ -157,7 +157,7 @@ def test_a_local_job_occupies_all_processors_of_its_node():
     )
     for m in (procs, nodes):
         for o in m.owners:
-            o.prepare(0.0, 3 * m.scheduling_interval)
+            o.prepare(3 * m.scheduling_interval)
     for po, no in zip(procs.owners, nodes.owners, strict=True):
         # the same draws per physical node; each local job on each of its node's processors
         expected = sorted(
@@ -181,7 +181,7 @@ def test_a_traced_local_job_occupies_its_whole_node():
     )
     assert isinstance(model.local_flow, TraceLocalFlow)
     owner = model.owners[0]
-    owner.prepare(0.0, model.scheduling_interval)
+    owner.prepare(model.scheduling_interval)
     resources = defaultdict(set)  # (start, end) -> resources of that local job
     for k, a, b in owner.local_jobs:
         resources[a, b].add(int(k))

@@ -42,8 +42,7 @@ def test_cached_slot_list_equals_the_one_built_from_scratch(monkeypatch, kwargs)
             return cached(self, now, nodes)
         slots = cached(self, now)
         model = self.model
-        parts = [owner.schedule.intervals() for owner in model.owners]
-        node, a, b = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        node, a, b, _ = model.busy_time.intervals()
         until = now + self.scheduling_interval
         fresh = free_slots(
             model.node_ids, model.node_price, model.node_performance, node, a, b, now, until

@@ -56,7 +56,7 @@ def _expected_intervals(model: LiveModel) -> set[tuple[int, float, float, int]]:
     now, until = float(model.time), float(model.time) + model.scheduling_interval
     rows = set()
     for owner in model.owners:
-        node, a, b, tag = owner.schedule.intervals()
+        node, a, b, tag = owner.intervals()
         for k, s, e, t in zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True):
             if e > now and s < until:  # a VO interval's tag is its job's index; shown: its id
                 job = LOCAL if t == LOCAL else model.jobs[t].job_id

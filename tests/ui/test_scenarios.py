@@ -159,7 +159,7 @@ def test_local_load_from_a_trace():
     assert len(local) > 0
     placed = set()
     for owner in model.owners:
-        node, a, _, tag = owner.schedule.intervals()
+        node, a, _, tag = owner.intervals()
         placed |= set(zip(node[tag < 0].tolist(), a[tag < 0].tolist(), strict=True))
     started = {(r, s) for s, res in zip(local["start"], local["resources"], strict=True)
                for r in res}  # fmt: skip

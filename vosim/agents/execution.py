@@ -87,8 +87,6 @@ class Execution:
         self.tasks = TaskLog()  # the tasks that ran, logged as their windows end
         #: The owner of each node (position in ``model.owners``), by node id.
         self._owner_id = np.array([o.owner_id for o in model.owner_of_node], dtype=np.int64)
-        #: :meth:`_by_owner`'s answer without costs when the domain has one owner.
-        self._one_owner = [(model.owners[0], slice(None), 0.0)] if len(model.owners) == 1 else None
         # the last utilization schedule, and what it was built from (owners' local job
         # versions, global probabilities): reused while they are unchanged
         self._uncertain: UtilizationSchedule | None = None
@@ -196,8 +194,7 @@ class Execution:
         self._changes += 1
         self.ahead = self.ahead or start > model.time
         model.free_time.hold(nodes, start, spans.end)
-        for owner, at, _ in self._by_owner(nodes):
-            owner.reserve(nodes[at], start, spans.end[at], job.index)
+        model.busy_time.add_many(nodes, start, spans.end, i)  # VO Preferences §2: at the owners
         self.running.append(job)
         # tasks keep their nodes busy over [start, end): one event per job start and per
         # distinct task end, carrying the count
@@ -317,9 +314,9 @@ class Execution:
         spans, start = window.spans, window.start
         costs = spans.price * (ends - start)
         groups = self._by_owner(spans.node, costs)
-        for owner, _, amount in groups:
+        for owner, amount in groups:
             owner.earn(amount)
-        paid = groups[0][2] if len(groups) == 1 else math.fsum(costs.tolist())
+        paid = groups[0][1] if len(groups) == 1 else math.fsum(costs.tolist())
         self._return_hold(job, window.cost - paid)
         self.tasks.add(
             job.job_id,
@@ -352,26 +349,21 @@ class Execution:
             if amount > 0:  # the balance grew: jobs that could not pay may now
                 model.metascheduler.budgets_refreshed()
 
-    def _by_owner(self, nodes: np.ndarray, costs: np.ndarray | None = None):
-        """Group a window's slots by owner: ``(owner, positions, sum of costs)`` per owner.
+    def _by_owner(self, nodes: np.ndarray, costs: np.ndarray) -> list[tuple[mesa.Agent, float]]:
+        """A window's task costs summed per owner: ``(owner, sum)``, cost units.
 
-        ``nodes`` are the slots' node ids in window order, shape (n,); ``costs`` (optional)
-        one amount per slot, shape (n,), summed exactly (``math.fsum``) per owner. Owners come
-        in the order of their first slot; ``positions`` index ``nodes``.
+        ``nodes`` are the slots' node ids in window order and ``costs`` one amount per slot,
+        shape (n,) each, summed exactly (``math.fsum``) per owner. Owners come in the order
+        of their first slot.
         """
         model = self.model
-        if costs is None and self._one_owner is not None:  # the common case: nothing to do
-            return self._one_owner
         ids = None if len(model.owners) == 1 else self._owner_id[nodes]
         if ids is None or (ids == ids[0]).all():  # one owner: no grouping
-            total = math.fsum(costs.tolist()) if costs is not None else 0.0
-            return [(model.owners[0 if ids is None else int(ids[0])], slice(None), total)]
-        groups = []
-        for o in dict.fromkeys(ids.tolist()):  # owners in the order of their first slot
-            where = np.flatnonzero(ids == o)
-            total = math.fsum(costs[where].tolist()) if costs is not None else 0.0
-            groups.append((model.owners[o], where, total))
-        return groups
+            return [(model.owners[0 if ids is None else int(ids[0])], math.fsum(costs.tolist()))]
+        return [
+            (model.owners[o], math.fsum(costs[ids == o].tolist()))
+            for o in dict.fromkeys(ids.tolist())  # owners in the order of their first slot
+        ]
 
     def _release(self, job: Job, ends: np.ndarray) -> None:
         """End ``job``'s reserved spans at ``ends`` (one per window slot, shape (n,))."""
@@ -379,9 +371,10 @@ class Execution:
         nodes = window.spans.node
         self.reserved_until[nodes] = ends
         self._changes += 1
-        self.model.free_time.release(nodes, window.start, window.spans.end, ends)
-        for owner, at, _ in self._by_owner(nodes):
-            owner.release(nodes[at], job.index, ends[at])
+        model = self.model
+        model.free_time.release(nodes, window.start, window.spans.end, ends)
+        model.busy_time.shorten(job.index, nodes, ends)
+        model.busy_time.forget_ended(model.time)  # bounds the rows where no pass reads them
 
     def task_frame(self) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.

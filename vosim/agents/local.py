@@ -120,7 +120,7 @@ class LocalJobs:
         ms = model.metascheduler
         execution = ms.execution
         p = place_local_job(
-            owner.node_ids, *owner.schedule.intervals(), arrival, size, length, self.priority
+            owner.node_ids, *owner.intervals(), arrival, size, length, self.priority
         )
         local_id = len(self._rows)
         if p is None:  # larger than the owner: never runs

@@ -57,9 +57,11 @@ class Offers:
         )
 
     def prepare(self, now: float, until: float) -> None:
-        """Bring every owner's schedule up to ``[now, until)`` before a pass decides.
+        """Bring the domain's busy time up to ``[now, until)`` before a pass decides.
 
-        Each owner forgets what ended and generates its local load up to ``until``
+        The model's schedule forgets what ended (in batches,
+        :meth:`~vosim.market.schedule.NodeSchedule.forget_ended`) and each owner generates
+        its local load up to ``until``
         (:meth:`ResourceOwnerAgent.prepare <vosim.agents.owner.ResourceOwnerAgent.prepare>`;
         every owner's, whoever has left the VO, so the draws are the same). Called once per
         pass before the policy runs, so that reading the slot list changes nothing. ``now``
@@ -69,23 +71,26 @@ class Offers:
         ----------
         VO Preferences §2: owners' local jobs have priority and are placed before the VO's.
         """
-        for owner in self.model.owners:
-            owner.prepare(now, until)
+        model = self.model
+        model.busy_time.forget_ended(now, (until - now) / 16)  # bookkeeping: slots unchanged
+        model.free_time.forget(now, lazy=True)
+        for owner in model.owners:
+            owner.prepare(until)
 
     def slot_list(self, now: float, until: float, nodes: np.ndarray | None = None) -> SlotList:
         """Free slots of the VO's owners' nodes over ``[now, until)``, model time units.
 
-        Reads the owners' schedules as :meth:`prepare` left them at this pass (no side
+        Reads the domain's busy time as :meth:`prepare` left it at this pass (no side
         effect on the model). ``nodes`` (node ids, shape (r,)): only those nodes' slots.
         """
         model = self.model
         active = [owner for owner in model.owners if owner.active]
         if reference():  # the plain build the cache speeds up
             return self._built(active, now, until, nodes)
-        return self.cache.slots(active, now, until, model.node_price, nodes)
+        return self.cache.slots(active, model.busy_time, now, until, model.node_price, nodes)
 
     def _built(self, owners: list, now: float, until: float, nodes: np.ndarray | None) -> SlotList:
-        """The slot list of :meth:`slot_list` from every owner's busy intervals at once.
+        """The slot list of :meth:`slot_list` from the domain's busy intervals at once.
 
         :func:`~vosim.market.slots.free_slots` over the owners' nodes (``nodes`` among them,
         if given): the plain function :class:`~vosim.market.slot_cache.SlotListCache`
@@ -98,9 +103,7 @@ class Offers:
         ids = np.concatenate([owner.node_ids for owner in owners])
         if nodes is not None:
             ids = ids[np.isin(ids, nodes)]
-        parts = [owner.schedule.intervals() for owner in owners]
-        for owner in owners:
-            owner.schedule.dirty.clear()  # the cache's marks: nothing reads them here
-        busy = [np.concatenate([part[k] for part in parts]) for k in range(3)]
+        node, a, b, _ = model.busy_time.intervals()
+        model.busy_time.dirty.clear()  # the cache's marks: nothing reads them here
         price, performance = model.node_price, model.node_performance
-        return free_slots(ids, price, performance, *busy, now, until)
+        return free_slots(ids, price, performance, node, a, b, now, until)

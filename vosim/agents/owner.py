@@ -10,21 +10,20 @@ import numpy as np
 
 from vosim.market.nodes import Node
 from vosim.market.pricing import DemandPricing
-from vosim.market.schedule import LOCAL, NodeSchedule
+from vosim.market.schedule import LOCAL
 from vosim.market.uncertainty import LocalJobChains
 from vosim.market.workload import LocalJobFlow
 
 __all__ = ["ResourceOwnerAgent"]
 
-#: A release prunes the schedule once it holds this many rows and twice those the last prune
-#: left: with no slot list asked for (the count form of the traced machine) nothing else would.
-#: 2^16 rows (~2 MB): fewer, larger vectorised prunes (4,096 made 165 on Gaia, each mostly
-#: numpy call overhead).
-_MIN_PRUNE_ROWS = 65536
-
 
 class ResourceOwnerAgent(mesa.Agent):
-    """A resource owner: its nodes' schedules (local jobs and VO reservations) and revenue.
+    """A resource owner: its nodes, their prices and local jobs, and its VO revenue.
+
+    The nodes' busy time (local jobs and VO reservations) lives in the model's one
+    :class:`~vosim.market.schedule.NodeSchedule`, ``model.busy_time``: the owner places its
+    local jobs there and reads its nodes' rows from it (:meth:`intervals`); the VO's
+    reservations are written there once, not kept a second time per owner.
 
     Parameters
     ----------
@@ -76,15 +75,10 @@ class ResourceOwnerAgent(mesa.Agent):
         # the interval model's local load draws from the owner's own stream, spawned from the
         # model's seed: the same load whatever the policy reads when (as the online flows)
         self._local_rng = model.rng.spawn(1)[0] if local_load is not None else None
-        self.schedule = NodeSchedule(
-            [n.id for n in self.nodes],
-            [n.price for n in self.nodes],
-            [n.performance for n in self.nodes],
-        )
+        self._mine = np.zeros(len(model.nodes), dtype=bool)  # by resource id: this owner's
+        self._mine[self.node_ids] = True
         self.revenue = 0.0
         self._load_until = 0.0
-        self._pruned_at = -math.inf
-        self._prune_rows = _MIN_PRUNE_ROWS  # rows at which a release prunes the schedule
         # local jobs (node, expected start, end) as event chains, kept across cycles
         self._local_chains = LocalJobChains()
         self._local_spans: list[tuple[float, float]] = []  # every local job: (start, end)
@@ -101,28 +95,38 @@ class ResourceOwnerAgent(mesa.Agent):
         """
         return self._load_until if self.local_load is not None else math.inf
 
-    def prepare(self, now: float, until: float) -> None:
-        """Bring the schedule up to ``[now, until)`` (model time units) for a slot list.
+    def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The busy intervals ``(node, a, b, tag)`` of the owner's nodes, shape (r,) each.
 
-        Forgets intervals that ended by ``now`` (in batches) and generates the local job flow
-        up to ``until`` (local jobs have priority, so they are placed before any VO reservation
-        in that time; VO reservations never reach past generated local load, so they never
-        clash). The flow draws local jobs per physical node, as it did per node when nodes
-        were the resources (the same draws); each occupies all of its node's processors for
-        the same interval, one schedule row and one span of :meth:`local_busy` per processor.
+        The rows of ``model.busy_time`` on this owner's nodes, in the order placed: resource
+        id, start and end (model time units), tag (:data:`~vosim.market.schedule.LOCAL` or
+        below for local jobs, a VO job's index otherwise). New arrays; ``O(R)`` for the
+        ``R`` rows of the whole domain.
         """
-        if now >= self._pruned_at + (until - now) / 16:  # dropping ended rows is bookkeeping
-            self._prune(now)
+        node, a, b, tag = self.model.busy_time.intervals()
+        mine = self._mine[node]
+        return node[mine], a[mine], b[mine], tag[mine]
+
+    def prepare(self, until: float) -> None:
+        """Generate the local job flow up to ``until`` (model time units) for a slot list.
+
+        Local jobs have priority, so they are placed before any VO reservation in that time;
+        VO reservations never reach past generated local load, so they never clash. The flow
+        draws local jobs per physical node, as it did per node when nodes were the resources
+        (the same draws); each occupies all of its node's processors for the same interval,
+        one row of ``model.busy_time`` and one span of :meth:`local_busy` per processor.
+        """
         if self.local_load is not None:
             rng = self._local_rng
             members = self._members
             add_chain = self._local_chains.add
             free_time = self.model.free_time
+            busy = self.model.busy_time
             while self._load_until < until:
                 for h, a, b in self.local_load.occupy(self._hosts, self._load_until, rng):
                     free_time.hold(members[h], a, b)
                     for k in members[h]:  # every processor of physical node h
-                        self.schedule.add(k, a, b, LOCAL)
+                        busy.add(k, a, b, LOCAL)
                         add_chain(k, a, b)
                         self._local_spans.append((a, b))
                 self._load_until += self.local_load.period
@@ -135,7 +139,7 @@ class ResourceOwnerAgent(mesa.Agent):
         schedule; model time units.
         """
         resources = np.asarray(resources, dtype=np.int64)
-        self.schedule.add_many(resources, start, np.full(resources.size, float(end)), tag)
+        self.model.busy_time.add_many(resources, start, np.full(resources.size, float(end)), tag)
         self.model.free_time.hold(resources, start, end)
         for k in resources.tolist():
             self._local_chains.add(k, start, end)
@@ -160,11 +164,12 @@ class ResourceOwnerAgent(mesa.Agent):
         The owner's utilization is the share of its node time in the window taken by VO
         reservations (local jobs excluded), in [0, 1]. Returns the new prices (cost per time
         unit, one per node of ``node_ids``), or ``None`` for fixed prices. Call before
-        :meth:`offer` prunes the intervals that ended by ``now``.
+        :meth:`Offers.prepare <vosim.agents.offers.Offers.prepare>` prunes the intervals
+        that ended by ``now``.
         """
         if self.pricing is None:
             return None
-        _, a, b, tag = self.schedule.intervals()
+        _, a, b, tag = self.intervals()
         vo = tag >= 0
         busy = np.maximum(np.minimum(b[vo], now) - np.maximum(a[vo], now - window), 0.0)
         self.utilization = float(busy.sum() / (self.node_ids.size * window))
@@ -230,36 +235,3 @@ class ResourceOwnerAgent(mesa.Agent):
         revenue is the sum of the payments exactly and no reserved time is sold twice.
         """
         self.revenue += amount
-
-    def reserve(self, node_ids, start: float, ends, job: int) -> None:
-        """Reserve ``[start, ends[i])`` on each of ``node_ids`` for the VO job at index ``job``.
-
-        ``job`` is the job's position in the model's job list (trace order), not its SWF id,
-        which may repeat or be -1 (the tag of local jobs).
-
-        ``node_ids`` (this owner's node ids) and ``ends`` (model time units) are sequences of
-        one length: a window's spans on this owner's nodes, which all start together. Nothing
-        is paid now (:meth:`earn`, when the tasks end).
-
-        References
-        ----------
-        VO Preferences §2: the chosen windows are reserved in the owners' schedules.
-        """
-        self.schedule.add_many(node_ids, start, ends, job)
-
-    def release(self, node_ids, job: int, actual_ends) -> None:
-        """Shorten the reservation of the job at index ``job`` on ``node_ids`` to ``actual_ends``.
-
-        ``node_ids`` (this owner's node ids) and ``actual_ends`` (model time units) are
-        scalars or sequences of one length; an end at the reservation's start removes it.
-        """
-        self.schedule.shorten(job, node_ids, actual_ends)
-        if self.schedule.rows >= self._prune_rows:  # no slot list asked for lately (counts)
-            self._prune(self.model.time)
-
-    def _prune(self, now: float) -> None:
-        """Forget the schedule's intervals that ended by ``now`` (in batches)."""
-        self.schedule.prune(now, min_share=0.25)
-        self.model.free_time.forget(now, lazy=True)
-        self._pruned_at = now
-        self._prune_rows = max(2 * self.schedule.rows, _MIN_PRUNE_ROWS)

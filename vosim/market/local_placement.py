@@ -90,7 +90,7 @@ def place_local_job(
     node, a, b, tag : numpy.ndarray, shape (r,)
         The owner's busy intervals ``[a, b)`` on resource ``node`` with ``tag`` (< 0: a
         local job; >= 0: a VO job's index), model time units
-        (:meth:`~vosim.market.schedule.NodeSchedule.intervals`).
+        (:meth:`ResourceOwnerAgent.intervals <vosim.agents.owner.ResourceOwnerAgent.intervals>`).
     now : float
         Arrival, model time units.
     size : int

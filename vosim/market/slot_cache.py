@@ -16,7 +16,8 @@ __all__ = ["SlotListCache"]
 
 
 class _Owner(Protocol):
-    schedule: NodeSchedule
+    owner_id: int
+    node_ids: np.ndarray
 
     @property
     def known_until(self) -> float: ...
@@ -26,11 +27,12 @@ class SlotListCache:
     """Builds the slot list of ``[now, now + L)`` from free spans kept between cycles.
 
     Between two cycles only a few nodes' busy time changes (a reservation, a release), and
-    every other node's free spans over the time its schedule is known stay valid: the slot
-    list of a later interval is those spans clipped to it. So the free spans of all nodes up
-    to ``upto`` (the earliest time some owner's local load is generated to) are kept, ordered
-    by (start, node); each call recomputes only the nodes marked changed in their schedule
-    (:attr:`NodeSchedule.dirty`), and everything once the interval reaches past ``upto``.
+    every other node's free spans over the time its busy time is known stay valid: the slot
+    list of a later interval is those spans clipped to it. So the free spans of the owners'
+    nodes up to ``upto`` (the earliest time some owner's local load is generated to) are
+    kept, ordered by (start, node); each call recomputes only the nodes marked changed in the
+    domain's schedule (:attr:`NodeSchedule.dirty`), and everything once the interval reaches
+    past ``upto``.
 
     Only the spans are kept: prices are read at every call (demand pricing changes them each
     cycle), and a change in the set of owners (one left the VO) rebuilds every span.
@@ -55,11 +57,13 @@ class SlotListCache:
         self.performance = np.asarray(performance, dtype=float)
         self._spans: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._upto = -math.inf
-        self._owners: list[NodeSchedule] = []
+        self._owners: list[int] = []  # the owners' ids of the spans kept
+        self._offered = np.zeros(self.performance.size, dtype=bool)  # their nodes, by id
 
     def slots(
         self,
         owners: Sequence[_Owner],
+        busy: NodeSchedule,
         now: float,
         until: float,
         price: np.ndarray,
@@ -67,22 +71,25 @@ class SlotListCache:
     ) -> SlotList:
         """The free slots of every owner's nodes over ``[now, until)`` (model time units).
 
-        Call after each owner's ``prepare(now, until)`` (which generates its local load up to
+        Call after each owner's ``prepare(until)`` (which generates its local load up to
         ``until``); ``now`` never decreases between calls. ``owners``: the owners in the VO
-        now. ``price`` (float, shape (N,), by node id): each node's price per time unit now.
-        ``nodes`` (node ids, shape (r,)) keeps only those nodes' slots: what a question about
-        a few nodes needs, for a fraction of the cost.
+        now (``owner_id``, ``node_ids``, ``known_until``). ``busy``: the domain's schedule,
+        whose :attr:`~NodeSchedule.dirty` marks this call reads and clears. ``price`` (float,
+        shape (N,), by node id): each node's price per time unit now. ``nodes`` (node ids,
+        shape (r,)) keeps only those nodes' slots: what a question about a few nodes needs,
+        for a fraction of the cost.
         """
-        schedules = [o.schedule for o in owners]
-        if until > self._upto or schedules != self._owners:
+        ids = [o.owner_id for o in owners]
+        if until > self._upto or ids != self._owners:
             known = min((o.known_until for o in owners), default=math.inf)
             self._upto = max(until, known) if math.isfinite(known) else 2 * until - now
-            self._owners = schedules
-            self._spans = self._free(schedules, now, None)
-        else:
-            changed = [s for s in schedules if s.dirty]
-            if changed:
-                self._spans = self._update(changed, now)
+            self._owners = ids
+            self._offered[:] = False
+            for o in owners:
+                self._offered[o.node_ids] = True
+            self._spans = self._free(busy, now)
+        elif busy.dirty:
+            self._spans = self._update(busy, now)
         node, start, end = self._spans
         if nodes is not None:
             mark = np.zeros(self.performance.size, dtype=bool)
@@ -102,39 +109,35 @@ class SlotListCache:
         price = np.asarray(price, dtype=float)[node]
         return SlotList.trusted(node, start, end, price, self.performance[node])
 
-    def _free(self, schedules: list[NodeSchedule], now: float, nodes: np.ndarray | None):
-        """Free spans over ``[now, upto)`` of ``nodes`` (all: None), sorted (start, node)."""
-        if not schedules:  # every owner has left the VO
+    def _free(self, busy: NodeSchedule, now: float):
+        """Free spans over ``[now, upto)`` of the owners' nodes, sorted (start, node)."""
+        node, a, b, _ = busy.intervals()
+        busy.dirty.clear()
+        offered = np.flatnonzero(self._offered)
+        if not offered.size:  # every owner has left the VO
             return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
-        parts = [s.intervals() for s in schedules]
-        busy = [np.concatenate([p[k] for p in parts]) for k in range(3)]
-        if nodes is None:
-            nodes = np.concatenate([s.nodes for s in schedules])
-        for s in schedules:
-            s.dirty.clear()
         unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
-        sl = free_slots(nodes, unpriced, self.performance, *busy, now, self._upto)
+        sl = free_slots(offered, unpriced, self.performance, node, a, b, now, self._upto)
         return sl.node, sl.start, sl.end
 
-    def _update(self, changed: list[NodeSchedule], now: float):
-        """The kept spans with those of the changed schedules' dirty nodes recomputed.
+    def _update(self, busy: NodeSchedule, now: float):
+        """The kept spans with those of the dirty nodes (the owners' only) recomputed.
 
         The dirty nodes' free spans are rebuilt from their busy intervals
         (:func:`~vosim.market.slots.free_slots`, vectorised) and merged into the kept rows
         (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
         """
         mark = np.zeros(self.performance.size, dtype=bool)
-        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for s in changed:
-            node, a, b, _ = s.intervals()
-            mark[list(s.dirty)] = True
-            s.dirty.clear()
-            hit = mark[node] & (b > now) & (a < self._upto)
-            parts.append((node[hit], a[hit], b[hit]))
+        node, a, b, _ = busy.intervals()
+        mark[list(busy.dirty)] = True
+        busy.dirty.clear()
+        mark &= self._offered  # a node that left the VO has no slot (its VO work still ends)
+        hit = mark[node] & (b > now) & (a < self._upto)
         dirty = np.flatnonzero(mark)
-        busy = [np.concatenate([p[k] for p in parts]) for k in range(3)]
         unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
-        extra = free_slots(dirty, unpriced, self.performance, *busy, now, self._upto)
+        extra = free_slots(
+            dirty, unpriced, self.performance, node[hit], a[hit], b[hit], now, self._upto
+        )
         node, start, end = self._spans
         keep = ~mark[node]
         cols = [node[keep], start[keep], end[keep]]

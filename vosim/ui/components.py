@@ -101,11 +101,7 @@ def gantt_frame(model: LiveModel) -> pd.DataFrame:
     """
     now = float(model.time)
     until = now + model.scheduling_interval
-    parts = [o.schedule.intervals() for o in model.owners]
-    node = np.concatenate([p[0] for p in parts])
-    a = np.concatenate([p[1] for p in parts])
-    b = np.concatenate([p[2] for p in parts])
-    tag = np.concatenate([p[3] for p in parts])
+    node, a, b, tag = model.busy_time.intervals()
     keep = (b > now) & (a < until)
     node, a, b, tag = node[keep], np.maximum(a[keep], now), np.minimum(b[keep], until), tag[keep]
     order = np.argsort(a, kind="stable")[:MAX_INTERVALS]
