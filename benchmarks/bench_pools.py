@@ -45,7 +45,7 @@ def pass_rows(slots, free_time: FreeTime, now: float, until: float) -> dict:
     slots : SlotList
         The pass's slot list over ``[now, until)`` (model time units), ``m`` rows.
     free_time : FreeTime
-        The model's pools and their free counts, kept across passes (the same free time).
+        The model's pools and their free counts (read from the same busy time).
     now, until : float
         The pass's interval, model time units.
 
@@ -64,7 +64,7 @@ def pass_rows(slots, free_time: FreeTime, now: float, until: float) -> dict:
     alike = len(set(zip(of.tolist(), slots.start.tolist(), slots.end.tolist(), strict=True)))
     levels = expanded = 0
     for p in np.unique(of).tolist():
-        _, _, count = free_time.profile(p).levels(now, until)
+        _, _, count = free_time.profile(p, now).levels(now, until)
         levels += count.size
         expanded += int(count.sum())
     return {"rows": rows, "alike": alike, "levels": levels, "expanded": expanded}

@@ -482,9 +482,10 @@ class VOModel(mesa.Model):
             np.arange(self.node_count), self.node_price, self.node_performance
         )
         #: Every pool's free resources over time (owner, performance and price make a pool),
-        #: kept as the owners place local jobs and the VO reserves and releases.
+        #: read from :attr:`busy_time`.
         self.free_time = FreeTime(
-            pools_of([n.owner for n in self.nodes], self.node_performance, self.node_price)
+            pools_of([n.owner for n in self.nodes], self.node_performance, self.node_price),
+            self.busy_time,
         )
 
         load: LocalJobFlow | None = None

@@ -193,7 +193,6 @@ class Execution:
         self.reserved_until[nodes] = spans.end
         self._changes += 1
         self.ahead = self.ahead or start > model.time
-        model.free_time.hold(nodes, start, spans.end)
         model.busy_time.add_many(nodes, start, spans.end, i)  # VO Preferences §2: at the owners
         self.running.append(job)
         # tasks keep their nodes busy over [start, end): one event per job start and per
@@ -372,7 +371,6 @@ class Execution:
         self.reserved_until[nodes] = ends
         self._changes += 1
         model = self.model
-        model.free_time.release(nodes, window.start, window.spans.end, ends)
         model.busy_time.shorten(job.index, nodes, ends)
         model.busy_time.forget_ended(model.time)  # bounds the rows where no pass reads them
 

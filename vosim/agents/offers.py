@@ -73,7 +73,6 @@ class Offers:
         """
         model = self.model
         model.busy_time.forget_ended(now, (until - now) / 16)  # bookkeeping: slots unchanged
-        model.free_time.forget(now, lazy=True)
         for owner in model.owners:
             owner.prepare(until)
 

@@ -120,11 +120,9 @@ class ResourceOwnerAgent(mesa.Agent):
             rng = self._local_rng
             members = self._members
             add_chain = self._local_chains.add
-            free_time = self.model.free_time
             busy = self.model.busy_time
             while self._load_until < until:
                 for h, a, b in self.local_load.occupy(self._hosts, self._load_until, rng):
-                    free_time.hold(members[h], a, b)
                     for k in members[h]:  # every processor of physical node h
                         busy.add(k, a, b, LOCAL)
                         add_chain(k, a, b)
@@ -140,7 +138,6 @@ class ResourceOwnerAgent(mesa.Agent):
         """
         resources = np.asarray(resources, dtype=np.int64)
         self.model.busy_time.add_many(resources, start, np.full(resources.size, float(end)), tag)
-        self.model.free_time.hold(resources, start, end)
         for k in resources.tolist():
             self._local_chains.add(k, start, end)
         self._local_spans.extend([(start, end)] * resources.size)
