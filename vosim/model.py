@@ -24,6 +24,7 @@ from vosim.analysis import metrics, network
 from vosim.core.gc_pause import deferred_full_collections
 from vosim.data import DEFAULT_TRACE, SYNTHETIC_TRACES, trace_path
 from vosim.errors import ParameterError
+from vosim.market.busy_time import BusyTime
 from vosim.market.free_time import FreeTime, pools_of
 from vosim.market.local_flow import PoissonLocalJobs, fitted_lengths, trace_local_jobs
 from vosim.market.local_trace import TraceLocalFlow
@@ -36,7 +37,6 @@ from vosim.market.nodes import (
     site_nodes,
 )
 from vosim.market.pricing import DemandPricing, ExponentialPricing
-from vosim.market.schedule import NodeSchedule
 from vosim.market.sites import Sites, trace_sites
 from vosim.market.swf import header_int, read_swf
 from vosim.market.synthetic import load_trace
@@ -476,10 +476,10 @@ class VOModel(mesa.Model):
         self.attempts: list[tuple[int, float, float, float, bool, float]] = []
         self.node_price = np.array([n.price for n in self.nodes])
         self.node_performance = np.array([n.performance for n in self.nodes])
-        #: The domain's busy time: every resource's local jobs and VO reservations, the one
+        #: The domain's busy time: the VO's reservations and each owner's local jobs, the one
         #: record the owners, the slot lists and the UI read.
-        self.busy_time = NodeSchedule(
-            np.arange(self.node_count), self.node_price, self.node_performance
+        self.busy_time = BusyTime(
+            [n.owner for n in self.nodes], self.node_price, self.node_performance
         )
         #: Every pool's free resources over time (owner, performance and price make a pool),
         #: read from :attr:`busy_time`.

@@ -54,12 +54,12 @@ def test_an_owner_reads_its_own_nodes_rows_of_the_domains_busy_time(owner):
     """A window over two owners is written once; each owner sees its part, shortened too."""
     busy, other = owner.model.busy_time, owner.model.owners[1]
     mine, theirs = owner.node_ids[:2], other.node_ids[:1]
-    busy.add_many(np.concatenate([mine, theirs]), 50.0, np.full(3, 150.0), 7)
+    busy.reserve(np.concatenate([mine, theirs]), 50.0, np.full(3, 150.0), 7)
     node, start, end, tag = owner.intervals()
     assert node.tolist() == mine.tolist()
     assert (start == 50.0).all() and (end == 150.0).all() and (tag == 7).all()
     assert other.intervals()[0].tolist() == theirs.tolist()
-    busy.shorten(7, np.concatenate([mine, theirs]), np.array([120.0, 50.0, 150.0]))
+    busy.release(7, np.concatenate([mine, theirs]), np.array([120.0, 50.0, 150.0]), 60.0)
     node, _, end, _ = owner.intervals()  # early end; never started (gone)
     assert dict(zip(node.tolist(), end.tolist(), strict=True)) == {int(mine[0]): 120.0}
     assert other.intervals()[2].tolist() == [150.0]  # ran to the end

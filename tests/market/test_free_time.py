@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from vosim.agents.offers import Offers
 from vosim.errors import SlotError
+from vosim.market.busy_time import BusyTime
 from vosim.market.free_time import FreeTime, pools_of
-from vosim.market.schedule import LOCAL, NodeSchedule
+from vosim.market.schedule import LOCAL
 from vosim.model import VOModel
 
 
@@ -37,26 +38,26 @@ def test_pools_share_owner_performance_and_price():
         pools_of([0], [1.0, 2.0], [1.0])
 
 
-def schedule(resources: int) -> NodeSchedule:
-    """An empty busy time over ``resources`` resources (price 1, performance 1)."""
-    return NodeSchedule(range(resources), [1.0] * resources, [1.0] * resources)
+def schedule(resources: int) -> BusyTime:
+    """An empty busy time over ``resources`` resources of one owner (price 1, performance 1)."""
+    return BusyTime([0] * resources, [1.0] * resources, [1.0] * resources)
 
 
 def test_counts_by_hand():
     busy = schedule(4)
     ft = FreeTime([0, 0, 0, 1], busy)
-    busy.add_many([0, 1], 10.0, np.array([30.0, 30.0]), 5)
-    busy.add(2, 0.0, 20.0, LOCAL)
+    busy.reserve([0, 1], 10.0, np.array([30.0, 30.0]), 5)
+    busy.local[0].add(2, 0.0, 20.0, LOCAL)
     assert ft.profile(0, 0.0).steps() == [(0.0, 2), (10.0, 0), (20.0, 1), (30.0, 3)]
     assert ft.profile(1, 0.0).steps() == [(0.0, 1)]
-    busy.shorten(5, [1], [25.0])  # one task ends early
+    busy.release(5, [1], [25.0], 25.0)  # one task ends early
     assert ft.profile(0, 0.0).steps() == [(0.0, 2), (10.0, 0), (20.0, 1), (25.0, 2), (30.0, 3)]
-    busy.shorten(5, [0], [10.0])  # the whole span given back
+    busy.release(5, [0], [10.0], 10.0)  # the whole span given back
     assert ft.profile(0, 0.0).steps() == [(0.0, 2), (10.0, 1), (20.0, 2), (25.0, 3)]
     assert ft.profile(0, 22.0).steps() == [(22.0, 2), (25.0, 3)]  # from a later time
-    busy.add(3, 30.0, np.inf, LOCAL)  # held for ever
+    busy.local[0].add(3, 30.0, np.inf, LOCAL)  # held for ever
     assert ft.profile(1, 0.0).steps() == [(0.0, 1), (30.0, 0)]
-    busy.add_many([0, 2], 5.0, np.array([15.0, 15.0]), 6)  # overlaps resource 2's local job
+    busy.reserve([0, 2], 5.0, np.array([15.0, 15.0]), 6)  # overlaps resource 2's local job
     with pytest.raises(SlotError, match="leave -1 of 3 processors free"):
         ft.profile(0, 0.0)
 
@@ -88,9 +89,9 @@ def test_counts_equal_the_intervals_they_stand_for(reservations, prune_at):
         if any(r in resources and s < start + length and start < e for r, s, e in taken):
             continue  # the resources are not free over the span: not a reservation
         ends = np.full(len(resources), float(start + length))
-        busy.add_many(resources, float(start), ends, job)
+        busy.reserve(resources, float(start), ends, job)
         if short is not None:
-            busy.shorten(job, resources[:1], [float(short)])
+            busy.release(job, resources[:1], [float(short)], 0.0)
         for k, r in enumerate(resources):
             end = start + length if (short is None or k) else max(start, min(short, start + length))
             node.append(r), a.append(start), b.append(end)
@@ -99,7 +100,7 @@ def test_counts_equal_the_intervals_they_stand_for(reservations, prune_at):
     now = 0.0
     if prune_at is not None:  # forgetting what ended changes no count from then on
         now = float(prune_at)
-        busy.prune(now)
+        busy.forget_ended(now, 0.0)
     times = np.arange(now, 75)
     got = profile_counts(ft, now, times)
     want = free_counts(ft, pool_of, np.array(node, dtype=int), np.array(a), np.array(b), times)

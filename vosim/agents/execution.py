@@ -193,7 +193,7 @@ class Execution:
         self.reserved_until[nodes] = spans.end
         self._changes += 1
         self.ahead = self.ahead or start > model.time
-        model.busy_time.add_many(nodes, start, spans.end, i)  # VO Preferences §2: at the owners
+        model.busy_time.reserve(nodes, start, spans.end, i)  # VO Preferences §2: at the owners
         self.running.append(job)
         # tasks keep their nodes busy over [start, end): one event per job start and per
         # distinct task end, carrying the count
@@ -371,8 +371,7 @@ class Execution:
         self.reserved_until[nodes] = ends
         self._changes += 1
         model = self.model
-        model.busy_time.shorten(job.index, nodes, ends)
-        model.busy_time.forget_ended(model.time)  # bounds the rows where no pass reads them
+        model.busy_time.release(job.index, nodes, ends, model.time)
 
     def task_frame(self) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.

@@ -59,8 +59,8 @@ class Offers:
     def prepare(self, now: float, until: float) -> None:
         """Bring the domain's busy time up to ``[now, until)`` before a pass decides.
 
-        The model's schedule forgets what ended (in batches,
-        :meth:`~vosim.market.schedule.NodeSchedule.forget_ended`) and each owner generates
+        The domain's busy time forgets what ended (in batches,
+        :meth:`~vosim.market.busy_time.BusyTime.forget_ended`) and each owner generates
         its local load up to ``until``
         (:meth:`ResourceOwnerAgent.prepare <vosim.agents.owner.ResourceOwnerAgent.prepare>`;
         every owner's, whoever has left the VO, so the draws are the same). Called once per
@@ -103,6 +103,6 @@ class Offers:
         if nodes is not None:
             ids = ids[np.isin(ids, nodes)]
         node, a, b, _ = model.busy_time.intervals()
-        model.busy_time.dirty.clear()  # the cache's marks: nothing reads them here
+        model.busy_time.clear_changes()  # the cache's marks: nothing reads them here
         price, performance = model.node_price, model.node_performance
         return free_slots(ids, price, performance, node, a, b, now, until)

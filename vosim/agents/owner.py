@@ -20,10 +20,11 @@ __all__ = ["ResourceOwnerAgent"]
 class ResourceOwnerAgent(mesa.Agent):
     """A resource owner: its nodes, their prices and local jobs, and its VO revenue.
 
-    The nodes' busy time (local jobs and VO reservations) lives in the model's one
-    :class:`~vosim.market.schedule.NodeSchedule`, ``model.busy_time``: the owner places its
-    local jobs there and reads its nodes' rows from it (:meth:`intervals`); the VO's
-    reservations are written there once, not kept a second time per owner.
+    The nodes' busy time lives in the domain's :class:`~vosim.market.busy_time.BusyTime`
+    (``model.busy_time``): the owner places its local jobs in its part of it and reads its
+    nodes' rows, its local jobs and the VO's reservations on them, from it
+    (:meth:`intervals`); the VO's reservations are written there once, not kept a second
+    time per owner.
 
     Parameters
     ----------
@@ -75,8 +76,6 @@ class ResourceOwnerAgent(mesa.Agent):
         # the interval model's local load draws from the owner's own stream, spawned from the
         # model's seed: the same load whatever the policy reads when (as the online flows)
         self._local_rng = model.rng.spawn(1)[0] if local_load is not None else None
-        self._mine = np.zeros(len(model.nodes), dtype=bool)  # by resource id: this owner's
-        self._mine[self.node_ids] = True
         self.revenue = 0.0
         self._load_until = 0.0
         # local jobs (node, expected start, end) as event chains, kept across cycles
@@ -98,14 +97,11 @@ class ResourceOwnerAgent(mesa.Agent):
     def intervals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The busy intervals ``(node, a, b, tag)`` of the owner's nodes, shape (r,) each.
 
-        The rows of ``model.busy_time`` on this owner's nodes, in the order placed: resource
-        id, start and end (model time units), tag (:data:`~vosim.market.schedule.LOCAL` or
-        below for local jobs, a VO job's index otherwise). New arrays; ``O(R)`` for the
-        ``R`` rows of the whole domain.
+        :meth:`BusyTime.owner_intervals <vosim.market.busy_time.BusyTime.owner_intervals>`:
+        resource id, start and end (model time units), tag (:data:`~vosim.market.schedule.LOCAL`
+        or below for local jobs, a VO job's index otherwise); new arrays.
         """
-        node, a, b, tag = self.model.busy_time.intervals()
-        mine = self._mine[node]
-        return node[mine], a[mine], b[mine], tag[mine]
+        return self.model.busy_time.owner_intervals(self.owner_id)
 
     def prepare(self, until: float) -> None:
         """Generate the local job flow up to ``until`` (model time units) for a slot list.
@@ -114,13 +110,13 @@ class ResourceOwnerAgent(mesa.Agent):
         VO reservations never reach past generated local load, so they never clash. The flow
         draws local jobs per physical node, as it did per node when nodes were the resources
         (the same draws); each occupies all of its node's processors for the same interval,
-        one row of ``model.busy_time`` and one span of :meth:`local_busy` per processor.
+        one row of its local jobs' schedule and one span of :meth:`local_busy` per processor.
         """
         if self.local_load is not None:
             rng = self._local_rng
             members = self._members
             add_chain = self._local_chains.add
-            busy = self.model.busy_time
+            busy = self.model.busy_time.local[self.owner_id]
             while self._load_until < until:
                 for h, a, b in self.local_load.occupy(self._hosts, self._load_until, rng):
                     for k in members[h]:  # every processor of physical node h
@@ -137,7 +133,8 @@ class ResourceOwnerAgent(mesa.Agent):
         schedule; model time units.
         """
         resources = np.asarray(resources, dtype=np.int64)
-        self.model.busy_time.add_many(resources, start, np.full(resources.size, float(end)), tag)
+        local = self.model.busy_time.local[self.owner_id]
+        local.add_many(resources, start, np.full(resources.size, float(end)), tag)
         for k in resources.tolist():
             self._local_chains.add(k, start, end)
         self._local_spans.extend([(start, end)] * resources.size)

@@ -5,7 +5,7 @@ price. Its resources are interchangeable, so what the domain's free time is, for
 or a batch rule, is how many of each pool's resources are free at each time: a
 :class:`~vosim.market.profile.FreeProfile` per pool. :class:`FreeTime` reads those counts
 from the domain's one record of busy time (``VOModel.busy_time``, a
-:class:`~vosim.market.schedule.NodeSchedule`): it keeps no copy of its own.
+:class:`~vosim.market.busy_time.BusyTime`): it keeps no copy of its own.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from vosim.errors import SlotError
+from vosim.market.busy_time import BusyTime
 from vosim.market.profile import FreeProfile
-from vosim.market.schedule import NodeSchedule
 
 __all__ = ["FreeTime", "pools_of"]
 
@@ -76,7 +76,7 @@ class FreeTime:
     ----------
     pool : array_like of int, shape (R,)
         Each resource's pool id, ``0 .. P-1`` (:func:`pools_of`); every pool has a resource.
-    busy : NodeSchedule
+    busy : BusyTime
         The domain's busy time (its rows' resource ids index ``pool``), read at each call.
 
     Raises
@@ -97,17 +97,17 @@ class FreeTime:
 
     Examples
     --------
-    >>> busy = NodeSchedule([0, 1, 2], [1.0] * 3, [1.0] * 3)
+    >>> busy = BusyTime([0, 0, 0], [1.0] * 3, [1.0] * 3)
     >>> ft = FreeTime([0, 0, 1], busy)  # two interchangeable resources, and one other
-    >>> busy.add_many([0, 1], 10.0, [20.0, 20.0], 7)
+    >>> busy.reserve([0, 1], 10.0, [20.0, 20.0], 7)
     >>> ft.profile(0, 0.0).steps()
     [(0.0, 2), (10.0, 0), (20.0, 2)]
-    >>> busy.shorten(7, [1], [15.0])  # one task ended early
+    >>> busy.release(7, [1], [15.0], 10.0)  # one task ended early
     >>> ft.profile(0, 0.0).steps()
     [(0.0, 2), (10.0, 0), (15.0, 1), (20.0, 2)]
     """
 
-    def __init__(self, pool: Sequence[int] | np.ndarray, busy: NodeSchedule) -> None:
+    def __init__(self, pool: Sequence[int] | np.ndarray, busy: BusyTime) -> None:
         pool = np.asarray(pool, dtype=np.int64)
         if pool.ndim != 1 or pool.size == 0:
             raise SlotError(f"pool must be a non-empty 1-d array of ids, got shape {pool.shape}")

@@ -1,4 +1,4 @@
-"""Busy intervals of the domain's nodes (local jobs and VO reservations) and their free slots."""
+"""Busy intervals of a set of nodes (local jobs or VO reservations) and their free slots."""
 
 from __future__ import annotations
 
@@ -40,11 +40,8 @@ class _Column:
 class NodeSchedule:
     """Disjoint busy intervals ``[a, b)`` of some nodes, stored as numpy columns.
 
-    The model keeps one over every node of the domain (``VOModel.busy_time``): the only
-    record of which node is busy when, by whom. Owners place their local jobs in it and read
-    their nodes' rows from it (:meth:`ResourceOwnerAgent.intervals
-    <vosim.agents.owner.ResourceOwnerAgent.intervals>`); the VO's reservations are written
-    once, by the metascheduler's execution, and the slot lists are built from it.
+    The domain's busy time (:class:`~vosim.market.busy_time.BusyTime`) keeps one for the
+    VO's reservations over every node and one per owner for its local jobs.
 
     Parameters
     ----------

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from vosim.core.slots import SlotList, merge_rows
-from vosim.market.schedule import NodeSchedule
+from vosim.market.busy_time import BusyTime
 from vosim.market.slots import free_slots
 
 __all__ = ["SlotListCache"]
@@ -31,8 +31,8 @@ class SlotListCache:
     list of a later interval is those spans clipped to it. So the free spans of the owners'
     nodes up to ``upto`` (the earliest time some owner's local load is generated to) are
     kept, ordered by (start, node); each call recomputes only the nodes marked changed in the
-    domain's schedule (:attr:`NodeSchedule.dirty`), and everything once the interval reaches
-    past ``upto``.
+    domain's busy time (:meth:`BusyTime.take_changes`), and everything once the interval
+    reaches past ``upto``.
 
     Only the spans are kept: prices are read at every call (demand pricing changes them each
     cycle), and a change in the set of owners (one left the VO) rebuilds every span.
@@ -63,7 +63,7 @@ class SlotListCache:
     def slots(
         self,
         owners: Sequence[_Owner],
-        busy: NodeSchedule,
+        busy: BusyTime,
         now: float,
         until: float,
         price: np.ndarray,
@@ -73,8 +73,8 @@ class SlotListCache:
 
         Call after each owner's ``prepare(until)`` (which generates its local load up to
         ``until``); ``now`` never decreases between calls. ``owners``: the owners in the VO
-        now (``owner_id``, ``node_ids``, ``known_until``). ``busy``: the domain's schedule,
-        whose :attr:`~NodeSchedule.dirty` marks this call reads and clears. ``price`` (float,
+        now (``owner_id``, ``node_ids``, ``known_until``). ``busy``: the domain's busy time,
+        whose marks of changed resources this call reads and clears. ``price`` (float,
         shape (N,), by node id): each node's price per time unit now. ``nodes`` (node ids,
         shape (r,)) keeps only those nodes' slots: what a question about a few nodes needs,
         for a fraction of the cost.
@@ -88,8 +88,10 @@ class SlotListCache:
             for o in owners:
                 self._offered[o.node_ids] = True
             self._spans = self._free(busy, now)
-        elif busy.dirty:
-            self._spans = self._update(busy, now)
+        else:
+            dirty, rows = busy.take_changes()
+            if dirty.size:
+                self._spans = self._update(dirty, rows, now)
         node, start, end = self._spans
         if nodes is not None:
             mark = np.zeros(self.performance.size, dtype=bool)
@@ -109,10 +111,10 @@ class SlotListCache:
         price = np.asarray(price, dtype=float)[node]
         return SlotList.trusted(node, start, end, price, self.performance[node])
 
-    def _free(self, busy: NodeSchedule, now: float):
+    def _free(self, busy: BusyTime, now: float):
         """Free spans over ``[now, upto)`` of the owners' nodes, sorted (start, node)."""
         node, a, b, _ = busy.intervals()
-        busy.dirty.clear()
+        busy.clear_changes()
         offered = np.flatnonzero(self._offered)
         if not offered.size:  # every owner has left the VO
             return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
@@ -120,23 +122,28 @@ class SlotListCache:
         sl = free_slots(offered, unpriced, self.performance, node, a, b, now, self._upto)
         return sl.node, sl.start, sl.end
 
-    def _update(self, busy: NodeSchedule, now: float):
-        """The kept spans with those of the dirty nodes (the owners' only) recomputed.
+    def _update(self, dirty: np.ndarray, rows: tuple[np.ndarray, ...], now: float):
+        """The kept spans with those of the ``dirty`` nodes (the owners' only) recomputed.
 
-        The dirty nodes' free spans are rebuilt from their busy intervals
-        (:func:`~vosim.market.slots.free_slots`, vectorised) and merged into the kept rows
-        (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
+        ``rows``: every busy interval ``(node, a, b)`` on the dirty nodes. Their free spans
+        are rebuilt (:func:`~vosim.market.slots.free_slots`, vectorised) and merged into the
+        kept rows (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
         """
         mark = np.zeros(self.performance.size, dtype=bool)
-        node, a, b, _ = busy.intervals()
-        mark[list(busy.dirty)] = True
-        busy.dirty.clear()
+        mark[dirty] = True
         mark &= self._offered  # a node that left the VO has no slot (its VO work still ends)
+        node, a, b = rows
         hit = mark[node] & (b > now) & (a < self._upto)
-        dirty = np.flatnonzero(mark)
         unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
         extra = free_slots(
-            dirty, unpriced, self.performance, node[hit], a[hit], b[hit], now, self._upto
+            np.flatnonzero(mark),
+            unpriced,
+            self.performance,
+            node[hit],
+            a[hit],
+            b[hit],
+            now,
+            self._upto,
         )
         node, start, end = self._spans
         keep = ~mark[node]
