@@ -99,7 +99,8 @@ class ResourceOwnerAgent(mesa.Agent):
 
         :meth:`BusyTime.owner_intervals <vosim.market.busy_time.BusyTime.owner_intervals>`:
         resource id, start and end (model time units), tag (:data:`~vosim.market.schedule.LOCAL`
-        or below for local jobs, a VO job's index otherwise); new arrays.
+        or below for local jobs, a VO job's index otherwise). Read them before the next
+        change of busy time (they may be views of the schedule's columns).
         """
         return self.model.busy_time.owner_intervals(self.owner_id)
 
