@@ -82,7 +82,13 @@ class BusyTime:
             for k in range(count.size)
         ]
 
-    def reserve(self, nodes, start: float, ends, job: int) -> None:
+    def reserve(
+        self,
+        nodes: Sequence[int] | np.ndarray,
+        start: float,
+        ends: Sequence[float] | np.ndarray,
+        job: int,
+    ) -> None:
         """Hold ``[start, ends[i])`` on each of ``nodes`` for the VO job at index ``job``.
 
         ``nodes`` (resource ids) and ``ends`` (model time units) have shape (n,): a window's
@@ -90,7 +96,13 @@ class BusyTime:
         """
         self.reservations.add_many(nodes, start, ends, job)
 
-    def release(self, job: int, nodes, ends, now: float) -> None:
+    def release(
+        self,
+        job: int,
+        nodes: Sequence[int] | np.ndarray,
+        ends: Sequence[float] | np.ndarray,
+        now: float,
+    ) -> None:
         """End the reservation of job ``job`` on ``nodes`` at ``ends`` (shape (n,) each).
 
         An end at or before its start removes that span; an end past it changes nothing.
