@@ -92,7 +92,9 @@ class BusyTime:
         """Hold ``[start, ends[i])`` on each of ``nodes`` for the VO job at index ``job``.
 
         ``nodes`` (resource ids) and ``ends`` (model time units) have shape (n,): a window's
-        spans, which all start together; the caller guarantees they lie in free time.
+        spans, which all start together; the caller guarantees they lie in free time (an
+        overlap is not checked here: :class:`~vosim.market.free_time.FreeTime` refuses it
+        when read). VO Preferences §2: the chosen windows are reserved at the owners.
         """
         self.reservations.add_many(nodes, start, ends, job)
 
@@ -109,7 +111,8 @@ class BusyTime:
         ``now`` (model time units): the rows that ended by then are forgotten once they are
         many (the count rule of :meth:`NodeSchedule.forget_ended
         <vosim.market.schedule.NodeSchedule.forget_ended>`: on the traced machine's count
-        form no pass reads them).
+        form no pass reads them). Raises nothing; a job with no row on ``nodes`` changes
+        nothing. Mu'alem & Feitelson (2001), §2: a job that ends early frees its processors.
         """
         self.reservations.shorten(job, nodes, ends)
         self.reservations.forget_ended(now)
@@ -142,7 +145,8 @@ class BusyTime:
         Its local jobs in the order placed, then the VO's reservations on its resources in
         the order made. ``O(r_k + r_vo)`` for its own rows and the reservations'. Read them
         before the next change: without reservations on its resources they are views of its
-        local jobs' columns, which a change may write in place.
+        local jobs' columns, which a change may write in place. Raises ``IndexError`` for an
+        owner id outside ``0 .. K-1``. VO Preferences §2: an owner's schedule.
         """
         node, a, b, tag = self.reservations.intervals()
         local = self.local[owner].intervals()
@@ -156,7 +160,8 @@ class BusyTime:
 
         Returns ``(dirty, (node, a, b))``: the changed resource ids (ascending, shape (d,))
         and every busy interval on them, shape (r,) each, reservations first. Clears the
-        marks. ``O(r_vo)`` plus the rows of the owners of the changed resources.
+        marks. ``O(r_vo)`` plus the rows of the owners of the changed resources. Raises
+        nothing. vosim's speed-up; the slot list itself is AEP §2.1's.
         """
         changed = [s for s in (self.reservations, *self.local) if s.dirty]
         if not changed:
@@ -168,8 +173,9 @@ class BusyTime:
             s.dirty.clear()
         dirty = np.flatnonzero(mark)
         owners = np.unique(self.owner[dirty]).tolist()  # their local jobs too
-        parts = [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]
-        node, a, b = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        node, a, b, _ = _joined(
+            [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]
+        )
         hit = mark[node]
         return dirty, (node[hit], a[hit], b[hit])
 
