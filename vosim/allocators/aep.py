@@ -23,8 +23,10 @@ quadratic in ``N`` when ``m`` grows with ``N``, as AEP §3.2 reports for its own
 Those blocks are the plain path. The exact criteria without limits run compiled sweeps
 instead (:mod:`vosim.allocators.aep_kernels`: the slots alive at each start in a Fenwick tree
 over cost ranks, ``O((m + K) log G)`` for ``G`` distinct costs), which return the blocks'
-start and runtime, the window then built by the same code; ``VOSIM_REFERENCE=1`` runs the
-blocks (the sweeps' test oracle).
+start and runtime. They read the slot list's runs of alike slots as rows with a count
+(``m`` is then the runs: a node's free processors are mostly one), and the window takes
+the same slots the blocks take; ``VOSIM_REFERENCE=1`` runs the blocks on a row per slot
+(the sweeps' test oracle).
 """
 
 from __future__ import annotations
@@ -86,9 +88,15 @@ def _found(window: Window, name: str, stats: dict, exact: bool = False) -> Alloc
 
 @dataclass(frozen=True, slots=True)
 class _Scan:
-    """Slots usable by a request, ordered by start, and the candidate window starts."""
+    """Slots usable by a request, ordered by start, and the candidate window starts.
 
-    index: np.ndarray  # (m',) positions in the slot list
+    Each row is one usable slot (the plain scan, ``count`` None) or a run of ``count[i]``
+    alike usable slots at positions ``index[i] .. index[i] + count[i] - 1`` of the slot
+    list (the compiled scan): one start, end, price and performance, so one latest start,
+    cost and task time. The columns are each slot's.
+    """
+
+    index: np.ndarray  # (m',) positions in the slot list (of a run's first slot)
     start: np.ndarray  # (m',) slot start
     latest: np.ndarray  # (m',) latest window start the slot still covers: end - T_i
     cost: np.ndarray  # (m',) price_i * T_i
@@ -97,32 +105,65 @@ class _Scan:
     durations: np.ndarray  # (D,) distinct T_i, increasing (the runtime thresholds)
     nodes: int  # nodes with at least one usable slot
     limit: float  # budget C with its rounding tolerance, finite
+    count: np.ndarray | None = None  # (m',) int64 slots of each run; None: one each
+
+    @property
+    def weight(self) -> np.ndarray:
+        """Slots each row stands for, int64 shape (m',): the sweeps' weights."""
+        return np.ones(self.start.size, dtype=np.int64) if self.count is None else self.count
+
+    def positions(self) -> np.ndarray:
+        """Every usable slot's position in the slot list, row by row, int64 shape (sum count,)."""
+        return self.index if self.count is None else _members(self.index, self.count)
+
+
+def _members(index: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The positions of runs' slots: ``index[i] .. index[i] + count[i] - 1`` for each ``i``.
+
+    ``index``, ``count``: int64 shape (r,); returns int64 shape (sum count,), run by run.
+    """
+    offset = np.cumsum(count) - count
+    return np.arange(int(count.sum())) + np.repeat(index - offset, count)
+
+
+def _limit(request: ResourceRequest) -> float:
+    """The budget ``C`` with its rounding tolerance, finite (cost units)."""
+    # capped below inf so that the inf sums of rows with fewer than n slots never fit
+    return min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
+
+
+def _sweep_scan(slots: SlotList, request: ResourceRequest) -> _Scan | str:
+    """The scan the compiled sweeps read: runs of alike slots as rows, or the plain scan.
+
+    Runs (``aep_kernels.prepare``: a node's free processors are mostly one run, about 7x
+    fewer rows than slots on UniLu-Gaia) unless ``VOSIM_REFERENCE=1``, which takes the
+    plain :func:`_prepare`. Either way the same candidate starts, refusals and windows.
+    """
+    if reference():
+        return _prepare(slots, request)
+    index, count, *columns, floor = _kernels().prepare(
+        slots.node, slots.start, slots.end, slots.price, slots.performance,
+        np.nan if request.volume is None else float(request.volume),
+        np.nan if request.time is None else float(request.time),
+        float(request.min_performance), request.n,
+    )  # fmt: skip
+    scan = _Scan(index, *columns, _limit(request), count)
+    return _refused(slots, scan, request, floor) or scan
 
 
 def _prepare(
     slots: SlotList, request: ResourceRequest, longest: float = np.inf, of: _Scan | None = None
 ) -> _Scan | str:
-    """The scan of ``slots`` for ``request``, or the reason no window exists.
+    """The plain scan of ``slots`` for ``request`` (a row per slot), or why no window exists.
 
     Its usable slots (task time at most ``longest``, model time units; default any) in
     start order, and the candidate starts where at least ``n`` of them cover. ``of``: the
-    scan of all usable slots, whose slots (their starts, latest starts, task times and
+    plain scan of all usable slots, whose slots (their starts, latest starts, task times and
     costs), distinct task times and node count a scan limited by ``longest`` takes rather
-    than computing them again (the node count only sizes blocks). The scan of every usable
-    slot is one compiled pass (``aep_kernels.prepare``, the same arrays) unless
-    ``VOSIM_REFERENCE=1``.
+    than computing them again (the node count only sizes blocks). The block scans read it;
+    the compiled sweeps read :func:`_sweep_scan`.
     """
-    # capped below inf so that the inf sums of rows with fewer than n slots never fit
-    limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
-    if of is None and longest == np.inf and not reference():
-        *columns, floor = _kernels().prepare(
-            slots.node, slots.start, slots.end, slots.price, slots.performance,
-            np.nan if request.volume is None else float(request.volume),
-            np.nan if request.time is None else float(request.time),
-            float(request.min_performance), request.n,
-        )  # fmt: skip
-        scan = _Scan(*columns, limit)
-        return _refused(slots, scan, request, floor) or scan
+    limit = _limit(request)
     if of is None:
         duration = request.durations(slots.performance)
         latest = slots.end - duration
@@ -174,7 +215,7 @@ def _refused(slots: SlotList, scan: _Scan, request: ResourceRequest, floor: floa
     from below.
     """
     if scan.candidates.size == 0:
-        usable = int(np.count_nonzero(np.bincount(slots.node[scan.index])))
+        usable = int(np.count_nonzero(np.bincount(slots.node[scan.positions()])))
         if usable < request.n:
             return (
                 f"only {usable} node(s) have a slot long enough for the request "
@@ -297,16 +338,53 @@ def _window_at(
     Ties in cost go to the shorter slot, then to the lower node id.
     """
     cols = np.flatnonzero((scan.start <= t) & (scan.latest >= t) & (scan.duration <= longest))
+    if scan.count is not None:
+        return _window_of_runs(slots, scan, request.n, cols, t)
     nodes = slots.node[scan.index[cols]]
     pick = cols[np.lexsort((nodes, scan.duration[cols], scan.cost[cols]))[: request.n]]
     return _make_window(slots, scan, pick, t)
 
 
+def _window_of_runs(slots: SlotList, scan: _Scan, n: int, cols: np.ndarray, t: float) -> Window:
+    """:func:`_window_at`'s choice among the runs ``cols`` (rows of ``scan``) alive at ``t``.
+
+    The runs in order of (cost, task time) are taken whole up to the key ``(c, T)`` of the
+    ``n``-th slot; the runs of that key give the rest, their slots of lowest node id first:
+    the slots the plain lexsort by (cost, task time, node) takes, in an order of the same
+    costs (so the same sum).
+    """
+    rows = cols[np.lexsort((scan.duration[cols], scan.cost[cols]))]
+    cost, duration, count = scan.cost[rows], scan.duration[rows], scan.count[rows]
+    nth = int(np.searchsorted(np.cumsum(count), n))  # the row holding the n-th slot
+    tie = (cost == cost[nth]) & (duration == duration[nth])
+    lo = int(np.argmax(tie))  # rows of the key are consecutive: lo .. the last True
+    hi = lo + int(np.count_nonzero(tie))
+    whole = rows[:lo]
+    taken = int(count[:lo].sum())
+    tied = _members(scan.index[rows[lo:hi]], count[lo:hi])
+    tied = tied[np.argsort(slots.node[tied], kind="stable")[: n - taken]]
+    at = np.concatenate([_members(scan.index[whole], count[:lo]), tied])
+    repeat = np.append(count[:lo], n - taken)
+    d = np.repeat(np.append(duration[:lo], duration[nth]), repeat)
+    c = np.repeat(np.append(cost[:lo], cost[nth]), repeat)
+    return _window_of_slots(slots, at, d, c, t)
+
+
 def _make_window(slots: SlotList, scan: _Scan, pick: np.ndarray, t: float) -> Window:
-    """The window of the scan's slots ``pick`` (positions, shape (n,)) at ``t``, by node id."""
-    at = scan.index[pick]
+    """The window of a plain scan's slots ``pick`` (rows, shape (n,)) at ``t``, by node id."""
+    return _window_of_slots(slots, scan.index[pick], scan.duration[pick], scan.cost[pick], t)
+
+
+def _window_of_slots(
+    slots: SlotList, at: np.ndarray, duration: np.ndarray, cost: np.ndarray, t: float
+) -> Window:
+    """The window of the slots at positions ``at`` (shape (n,)) at ``t``, by node id.
+
+    ``duration`` and ``cost``: each slot's task time and cost, in the order the window's
+    cost sums them (increasing cost, as the scans take them).
+    """
     order = np.argsort(slots.node[at], kind="stable")  # distinct nodes: one order
-    at, d = at[order], scan.duration[pick][order]
+    at, d = at[order], duration[order]
     n = at.size
     spans = Spans(
         slots.node[at], filled(n, float(t)), t + d, slots.price[at], slots.performance[at]
@@ -314,8 +392,8 @@ def _make_window(slots: SlotList, scan: _Scan, pick: np.ndarray, t: float) -> Wi
     return Window(
         slots=spans,
         start=float(t),
-        runtime=float(scan.duration[pick].max()),
-        cost=float(scan.cost[pick].sum()),
+        runtime=float(duration.max()),
+        cost=float(cost.sum()),
     )
 
 
@@ -384,7 +462,9 @@ def _first_feasible(scan: _Scan, n: int) -> tuple[float, int] | None:
     and including it; ``None`` when no start of the interval holds a window within budget.
     """
     if not reference():  # the compiled sweep: the same start and count
-        t, examined = _kernels().first_feasible(scan.start, scan.latest, scan.cost, n, scan.limit)
+        t, examined = _kernels().first_feasible(
+            scan.start, scan.latest, scan.cost, scan.weight, n, scan.limit
+        )
         return None if np.isnan(t) else (float(t), int(examined))
     for block in _blocks(scan):
         hit = np.flatnonzero(_cheapest_sums(block.cost, n) <= scan.limit)
@@ -399,8 +479,9 @@ def _earliest_start(
     """AMP's earliest feasible start: ``(scan, t, starts examined)``, or the failed result.
 
     The common first step of :func:`amp` and :func:`amp_paper`; ``name`` labels the result.
+    ``amp_paper`` walks the scan's slots one by one, so it takes the plain scan.
     """
-    scan = _prepare(slots, request)
+    scan = (_prepare if name == "amp_paper" else _sweep_scan)(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, name, {"slots": len(slots)})
     first = _first_feasible(scan, request.n)
@@ -733,11 +814,13 @@ def _min_cost_scan(
 ) -> Allocation:
     """The minCost block scan of candidate starts (any ``n``), up to the given limits."""
     limited = max_candidates is not None or deadline is not None
-    scan = _prepare(slots, request)
+    scan = (_prepare if limited else _sweep_scan)(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_cost", {"slots": len(slots)})
     if not limited and not reference():  # the compiled sweep: the same start
-        t, best = _kernels().cheapest_start(scan.start, scan.latest, scan.cost, request.n)
+        t, best = _kernels().cheapest_start(
+            scan.start, scan.latest, scan.cost, scan.weight, request.n
+        )
         return _result("min_cost", slots, scan, request, float(t) if best <= scan.limit else np.inf)
     best, best_t, examined = np.inf, np.inf, 0
     for block in _blocks(scan, first=_MIN_BLOCK):
@@ -826,7 +909,7 @@ def min_runtime(slots: SlotList, request: ResourceRequest) -> Allocation:
 
 def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     """The minRuntime block scan of candidate starts (any ``n``)."""
-    scan = _prepare(slots, request)
+    scan = _sweep_scan(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_runtime", {"slots": len(slots)})
     # The least runtime theta is the least task time at which AMP, on the slots no longer
@@ -847,8 +930,9 @@ def _min_runtime_sweeps(slots: SlotList, scan: _Scan, request: ResourceRequest) 
     """:func:`_min_runtime_scan`'s window by compiled AMP sweeps over the slots up to theta."""
     level = np.searchsorted(scan.durations, scan.duration)
     t, k = _kernels().least_runtime(
-        scan.start, scan.latest, scan.cost, level, scan.durations.size, request.n, scan.limit
-    )
+        scan.start, scan.latest, scan.cost, scan.weight, level, scan.durations.size,
+        request.n, scan.limit,
+    )  # fmt: skip
     if k < 0:
         return _result("min_runtime", slots, scan, request, np.inf)
     return _result("min_runtime", slots, scan, request, float(t), float(scan.durations[k]))
@@ -901,18 +985,21 @@ def min_finish(slots: SlotList, request: ResourceRequest) -> Allocation:
 
 def _min_finish_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     """The minFinish block scan of candidate starts (any ``n``)."""
-    scan = _prepare(slots, request)
+    scan = _sweep_scan(slots, request)
     if isinstance(scan, str):
         return Allocation(None, scan, "min_finish", {"slots": len(slots)})
     cells = scan.durations.size * (scan.start.size + 1)
     if cells <= _SWEEP_CELLS and not reference():  # the compiled sweep: the same start
         level = np.searchsorted(scan.durations, scan.duration)
         t, runtime = _kernels().earliest_finish(
-            scan.start, scan.latest, scan.cost, level, scan.durations, request.n, scan.limit
-        )
+            scan.start, scan.latest, scan.cost, scan.weight, level, scan.durations, request.n,
+            scan.limit,
+        )  # fmt: skip
         if np.isnan(t):
             return _result("min_finish", slots, scan, request, np.inf)
         return _result("min_finish", slots, scan, request, float(t), float(runtime))
+    if scan.count is not None:  # the blocks read a row per slot
+        scan = _prepare(slots, request)
     best, best_t, best_runtime = np.inf, np.inf, np.inf
     shortest = float(scan.durations[0])
     for block in _blocks(scan):

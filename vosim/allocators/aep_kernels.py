@@ -216,17 +216,23 @@ def _drift(mag, updates, g):  # pragma: no cover - compiled
 
 
 @_jit
-def _move(counts, sums, here, r, c, sign):  # pragma: no cover - compiled
-    """One row of cost ``c`` at rank ``r`` into the tree (``sign = 1``) or out (``-1``)."""
-    fenwick_add(counts, sums, r, sign * c, sign)
-    here[r] += sign
+def _move(counts, sums, here, r, c, w):  # pragma: no cover - compiled
+    """``|w|`` slots of cost ``c`` each at rank ``r`` into the tree (``w > 0``) or out (``< 0``).
+
+    Their total ``w * c`` is one product, rounded once: the drift bound counts ``|w|``
+    updates for it (one rounding for ``|w| = 1``, where the product is exact, two otherwise).
+    """
+    fenwick_add(counts, sums, r, w * c, w)
+    here[r] += w
 
 
 @_jit
 def _sweep(  # pragma: no cover - compiled
-    start, latest, cost, rank, cost_of_rank, by_late, level, cap, n, limit, cheapest
+    start, latest, cost, weight, rank, cost_of_rank, by_late, level, cap, n, limit, cheapest
 ):
-    """The sweep over candidate starts of the slots of level ``<= cap``.
+    """The sweep over candidate starts of the rows of level ``<= cap``.
+
+    Row ``i`` stands for ``weight[i]`` alike slots (the same start, latest start and cost).
 
     ``cheapest`` false: AMP, the first start whose ``n`` cheapest alive costs fit ``limit``;
     returns ``(t, sum, examined)`` (``nan``: none). ``cheapest`` true: minCost, the first
@@ -248,18 +254,20 @@ def _sweep(  # pragma: no cover - compiled
         t = start[i]
         while i < m and start[i] == t:
             if level[i] <= cap:
-                _move(counts, sums, here, rank[i], cost[i], 1)
-                alive += 1
-                mag += abs(cost[i])
-                updates += 1
+                w = weight[i]
+                _move(counts, sums, here, rank[i], cost[i], w)
+                alive += w
+                mag += w * abs(cost[i])
+                updates += w
             i += 1
         while q < m and latest[by_late[q]] < t:
             j = by_late[q]
             if level[j] <= cap:
-                _move(counts, sums, here, rank[j], cost[j], -1)
-                alive -= 1
-                mag += abs(cost[j])
-                updates += 1
+                w = weight[j]
+                _move(counts, sums, here, rank[j], cost[j], -w)
+                alive -= w
+                mag += w * abs(cost[j])
+                updates += w
             q += 1
         if alive < n:
             continue
@@ -279,12 +287,13 @@ def _sweep(  # pragma: no cover - compiled
 
 
 @_jit
-def first_feasible(start, latest, cost, n, limit):  # pragma: no cover - compiled
+def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover - compiled
     """AMP's start: the first candidate start where the ``n`` cheapest alive costs fit ``limit``.
 
-    Parameters (shape (m,) each, a scan's usable slots in start order): ``start``, ``latest``
-    (the latest start the slot still covers; model time units), ``cost`` (``price * T``, cost
-    units); ``n``: slots of a window; ``limit``: the budget with its tolerance (cost units).
+    Parameters (shape (m,) each, a scan's rows in start order): ``start``, ``latest`` (the
+    latest start the row's slots still cover; model time units), ``cost`` (``price * T`` of
+    one slot, cost units), ``weight`` (int64: the alike slots a row stands for, >= 1); ``n``:
+    slots of a window; ``limit``: the budget with its tolerance (cost units).
 
     Returns ``(t, examined)``: the start (``nan`` if none) and the candidate starts visited up
     to and including it (all of them if none), as ``aep._first_feasible`` counts them.
@@ -296,13 +305,13 @@ def first_feasible(start, latest, cost, n, limit):  # pragma: no cover - compile
     by_late = np.argsort(latest, kind="mergesort")
     level = np.zeros(start.size, dtype=np.int64)
     t, _, examined = _sweep(
-        start, latest, cost, rank, cost_of_rank, by_late, level, 0, n, limit, False
+        start, latest, cost, weight, rank, cost_of_rank, by_late, level, 0, n, limit, False
     )
     return t, examined
 
 
 @_jit
-def least_runtime(start, latest, cost, level, levels, n, limit):  # pragma: no cover - compiled
+def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # pragma: no cover
     """MinRuntime's start and runtime level: AMP on the slots of level ``<= k``, ``k`` rising.
 
     Arguments as :func:`first_feasible`, with ``level[i]`` the index of slot ``i``'s task time
@@ -317,7 +326,7 @@ def least_runtime(start, latest, cost, level, levels, n, limit):  # pragma: no c
     by_late = np.argsort(latest, kind="mergesort")
     for k in range(levels):
         t, _, _ = _sweep(
-            start, latest, cost, rank, cost_of_rank, by_late, level, k, n, limit, False
+            start, latest, cost, weight, rank, cost_of_rank, by_late, level, k, n, limit, False
         )
         if not np.isnan(t):
             return t, k
@@ -325,7 +334,7 @@ def least_runtime(start, latest, cost, level, levels, n, limit):  # pragma: no c
 
 
 @_jit
-def cheapest_start(start, latest, cost, n):  # pragma: no cover - compiled
+def cheapest_start(start, latest, cost, weight, n):  # pragma: no cover - compiled
     """The start of minCost: the first start of least ``n``-cheapest sum of all starts.
 
     Arguments as :func:`first_feasible` (every slot takes part). Returns ``(t, sum)``: the
@@ -338,7 +347,9 @@ def cheapest_start(start, latest, cost, n):  # pragma: no cover - compiled
     rank, cost_of_rank = _ranks(cost)
     by_late = np.argsort(latest, kind="mergesort")
     level = np.zeros(start.size, dtype=np.int64)
-    t, best, _ = _sweep(start, latest, cost, rank, cost_of_rank, by_late, level, 0, n, np.inf, True)
+    t, best, _ = _sweep(
+        start, latest, cost, weight, rank, cost_of_rank, by_late, level, 0, n, np.inf, True
+    )
     return t, best
 
 
@@ -351,7 +362,7 @@ def _fits(counts, sums, here, cost_of_rank, step, n, limit, slack, buf):  # prag
 
 
 @_jit
-def earliest_finish(start, latest, cost, level, durations, n, limit):  # pragma: no cover
+def earliest_finish(start, latest, cost, weight, level, durations, n, limit):  # pragma: no cover
     """The start and runtime of minFinish: the least ``t + runtime`` within ``limit``, first start.
 
     Arguments as :func:`least_runtime`, with ``level[i]`` the index of slot ``i``'s task time
@@ -386,21 +397,21 @@ def earliest_finish(start, latest, cost, level, durations, n, limit):  # pragma:
         if t + shortest > best:  # no later start can finish earlier
             break
         while i < m and start[i] == t:
-            r, c = rank[i], cost[i]
+            r, c, w = rank[i], cost[i], weight[i]
             for k in range(level[i], big):
-                _move(counts[k], sums[k], here[k], r, c, 1)
-                alive[k] += 1
-            mag += abs(c)
-            updates += 1
+                _move(counts[k], sums[k], here[k], r, c, w)
+                alive[k] += w
+            mag += w * abs(c)
+            updates += w
             i += 1
         while q < m and latest[by_late[q]] < t:
             j = by_late[q]
-            r, c = rank[j], cost[j]
+            r, c, w = rank[j], cost[j], weight[j]
             for k in range(level[j], big):
-                _move(counts[k], sums[k], here[k], r, c, -1)
-                alive[k] -= 1
-            mag += abs(c)
-            updates += 1
+                _move(counts[k], sums[k], here[k], r, c, -w)
+                alive[k] -= w
+            mag += w * abs(c)
+            updates += w
             q += 1
         if alive[top] < n:
             continue
@@ -425,31 +436,30 @@ def earliest_finish(start, latest, cost, level, durations, n, limit):  # pragma:
 
 @_jit
 def prepare(node, start, end, price, performance, volume, time, min_performance, n):
-    """``aep._prepare``'s scan of every usable slot, in one pass (the same arrays, bit for bit).
+    """``aep._prepare``'s scan, its rows the runs of alike usable slots (one compiled pass).
 
     Parameters: the slot list's columns (shape (m,), in start order); the request's
     ``volume`` (``nan`` when it gives a ``time`` instead), ``time``, ``min_performance`` and
     ``n``. A slot is usable when its node is fast enough and its task ``T_i = V / p_i`` (or
-    ``T``) fits in it.
+    ``T``) fits in it. A *run* is a longest stretch of consecutive slots of the list with one
+    start, end, price and performance (a node's free processors, mostly): its slots are
+    usable or not together, and have one latest start, cost and task time.
 
-    Returns ``(index, start, latest, cost, duration, candidates, durations, nodes, floor)``:
-    the usable slots' positions and columns (``latest = end - T_i``, ``cost = price * T_i``),
-    the distinct starts covered by at least ``n`` of them (increasing), the distinct task
-    times (increasing), the nodes with a usable slot, and the sum of the ``n`` cheapest costs
-    as numpy sums them (``inf`` with fewer than ``n``).
+    Returns ``(index, count, start, latest, cost, duration, candidates, durations, nodes,
+    floor)``: per usable run (shape (r,), in list order) the position of its first slot, its
+    slots (they are at ``index .. index + count - 1``) and the columns of each of its slots
+    (``latest = end - T_i``, ``cost = price * T_i``); the distinct starts covered by at
+    least ``n`` usable slots (increasing), the distinct task times (increasing), the nodes
+    with a usable slot, and the sum of the ``n`` cheapest usable costs as numpy sums them
+    (``inf`` with fewer than ``n``). Each run repeated ``count`` times gives the plain scan's
+    arrays, bit for bit.
 
     Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
-    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
+    refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2; the runs
+    are vosim's.
     """
-    m = start.size
-    keep = np.empty(m, dtype=np.int64)
-    k = 0
-    for i in range(m):
-        d = volume / performance[i] if not np.isnan(volume) else time
-        if performance[i] >= min_performance and end[i] - d >= start[i]:
-            keep[k] = i
-            k += 1
-    index = keep[:k].copy()
+    index, weight = _usable_runs(start, end, price, performance, volume, time, min_performance)
+    k = index.size
     d = np.empty(k)
     for j in range(k):
         i = index[j]
@@ -457,37 +467,91 @@ def prepare(node, start, end, price, performance, volume, time, min_performance,
     s = start[index]
     late = end[index] - d
     cost = price[index] * d
-    # candidate starts: distinct starts with at least n slots covering them
-    ordered_late = np.sort(late)
+    # candidate starts: distinct starts with at least n usable slots covering them
+    by_late = np.argsort(late, kind="mergesort")
     candidates = np.empty(k)
-    c = b = 0
-    a = 0
+    c = 0
+    a = b = 0  # runs started by t, runs ended before t (by latest start)
+    covered = 0  # usable slots covering t
     for j in range(k):
         if j > 0 and s[j] == s[j - 1]:
             continue
         t = s[j]
         while a < k and s[a] <= t:
+            covered += weight[a]
             a += 1
-        while b < k and ordered_late[b] < t:
+        while b < k and late[by_late[b]] < t:
+            covered -= weight[by_late[b]]
             b += 1
-        if a - b >= n:
+        if covered >= n:
             candidates[c] = t
             c += 1
     durations = _distinct(d)
+    nodes = _nodes(node, index, weight)
+    floor = _cheapest_total(cost, weight, n)
+    return index, weight, s, late, cost, d, candidates[:c].copy(), durations, nodes, floor
+
+
+@_jit
+def _usable_runs(start, end, price, performance, volume, time, min_performance):  # pragma: no cover
+    """The runs of alike slots a request can use: first positions and slots, int64 (r,) each."""
+    m = start.size
+    first = np.empty(m, dtype=np.int64)
+    count = np.empty(m, dtype=np.int64)
+    k = 0
+    i = 0
+    while i < m:
+        j = i + 1
+        while (
+            j < m
+            and start[j] == start[i]
+            and end[j] == end[i]
+            and price[j] == price[i]
+            and performance[j] == performance[i]
+        ):
+            j += 1
+        d = volume / performance[i] if not np.isnan(volume) else time
+        if performance[i] >= min_performance and end[i] - d >= start[i]:
+            first[k] = i
+            count[k] = j - i
+            k += 1
+        i = j
+    return first[:k].copy(), count[:k].copy()
+
+
+@_jit
+def _nodes(node, index, weight):  # pragma: no cover - compiled
+    """The distinct nodes of the runs' slots (positions ``index[j] .. + weight[j] - 1``)."""
     top = 0
-    for j in range(k):
-        top = max(top, node[index[j]] + 1)
+    for j in range(index.size):
+        top = max(top, node[index[j] + weight[j] - 1] + 1)  # a run's nodes increase
     seen = np.zeros(top, dtype=np.bool_)
     nodes = 0
-    for j in range(k):
-        if not seen[node[index[j]]]:
-            seen[node[index[j]]] = True
-            nodes += 1
-    floor = np.inf
-    if k >= n:
-        cheapest = np.sort(cost)[:n].copy()
-        floor = pairwise_sum(cheapest, 0, n)
-    return index, s, late, cost, d, candidates[:c].copy(), durations, nodes, floor
+    for j in range(index.size):
+        for i in range(index[j], index[j] + weight[j]):
+            if not seen[node[i]]:
+                seen[node[i]] = True
+                nodes += 1
+    return nodes
+
+
+@_jit
+def _cheapest_total(cost, weight, n):  # pragma: no cover - compiled
+    """The sum numpy takes of the ``n`` cheapest slots, sorted (``inf``: fewer than ``n``).
+
+    Row ``j`` holds ``weight[j]`` slots of cost ``cost[j]`` each.
+    """
+    if weight.sum() < n:
+        return np.inf
+    cheapest = np.empty(n)
+    q = 0
+    for j in np.argsort(cost, kind="mergesort"):
+        w = min(weight[j], n - q)
+        cheapest[q : q + w] = cost[j]
+        q += w
+        if q == n:
+            break
+    return pairwise_sum(cheapest, 0, n)
 
 
 @_jit
