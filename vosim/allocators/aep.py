@@ -337,54 +337,36 @@ def _window_at(
 
     Ties in cost go to the shorter slot, then to the lower node id.
     """
-    cols = np.flatnonzero((scan.start <= t) & (scan.latest >= t) & (scan.duration <= longest))
     if scan.count is not None:
-        return _window_of_runs(slots, scan, request.n, cols, t)
+        return _window_of_runs(slots, scan, request.n, t, longest)
+    cols = np.flatnonzero((scan.start <= t) & (scan.latest >= t) & (scan.duration <= longest))
     nodes = slots.node[scan.index[cols]]
     pick = cols[np.lexsort((nodes, scan.duration[cols], scan.cost[cols]))[: request.n]]
     return _make_window(slots, scan, pick, t)
 
 
-def _window_of_runs(slots: SlotList, scan: _Scan, n: int, cols: np.ndarray, t: float) -> Window:
-    """:func:`_window_at`'s choice among the runs ``cols`` (rows of ``scan``) alive at ``t``.
+def _window_of_runs(slots: SlotList, scan: _Scan, n: int, t: float, longest: float) -> Window:
+    """:func:`_window_at`'s choice in a scan of runs (``aep_kernels.window_of_runs``).
 
     The runs in order of (cost, task time) are taken whole up to the key ``(c, T)`` of the
     ``n``-th slot; the runs of that key give the rest, their slots of lowest node id first:
-    the slots the plain lexsort by (cost, task time, node) takes, in an order of the same
-    costs (so the same sum).
+    the slots the plain lexsort by (cost, task time, node) takes, and the same cost sum.
     """
-    rows = cols[np.lexsort((scan.duration[cols], scan.cost[cols]))]
-    cost, duration, count = scan.cost[rows], scan.duration[rows], scan.count[rows]
-    nth = int(np.searchsorted(np.cumsum(count), n))  # the row holding the n-th slot
-    tie = (cost == cost[nth]) & (duration == duration[nth])
-    lo = int(np.argmax(tie))  # rows of the key are consecutive: lo .. the last True
-    hi = lo + int(np.count_nonzero(tie))
-    whole = rows[:lo]
-    taken = int(count[:lo].sum())
-    tied = _members(scan.index[rows[lo:hi]], count[lo:hi])
-    tied = tied[np.argsort(slots.node[tied], kind="stable")[: n - taken]]
-    at = np.concatenate([_members(scan.index[whole], count[:lo]), tied])
-    repeat = np.append(count[:lo], n - taken)
-    d = np.repeat(np.append(duration[:lo], duration[nth]), repeat)
-    c = np.repeat(np.append(cost[:lo], cost[nth]), repeat)
-    return _window_of_slots(slots, at, d, c, t)
+    at, d, cost = _kernels().window_of_runs(
+        scan.start, scan.latest, scan.duration, scan.cost, scan.count, scan.index,
+        slots.node, float(t), float(longest), n,
+    )  # fmt: skip
+    spans = Spans(
+        slots.node[at], filled(n, float(t)), t + d, slots.price[at], slots.performance[at]
+    )
+    return Window(slots=spans, start=float(t), runtime=float(d.max()), cost=float(cost))
 
 
 def _make_window(slots: SlotList, scan: _Scan, pick: np.ndarray, t: float) -> Window:
     """The window of a plain scan's slots ``pick`` (rows, shape (n,)) at ``t``, by node id."""
-    return _window_of_slots(slots, scan.index[pick], scan.duration[pick], scan.cost[pick], t)
-
-
-def _window_of_slots(
-    slots: SlotList, at: np.ndarray, duration: np.ndarray, cost: np.ndarray, t: float
-) -> Window:
-    """The window of the slots at positions ``at`` (shape (n,)) at ``t``, by node id.
-
-    ``duration`` and ``cost``: each slot's task time and cost, in the order the window's
-    cost sums them (increasing cost, as the scans take them).
-    """
+    at = scan.index[pick]
     order = np.argsort(slots.node[at], kind="stable")  # distinct nodes: one order
-    at, d = at[order], duration[order]
+    at, d = at[order], scan.duration[pick][order]
     n = at.size
     spans = Spans(
         slots.node[at], filled(n, float(t)), t + d, slots.price[at], slots.performance[at]
@@ -392,8 +374,8 @@ def _window_of_slots(
     return Window(
         slots=spans,
         start=float(t),
-        runtime=float(duration.max()),
-        cost=float(cost.sum()),
+        runtime=float(scan.duration[pick].max()),
+        cost=float(scan.cost[pick].sum()),
     )
 
 

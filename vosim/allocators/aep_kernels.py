@@ -656,3 +656,80 @@ def single(start, end, price, performance, node, volume, time, min_performance, 
             if j < 0 or cost < jc or (cost == jc and (d < jd or (d == jd and node[i] < jn))):
                 j, jc, jd, jn = i, cost, d, node[i]
     return 0, j, t, candidates, floor
+
+
+@_jit
+def window_of_runs(start, latest, duration, cost, count, index, node, t, longest, n):
+    """The ``n`` cheapest slots of the runs alive at ``t`` (no longer than ``longest``).
+
+    Parameters: a scan of runs (shape (r,) each, as :func:`prepare` returns them: each run's
+    start, latest start, task time and cost of one slot, its slots and first position);
+    ``node`` (int64, shape (m,)): the slot list's node ids; ``t``: the window's start and
+    ``longest``: the longest task time taken (model time units); ``n``: slots wanted (at
+    least ``n`` are alive at ``t``).
+
+    Returns ``(at, d, total)``: the slots' positions in the slot list and their task times,
+    ordered by node id (shape (n,) each), and the window's cost as numpy sums the costs in
+    increasing order. The slots are those the plain scan's lexsort by (cost, task time, node
+    id) takes: runs in order of (cost, task time) whole, then the lowest node ids of the
+    runs of the ``n``-th slot's key.
+
+    Raises nothing (compiled; the caller keeps ``t`` a feasible start). Source: AEP §2.1-2.2
+    (the ``n`` cheapest slots of the extended window); the runs are vosim's.
+    """
+    r = start.size
+    alive = np.empty(r, dtype=np.int64)
+    k = 0
+    for i in range(r):
+        if start[i] <= t and latest[i] >= t and duration[i] <= longest:
+            alive[k] = i
+            k += 1
+    rows = alive[:k]
+    rows = rows[np.argsort(duration[rows], kind="mergesort")]
+    rows = rows[np.argsort(cost[rows], kind="mergesort")]  # by cost, then task time
+    at = np.empty(n, dtype=np.int64)
+    costs = np.empty(n)
+    taken = 0
+    lo = 0
+    while taken + count[rows[lo]] < n:  # whole runs before the n-th slot's own
+        taken += count[rows[lo]]
+        lo += 1
+    c, d = cost[rows[lo]], duration[rows[lo]]
+    while lo > 0 and cost[rows[lo - 1]] == c and duration[rows[lo - 1]] == d:
+        lo -= 1  # runs of the n-th slot's key that came first: the key's runs start here
+        taken -= count[rows[lo]]
+    q = 0
+    for j in range(lo):
+        row = rows[j]
+        for p in range(index[row], index[row] + count[row]):
+            at[q] = p
+            costs[q] = cost[row]
+            q += 1
+    hi = lo
+    tied = 0
+    while hi < k and cost[rows[hi]] == c and duration[rows[hi]] == d:
+        tied += count[rows[hi]]
+        hi += 1
+    pool = np.empty(tied, dtype=np.int64)
+    u = 0
+    for j in range(lo, hi):
+        row = rows[j]
+        for p in range(index[row], index[row] + count[row]):
+            pool[u] = p
+            u += 1
+    pool = pool[np.argsort(node[pool], kind="mergesort")]
+    for p in pool[: n - q]:
+        at[q] = p
+        costs[q] = c
+        q += 1
+    total = pairwise_sum(costs, 0, n)
+    # each slot's task time, then the window's order: by node id
+    dur = np.empty(n)
+    q = 0
+    for j in range(lo):
+        for _ in range(count[rows[j]]):
+            dur[q] = duration[rows[j]]
+            q += 1
+    dur[q:] = d
+    order = np.argsort(node[at], kind="mergesort")
+    return at[order], dur[order], total
