@@ -190,64 +190,15 @@ class _Rows:
             int(gained.max()) + 1 if gained.size else 0,
         )
         cap = 2 * m + 4 * int(jobs.columns[6][-1]) + 16
-        self.node = np.empty(cap, dtype=np.int64)
-        self.start = np.empty(cap)
-        self.end = np.empty(cap)
-        self.price = np.empty(cap)
-        self.performance = np.empty(cap)
-        self.alive = np.zeros(cap, dtype=np.bool_)
-        self.nxt = np.full(cap, -1, dtype=np.int64)
-        self.node[:m] = slots.node
-        self.start[:m] = slots.start
-        self.end[:m] = slots.end
-        self.price[:m] = slots.price
-        self.performance[:m] = slots.performance
-        self.alive[:m] = True
-        # per-node lists: each row points to the previous row of its node (-1: the first)
-        self.head = np.full(nodes, -1, dtype=np.int64)
-        order = np.argsort(self.node[:m], kind="stable")
-        ids = self.node[:m][order]
-        same = np.flatnonzero(ids[1:] == ids[:-1])
-        self.nxt[order[same + 1]] = order[same]
-        last = np.flatnonzero(np.append(ids[1:] != ids[:-1], True)) if m else np.empty(0, int)
-        self.head[ids[last]] = order[last]
-        self.top = np.array([m], dtype=np.int64)
-        # groups of alike rows: runs of equal (start, end, price, performance) in slot-list
-        # order (a node's free processors mostly), as SlotGroups groups them
-        new = np.ones(m, dtype=bool)
-        if m > 1:
-            new[1:] = (
-                (slots.start[1:] != slots.start[:-1])
-                | (slots.end[1:] != slots.end[:-1])
-                | (slots.price[1:] != slots.price[:-1])
-                | (slots.performance[1:] != slots.performance[:-1])
-            )
-        first = np.flatnonzero(new)
-        groups = first.size
-        self.gid = np.zeros(cap, dtype=np.int64)
-        self.gid[:m] = np.cumsum(new) - 1
-        self.gstart = np.empty(cap)
-        self.gend = np.empty(cap)
-        self.gprice = np.empty(cap)
-        self.gperf = np.empty(cap)
-        self.gcount = np.zeros(cap, dtype=np.int64)
-        self.gstart[:groups] = slots.start[first]
-        self.gend[:groups] = slots.end[first]
-        self.gprice[:groups] = slots.price[first]
-        self.gperf[:groups] = slots.performance[first]
-        self.gcount[:groups] = np.diff(np.append(first, m))
-        self.gtop = np.array([groups], dtype=np.int64)
-        self.joined = np.zeros(nodes, dtype=np.bool_)
-        self.jlist = np.empty(nodes, dtype=np.int64)
-        gained = distinct(gained)
-        self.joined[gained] = True
-        self.jlist[: gained.size] = gained
-        self.jcount = np.array([gained.size], dtype=np.int64)
-        # every performance a row can have (the slots' and the reserved spans' own): the
-        # least price of the live groups of each, kept by the kernels
-        self.pvals = distinct(np.concatenate([slots.performance, jobs.columns[11]]))
-        self.pmin = np.empty(self.pvals.size)
-        _kernels().price_floors(self.columns)
+        (
+            self.node, self.start, self.end, self.price, self.performance, self.alive,
+            self.head, self.nxt, self.top, self.joined, self.jlist, self.jcount,
+            self.gid, self.gstart, self.gend, self.gprice, self.gperf, self.gcount, self.gtop,
+            self.pvals, self.pmin,
+        ) = _kernels().load_rows(
+            slots.node, slots.start, slots.end, slots.price, slots.performance,
+            nodes, cap, gained, jobs.columns[11],
+        )  # fmt: skip
 
     @property
     def columns(self) -> tuple[np.ndarray, ...]:

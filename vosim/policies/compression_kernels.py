@@ -515,6 +515,87 @@ def next_move(rows, jobs, known, use_known, now, i0, out):  # pragma: no cover -
 
 
 @_jit
+def _sorted_distinct(values):  # pragma: no cover - compiled
+    """The distinct values of ``values``, increasing, as ``windows.distinct`` gives them."""
+    ordered = np.sort(values)
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=np.bool_)
+    keep[0] = True
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
+@_jit
+def load_rows(snode, sstart, send, sprice, sperf, nodes, cap, freed, span_perf):  # pragma: no cover
+    """The row columns of a pass (module docstring, ``rows``), loaded from its slot list.
+
+    Parameters: the slot list's columns ``node, start, end, price, performance`` (shape (m,),
+    ordered by (start, node)); ``nodes``: the per-node arrays' size (> every node id met);
+    ``cap``: room for rows and groups (>= m); ``freed``: nodes that gained free time since
+    the previous pass (int64, any order, repeats allowed: joined from the start);
+    ``span_perf``: the performance of every reserved span (a moved window's rows take it).
+
+    Returns the 21 columns in the order ``compression._Rows.columns`` gives them: each row
+    linked to the previous row of its node in list order (``head[node]`` the last), groups
+    of consecutive alike rows (equal start, end, price and performance), the joined nodes,
+    every performance a row can have and its price floor (:func:`price_floors`).
+
+    Raises nothing: compiled, fed by a checked ``SlotList`` and the reservations' spans.
+    No paper source: vosim's load of the slots (Mu'alem & Feitelson 2001, §2: compression).
+    """
+    m = snode.size
+    node = np.empty(cap, dtype=np.int64)
+    start, end, price, perf = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    alive = np.zeros(cap, dtype=np.bool_)
+    nxt = np.full(cap, -1, dtype=np.int64)
+    head = np.full(nodes, -1, dtype=np.int64)
+    gid = np.zeros(cap, dtype=np.int64)
+    gstart, gend, gprice, gperf = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
+    gcount = np.zeros(cap, dtype=np.int64)
+    g = -1
+    for r in range(m):
+        node[r], start[r], end[r], price[r], perf[r] = (
+            snode[r],
+            sstart[r],
+            send[r],
+            sprice[r],
+            sperf[r],
+        )
+        alive[r] = True
+        nxt[r] = head[snode[r]]  # the previous row of its node, in list order
+        head[snode[r]] = r
+        if (
+            r == 0
+            or sstart[r] != sstart[r - 1]
+            or send[r] != send[r - 1]
+            or sprice[r] != sprice[r - 1]
+            or sperf[r] != sperf[r - 1]
+        ):
+            g += 1
+            gstart[g], gend[g], gprice[g], gperf[g] = sstart[r], send[r], sprice[r], sperf[r]
+        gid[r] = g
+        gcount[g] += 1
+    top = np.array([m], dtype=np.int64)
+    gtop = np.array([g + 1], dtype=np.int64)
+    gained = _sorted_distinct(freed)
+    joined = np.zeros(nodes, dtype=np.bool_)
+    jlist = np.empty(nodes, dtype=np.int64)
+    for k in range(gained.size):
+        joined[gained[k]] = True
+        jlist[k] = gained[k]
+    jcount = np.array([gained.size], dtype=np.int64)
+    pvals = _sorted_distinct(np.concatenate((sperf, span_perf)))
+    pmin = np.empty(pvals.size)
+    rows = (
+        node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount,
+        gid, gstart, gend, gprice, gperf, gcount, gtop, pvals, pmin,
+    )  # fmt: skip
+    price_floors(rows)
+    return rows
+
+
+@_jit
 def price_floors(rows):  # pragma: no cover - compiled
     """Set ``pmin[p]``, the least price of a live group of performance ``pvals[p]`` (``inf``: none).
 
