@@ -173,11 +173,12 @@ class BusyTime:
             s.dirty.clear()
         dirty = np.flatnonzero(mark)
         owners = np.unique(self.owner[dirty]).tolist()  # their local jobs too
-        node, a, b, _ = _joined(
-            [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]
+        parts = [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]
+        hits = [mark[p[0]] for p in parts]  # each part's rows on changed resources, in order
+        node, a, b = (
+            np.concatenate([p[c][h] for p, h in zip(parts, hits, strict=True)]) for c in range(3)
         )
-        hit = mark[node]
-        return dirty, (node[hit], a[hit], b[hit])
+        return dirty, (node, a, b)
 
     def clear_changes(self) -> None:
         """Forget the marks of changed resources (a reader that rebuilt everything)."""

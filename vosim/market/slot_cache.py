@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Protocol
 
 import numpy as np
 
-from vosim.core.slots import SlotList, merge_rows
+from vosim.core.code_path import kernels
+from vosim.core.slots import SlotList
 from vosim.market.busy_time import BusyTime
 from vosim.market.slots import free_slots
 
@@ -98,18 +100,11 @@ class SlotListCache:
             mark[nodes] = True
             keep = mark[node]
             node, start, end = node[keep], start[keep], end[keep]
-        # rows starting at or before now start at now: re-order them by node
-        k = int(np.searchsorted(start, now, side="right"))
-        stop = int(np.searchsorted(start, until, side="left"))
-        head = np.argsort(node[:k], kind="stable")
-        node = np.concatenate([node[:k][head], node[k:stop]])
-        start = np.concatenate([np.full(k, float(now)), start[k:stop]])
-        end = np.minimum(np.concatenate([end[:k][head], end[k:stop]]), until)
-        live = end > start
-        if not live.all():
-            node, start, end = node[live], start[live], end[live]
-        price = np.asarray(price, dtype=float)[node]
-        return SlotList.trusted(node, start, end, price, self.performance[node])
+        # rows starting at or before now start at now, re-ordered by node; prices read now
+        price = np.asarray(price, dtype=float)
+        return SlotList.trusted(
+            *_kernels().clipped(node, start, end, float(now), float(until), price, self.performance)
+        )
 
     def _free(self, busy: BusyTime, now: float):
         """Free spans over ``[now, upto)`` of the owners' nodes, sorted (start, node)."""
@@ -126,28 +121,20 @@ class SlotListCache:
         """The kept spans with those of the ``dirty`` nodes (the owners' only) recomputed.
 
         ``rows``: every busy interval ``(node, a, b)`` on the dirty nodes. Their free spans
-        are rebuilt (:func:`~vosim.market.slots.free_slots`, vectorised) and merged into the
-        kept rows (:func:`~vosim.core.slots.merge_rows`) instead of re-sorting every row.
+        are rebuilt and merged into the kept rows in one compiled pass
+        (:func:`~vosim.market.slot_cache_kernels.update_spans`: the rows
+        :func:`~vosim.market.slots.free_slots` and :func:`~vosim.core.slots.merge_rows`
+        give) instead of re-sorting every row.
         """
         mark = np.zeros(self.performance.size, dtype=bool)
         mark[dirty] = True
         mark &= self._offered  # a node that left the VO has no slot (its VO work still ends)
         node, a, b = rows
-        hit = mark[node] & (b > now) & (a < self._upto)
-        unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
-        extra = free_slots(
-            np.flatnonzero(mark),
-            unpriced,
-            self.performance,
-            node[hit],
-            a[hit],
-            b[hit],
-            now,
-            self._upto,
+        return _kernels().update_spans(
+            *self._spans, mark, node, a, b, float(now), float(self._upto)
         )
-        node, start, end = self._spans
-        keep = ~mark[node]
-        cols = [node[keep], start[keep], end[keep]]
-        if not len(extra):
-            return tuple(cols)
-        return tuple(merge_rows(cols, [extra.node, extra.start, extra.end]))
+
+
+def _kernels() -> ModuleType:
+    """The compiled update and clip, imported at the first slot list (numba loads then)."""
+    return kernels("vosim.market.slot_cache_kernels")
