@@ -547,12 +547,14 @@ def load_rows(snode, sstart, send, sprice, sperf, nodes, cap, freed, span_perf):
     m = snode.size
     node = np.empty(cap, dtype=np.int64)
     start, end, price, perf = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
-    alive = np.zeros(cap, dtype=np.bool_)
-    nxt = np.full(cap, -1, dtype=np.int64)
+    # rows and groups past the loaded ones are written whole when a move adds them
+    # (_add_row, _regroup): left uninitialised, a pass pays for its m rows, not for cap
+    alive = np.empty(cap, dtype=np.bool_)
+    nxt = np.empty(cap, dtype=np.int64)
     head = np.full(nodes, -1, dtype=np.int64)
-    gid = np.zeros(cap, dtype=np.int64)
+    gid = np.empty(cap, dtype=np.int64)
     gstart, gend, gprice, gperf = np.empty(cap), np.empty(cap), np.empty(cap), np.empty(cap)
-    gcount = np.zeros(cap, dtype=np.int64)
+    gcount = np.empty(cap, dtype=np.int64)
     g = -1
     for r in range(m):
         node[r], start[r], end[r], price[r], perf[r] = (
@@ -574,6 +576,7 @@ def load_rows(snode, sstart, send, sprice, sperf, nodes, cap, freed, span_perf):
         ):
             g += 1
             gstart[g], gend[g], gprice[g], gperf[g] = sstart[r], send[r], sprice[r], sperf[r]
+            gcount[g] = 0
         gid[r] = g
         gcount[g] += 1
     top = np.array([m], dtype=np.int64)
