@@ -9,8 +9,9 @@ rounding, so they only rule starts out (with a proven bound on the drift); a sta
 rule out is decided on the exact sum the numpy scan takes, the ``n`` cheapest costs in
 increasing order summed pairwise as numpy sums (:func:`pairwise_sum`, bit for bit). So every
 comparison that decides something compares the very floats of the numpy scan, and the sweeps
-return its start (and runtime); :mod:`vosim.allocators.aep` builds the window with its own
-``_window_at``.
+return its start (and runtime). Their rows are the slot list's runs of alike slots
+(:func:`prepare`), each with the count of slots it stands for, and :func:`window_of_runs`
+takes the window's slots from them as the numpy scan's ``_window_at`` takes them.
 
 A separate module so that importing vosim does not import numba (~0.5 s, ~100 MB): the first
 search of a process loads it. ``VOSIM_REFERENCE=1`` runs the numpy blocks instead (the plain
@@ -37,6 +38,7 @@ __all__ = [
     "pairwise_sum",
     "prepare",
     "single",
+    "window_of_runs",
 ]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
