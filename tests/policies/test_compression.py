@@ -3,9 +3,7 @@
 ``vosim.policies.compression.compress`` is the fast form of ``vosim.policies.replan.replan``:
 at every pass of these runs both are called on the same state and must return the same moves
 (windows: start, runtime, cost, spans in order), the same free slots after them and the same
-freed nodes. Each scenario must move something, or it would test nothing. The compiled pass
-reads the wake bounds it left at the previous pass and the plain one does not, so the bounds
-are checked here too: a reservation they leave asleep is one the plain search does not move.
+freed nodes. Each scenario must move something, or it would test nothing.
 """
 
 from __future__ import annotations
@@ -32,9 +30,9 @@ class Both:
         self.passes = 0
         self.moves = 0
 
-    def __call__(self, state, known=None, freed=None, thresholds=None):
-        plain = replan_module.replan(state, known, freed)  # searches every known one woken
-        fast = compression.compress(state, known, freed, thresholds)  # skips by wake bounds
+    def __call__(self, state, known=None, freed=None):
+        plain = replan_module.replan(state, known, freed)
+        fast = compression.compress(state, known, freed)
         at = f"pass at t={state.time}"
         assert fast.decisions.cancel == plain.decisions.cancel, at
         assert len(fast.decisions.reserve) == len(plain.decisions.reserve), at

@@ -98,7 +98,7 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
 
     plain_compress = compression.compress
 
-    def checked(state, known=None, freed=None, thresholds=None):
+    def checked(state, known=None, freed=None):
         reserved = list(state.reserved)
         if reserved:
             jobs_ = compression._Reservations(reserved)
@@ -108,7 +108,7 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
                 fast = kernels._cheapest_task(rows.columns, jobs_.columns, i, slow, False)
                 assert fast == replan_module._cheapest_task(state.slots, job, old)
                 counts["tasks"] += 1
-        return plain_compress(state, known, freed, thresholds)
+        return plain_compress(state, known, freed)
 
     plain_apply = kernels.apply_move
 
@@ -124,63 +124,3 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
     monkeypatch.setattr(kernels, "apply_move", apply)
     VOModel(trace=trace, jobs=jobs, rng=3, **options).run()
     assert counts["loads"] > 10 and counts["tasks"] > 100 and counts["moves"] > 0
-
-
-def _fits(entries, k: int, limit: float, before: float) -> bool:
-    """Brute force: a start before ``before`` (an entry's ``lo``) where the ``k`` cheapest
-    tasks of the entries present (``lo <= t <= hi``; ``count`` tasks each) fit ``limit``."""
-    for t in {lo for lo, _, _, _ in entries if lo < before}:
-        tasks = sorted(c for lo, hi, c, n in entries if lo <= t <= hi for _ in range(n))
-        if len(tasks) >= k and sum(tasks[:k]) <= limit:
-            return True
-    return False
-
-
-_ENTRY = st.tuples(
-    st.sampled_from([0.0, 10.0, 20.0, 30.0, 40.0]),  # lo
-    st.sampled_from([-5.0, 10.0, 25.0, 40.0, 60.0]),  # hi (below lo: holds no task)
-    st.sampled_from([1.0, 2.0, 3.0, 5.0, 8.0]),  # cost of a task
-    st.integers(1, 3),  # count
-)
-
-
-def _threshold(entries, k: int, limit: float, before: float) -> float:
-    lo, hi, cost, count = (np.array(c) for c in zip(*entries, strict=True))
-    kernels = compression._kernels()
-    return kernels._threshold(lo, hi, cost, count.astype(np.int64), k, limit, before)
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    old=st.lists(_ENTRY, min_size=1, max_size=6),
-    new=st.lists(_ENTRY, min_size=1, max_size=4),
-    k=st.integers(2, 5),
-    limit=st.sampled_from([4.0, 7.0, 10.0, 16.0]),
-    before=st.sampled_from([15.0, 35.0, math.inf]),
-    above=st.floats(1.001, 3.0),
-)
-def test_no_window_fits_with_freed_tasks_dearer_than_the_wake_bound(
-    old, new, k, limit, before, above
-):
-    """Where no window of the entries fits, entries added at a cost above the bound make
-    none fit either (the wake condition skips no move), whatever their times and counts."""
-    if _fits(old, k, limit, before):
-        return  # the search would have found a window: no bound is taken
-    tau = _threshold(old, k, limit, before)
-    assert tau > 0
-    if math.isinf(tau):
-        return
-    dearer = [(lo, hi, tau * above, n) for lo, hi, _, n in new]
-    assert not _fits(old + dearer, k, limit, before)
-
-
-def test_the_wake_bound_is_the_dearest_freed_task_that_may_fit():
-    """Three tasks at once, costs 1, 2 and 3 against a budget of 5.5: a window needs a freed
-    task at most 5.5 - (1 + 2) = 2.5 (one task on freed time); one at 2.5 fits, above not."""
-    old = [(0.0, 50.0, 1.0, 1), (0.0, 50.0, 2.0, 1), (0.0, 50.0, 3.0, 1)]
-    tau = _threshold(old, 3, 5.5, math.inf)
-    assert tau == pytest.approx(2.5)
-    assert _fits([*old, (0.0, 50.0, 2.5, 1)], 3, 5.5, math.inf)
-    assert not _fits([*old, (0.0, 50.0, 2.51, 1)], 3, 5.5, math.inf)
-    assert _threshold(old, 1, 5.5, math.inf) == math.inf  # one task: any freed one may do
-    assert _threshold([(0.0, -1.0, 1.0, 2)], 2, 5.0, math.inf) == 2.5  # none holds a task

@@ -298,18 +298,12 @@ class Replanned:
         The unstarted reservations after the moves, in priority order.
     freed : numpy.ndarray of int, shape (k,)
         Nodes of the moved jobs' old windows (sorted, unique): their reserved time is free.
-    thresholds : dict of int to float
-        Wake bounds by job index (cost units): a reservation in ``reserved`` may move at a
-        later pass only if a task on time freed since costs at most its bound
-        (:func:`~vosim.policies.compression.compress` sets them; ``replan`` sets none, and a
-        job missing or ``inf`` has none).
     """
 
     decisions: Decisions
     slots: SlotList | None
     reserved: list[tuple[ResourceRequest, Window]]
     freed: np.ndarray
-    thresholds: dict[int, float] = field(default_factory=dict)
 
 
 class Policy(Protocol):

@@ -10,11 +10,6 @@ search, putting the old window back and cutting the new one out) runs without Py
 two moves. Python sees only the moves found, so the availability rule (``P_a^w`` no lower)
 stays the plain one.
 
-A search that fails leaves a wake bound (``Replanned.thresholds``): the cost a task on freed
-time must not exceed for the reservation to move at all, given the cheapest tasks it had.
-At the next pass a known reservation is searched only if a task on the time freed since is
-that cheap. The bound is a necessary condition, so the moves are ``replan``'s.
-
 ``replan`` is the oracle: a test compares the two on random domains (hypothesis) and at every
 pass of runs on the bundled traces; ``VOSIM_REFERENCE=1`` makes
 :class:`~vosim.policies.replan.Replanner` call ``replan`` instead.
@@ -28,8 +23,7 @@ time ``V / p``, cost within the budget ``C``).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -49,7 +43,6 @@ def compress(
     state: CycleState,
     known: Callable[[ResourceRequest, Window], bool] | None = None,
     freed: np.ndarray | None = None,
-    thresholds: Mapping[int, float] | None = None,
 ) -> Replanned:
     """:func:`~vosim.policies.replan.replan` with its searches compiled: the same result.
 
@@ -63,18 +56,12 @@ def compress(
         window and found nothing; it is then searched only where time was freed since.
     freed : numpy.ndarray of int, shape (k,), optional
         Nodes that gained free time since the previous pass (``state.freed``).
-    thresholds : mapping of int to float, optional
-        The previous pass's ``Replanned.thresholds`` (job index -> cost units): a known
-        reservation is searched only if a task on time freed since costs at most its bound.
-        Read with ``known``; a job missing has no bound.
 
     Returns
     -------
     Replanned
         As ``replan`` returns: the moves, the free slots after them (``None`` if nothing
-        moved), the reservations after them and the nodes their old windows freed; and
-        ``thresholds``, each reservation's wake bound after the pass (``inf``: none; a
-        moved one has none).
+        moved), the reservations after them and the nodes their old windows freed.
 
     Raises
     ------
@@ -95,16 +82,12 @@ def compress(
     reserved = list(state.reserved)
     decisions = Decisions()
     moved: list[np.ndarray] = []
-    bounds: dict[int, float] = {}
     if reserved:
         kernels = _kernels()
         jobs = _Reservations(reserved)
         flags = np.zeros(len(reserved), dtype=np.bool_)
-        tau = jobs.columns[12]
         if known is not None:
             flags[:] = [known(job, old) for job, old in reserved]
-            if thresholds:
-                tau[:] = [thresholds.get(job.index, math.inf) for job, _ in reserved]
         rows = _Rows(state.slots, jobs, freed)
         most = max(job.n for job, _ in reserved)
         found = (
@@ -138,13 +121,11 @@ def compress(
             moved.append(old.spans.node)
             reserved[i] = (job, window)
             i += 1
-        bounds = dict(zip([job.index for job, _ in reserved], tau.tolist(), strict=True))
     decisions.stats["moved"] = len(decisions.reserve)
     if not moved:
-        none = np.empty(0, dtype=np.int64)
-        return Replanned(decisions.settle(), None, reserved, none, bounds)
+        return Replanned(decisions.settle(), None, reserved, np.empty(0, dtype=np.int64))
     freed_nodes = distinct(np.concatenate(moved).astype(np.int64, copy=False))
-    return Replanned(decisions.settle(), rows.slot_list(), reserved, freed_nodes, bounds)
+    return Replanned(decisions.settle(), rows.slot_list(), reserved, freed_nodes)
 
 
 def _window(found: tuple[np.ndarray, ...], n: int) -> Window:
@@ -161,10 +142,7 @@ def _window(found: tuple[np.ndarray, ...], n: int) -> Window:
 
 
 class _Reservations:
-    """The reservations of a pass as the kernels' columns, in priority order.
-
-    The last column is each one's wake bound, ``inf`` (none) until the caller sets it.
-    """
+    """The reservations of a pass as the kernels' columns, in priority order."""
 
     def __init__(self, reserved: list[tuple[ResourceRequest, Window]]) -> None:
         jobs = [job for job, _ in reserved]
@@ -186,7 +164,6 @@ class _Reservations:
             np.concatenate([sp.end for sp in spans]).astype(float, copy=False),
             np.concatenate([sp.price for sp in spans]).astype(float, copy=False),
             np.concatenate([sp.performance for sp in spans]).astype(float, copy=False),
-            np.full(len(jobs), math.inf),
         )
         self.nodes = int(self.columns[7].max()) + 1 if offsets[-1] else 0
 

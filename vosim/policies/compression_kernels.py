@@ -21,8 +21,7 @@ Three tuples carry the state (numba passes their arrays by reference):
 ``jobs``
     The reservations in priority order: ``n, volume, budget`` (the job's), the held window's
     ``ostart, oruntime, ocost`` and its spans ``soff[i]:soff[i + 1]`` of ``snode, sstart,
-    send, sprice, sperf``; last ``tau``, each one's wake bound (:func:`_threshold`): read
-    for a known reservation, written at each search.
+    send, sprice, sperf``.
 ``out``
     The window found: ``node, end, price, perf`` per span (in the window's order) and
     ``scal = (start, runtime, cost)``.
@@ -244,48 +243,6 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
 
 
 @_jit
-def _threshold(lo, hi, cost, count, k, limit, before):  # pragma: no cover - compiled
-    """A failed search's wake bound: above it no task on freed time lets the job move.
-
-    Over the entries searched (``lo, hi, cost, count`` as :func:`_starts` reads them) no
-    window of ``k`` tasks fits before ``before``. Every entry that can hold a task before it
-    (``lo <= hi``, ``lo < before``) forms a set ``P`` whose ``m`` cheapest tasks cost
-    ``S_m`` together (cost units). A later window needs ``j >= 1`` tasks on time freed
-    since, each costing at least the cheapest freed task ``c``, and ``k - j`` of the
-    entries present at its start, a subset of ``P``: it fits ``limit`` (the loosened budget)
-    only if ``j c + S_{k-j} <= limit``. With ``h = min(|P|, k - 1)`` slots, that needs
-    ``c <= max((limit - S_h) / (k - h), c_h)``, ``c_h`` the ``h``-th cheapest (each bound
-    over ``j`` is a mean of the two), or ``c <= limit / k`` when ``P`` is empty. Returns that
-    bound (``inf`` for ``k < 2``: one task on freed time needs no other).
-
-    Entries the search dropped as too dear for its bound cost more than ``limit`` less
-    ``k - 1`` least tasks, so a window with one of them fits only with a freed task below
-    the least task: the caller joins the least task to the result. ``O(f log f)`` for ``f``
-    entries. Raises nothing (compiled). No paper source: vosim's wake condition for
-    compression (Mu'alem & Feitelson 2001, §2): the budget the last search lacked.
-    """
-    if k < 2:
-        return np.inf
-    ok = np.flatnonzero((lo <= hi) & (lo < before))
-    dear = cost[ok]
-    dearest = 0.0  # the held-th cheapest
-    order = np.argsort(dear)
-    held = 0
-    below = 0.0
-    for q in range(order.size):
-        r = order[q]
-        take = min(count[ok[r]], k - 1 - held)
-        if take <= 0:
-            break
-        held += take
-        below += take * dear[r]
-        dearest = dear[r]
-    if held == 0:
-        return limit / k
-    return max((limit - below) / (k - held), dearest)
-
-
-@_jit
 def _own_runs(rows, j, a, b, price, perf, ra, rb, rp, rf):  # pragma: no cover - compiled
     """``windows.release`` on one node: its live rows with the span ``[a, b)`` put back.
 
@@ -370,8 +327,7 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
     """
     node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount = rows[:12]
     gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:19]
-    n, volume, budget, ostart, oruntime, ocost, soff, snode, sstart, send, sprice, sperf = jobs[:12]
-    tau = jobs[12]
+    n, volume, budget, ostart, oruntime, ocost, soff, snode, sstart, send, sprice, sperf = jobs
     k = n[i]
     v = volume[i]
     cap = min(budget[i], ocost[i])
@@ -380,11 +336,9 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
     before = ostart[i]
     by_rows = near and k == 1
     low = _cheapest_task(rows, jobs, i, slow, by_rows)
-    tau[i] = np.inf  # no bound unless the search fails below with its entries known
     if low == np.inf:
         return False
-    limit = cap * (1 + _LOOSE)
-    bound = limit - (k - 1) * low
+    bound = cap * (1 + _LOOSE) - (k - 1) * low
     # entries: slots (by_rows) or groups of the other nodes, then the old nodes' runs
     own = np.zeros(head.size, dtype=np.bool_)
     for s in range(s0, s1):
@@ -467,17 +421,13 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
                 enode[f], est[f], een[f], epr[f], epf[f] = j, est[c], een[c], epr[c], epf[c]
                 ecount[f], emine[f] = 1, joined[j]
                 f += 1
+    if ecount[:f].sum() < k:
+        return False
     lo = np.maximum(est[:f], now)
     hi = een[:f] - v / epf[:f] * (1 - _EPS)
     cost = epr[:f] * (v / epf[:f])
-    if ecount[:f].sum() < k:
-        if not by_rows:
-            tau[i] = max(_threshold(lo, hi, cost, ecount[:f], k, limit, before), low)
-        return False
-    starts = _starts(lo, hi, cost, ecount[:f], emine[:f], k, limit, near, before)
+    starts = _starts(lo, hi, cost, ecount[:f], emine[:f], k, cap * (1 + _LOOSE), near, before)
     if not starts.size:
-        if not by_rows:
-            tau[i] = max(_threshold(lo, hi, cost, ecount[:f], k, limit, before), low)
         return False
     # the slots kept, one per row (a group's live rows), as windows.window_at sees them
     keep = np.zeros(gtop[0], dtype=np.bool_)
@@ -518,7 +468,6 @@ def _may_use(rows, jobs, i, now):  # pragma: no cover - compiled
     start, end, price, perf, alive, head, nxt = rows[1:8]
     joined, jlist, jcount = rows[9:12]
     n, volume, budget, ostart, oruntime, ocost, soff, snode = jobs[:8]
-    tau = jobs[12]
     s0, s1 = soff[i], soff[i + 1]
     for s in range(s0, s1):
         if joined[snode[s]]:
@@ -539,7 +488,7 @@ def _may_use(rows, jobs, i, now):  # pragma: no cover - compiled
                 ):
                     least = price[r] * task
             r = nxt[r]
-    if least == np.inf or least > tau[i] * (1 + _LOOSE):  # no task cheap enough to wake it
+    if least == np.inf:
         return False
     low = _cheapest_task(rows, jobs, i, slow, False)
     limit = min(budget[i], ocost[i]) * (1 + _LOOSE) - (n[i] - 1) * low

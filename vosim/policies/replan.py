@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -491,7 +490,6 @@ class Replanner:
         self.static = static
         self.moved = 0
         self._seen: dict[int, Window] = {}  # job index -> window searched last pass
-        self._bounds: dict[int, float] = {}  # job index -> compress's wake bound (cost units)
 
     def decide(self, policy: Policy, state: CycleState) -> Decisions:
         """Re-plan ``state.reserved``, then ``policy.decide`` on what is left; merged decisions.
@@ -510,23 +508,19 @@ class Replanner:
             policy's decisions; ``outcome`` is ``DECIDED`` if anything moved.
         """
         if not state.reserved:
-            self._seen, self._bounds = {}, {}
+            self._seen = {}
             return policy.decide(state)
         seen = self._seen
-        # the plain pass, or its compiled form (which also reads the wake bounds it left)
-        search = replan if reference() else partial(compress, thresholds=self._bounds)
+        search = replan if reference() else compress  # the plain pass, or its compiled form
         if not self.static or state.refreshed:
             result = search(state)  # time or money may have appeared anywhere: search all
         elif not state.freed.size and all(_same(seen.get(j.index), w) for j, w in state.reserved):
             # nothing freed and every reservation searched as it is: the search would look
             # only where time was freed, so nothing moves (no slot list needed)
-            result = Replanned(
-                Decisions().settle(), None, list(state.reserved), _NONE, self._bounds
-            )
+            result = Replanned(Decisions().settle(), None, list(state.reserved), _NONE)
         else:
             result = search(state, lambda job, w: _same(seen.get(job.index), w), state.freed)
         self._seen = {job.index: w for job, w in result.reserved}
-        self._bounds = result.thresholds
         moves = result.decisions
         if result.slots is None:
             decisions = policy.decide(state)
