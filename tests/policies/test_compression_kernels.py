@@ -124,3 +124,20 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
     monkeypatch.setattr(kernels, "apply_move", apply)
     VOModel(trace=trace, jobs=jobs, rng=3, **options).run()
     assert counts["loads"] > 10 and counts["tasks"] > 100 and counts["moves"] > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0, 7.25]), max_size=60),
+    ids=st.lists(st.integers(0, 40), max_size=60),
+)
+def test_sorted_distinct_is_windows_distinct(values, ids):
+    """The kernels' distinct values (runs of equal neighbours dropped before the sort) are
+    ``windows.distinct``'s, for performances (floats in runs) and node ids (ints)."""
+    from vosim.core.windows import distinct
+
+    kernels = compression._kernels()
+    for array in (np.array(values, dtype=float), np.array(ids, dtype=np.int64)):
+        got = kernels._sorted_distinct(array)
+        np.testing.assert_array_equal(got, distinct(array))
+        assert got.dtype == array.dtype
