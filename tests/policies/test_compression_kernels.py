@@ -141,3 +141,29 @@ def test_sorted_distinct_is_windows_distinct(values, ids):
         got = kernels._sorted_distinct(array)
         np.testing.assert_array_equal(got, distinct(array))
         assert got.dtype == array.dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(
+        st.tuples(st.sampled_from([0.0, 5.0, 10.0, 20.0]), st.integers(0, 9)),
+        unique=True,
+        max_size=30,
+    ),
+    loaded=st.integers(0, 30),
+    alive=st.lists(st.booleans(), min_size=30, max_size=30),
+)
+def test_live_slots_are_the_lexsort_of_the_live_rows(keys, loaded, alive):
+    """Loaded rows (in (start, node) order) and rows added after them in any order: the
+    live rows come out as ``np.lexsort((node, start))`` orders them, every column along."""
+    loaded = min(loaded, len(keys))
+    rows = sorted(keys[:loaded]) + keys[loaded:]  # the slot list's order, then moves' rows
+    start = np.array([s for s, _ in rows], dtype=float)
+    node = np.array([n for _, n in rows], dtype=np.int64)
+    end, price, perf = start + 1.0 + node, 1.0 + node / 10, 2.0 + start / 10
+    live = np.array(alive[: len(rows)], dtype=np.bool_)
+    got = compression._kernels().live_slots(node, start, end, price, perf, live, loaded, len(rows))
+    index = np.flatnonzero(live)
+    order = index[np.lexsort((node[index], start[index]))]
+    for column, want in zip(got, (node, start, end, price, perf), strict=True):
+        np.testing.assert_array_equal(column, want[order])

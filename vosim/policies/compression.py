@@ -183,6 +183,7 @@ class _Rows:
 
     def __init__(self, slots: SlotList, jobs: _Reservations, freed: np.ndarray | None) -> None:
         m = len(slots)
+        self.loaded = m  # rows [0, m) come from the slot list, in its (start, node) order
         gained = np.empty(0, dtype=np.int64) if freed is None else np.asarray(freed, np.int64)
         nodes = max(
             jobs.nodes,
@@ -238,16 +239,18 @@ class _Rows:
             setattr(self, name, new)
 
     def slot_list(self) -> SlotList:
-        """The live rows as a slot list, ordered by (start, node) as ``SlotList`` keeps it."""
-        live = np.flatnonzero(self.alive[: self.top[0]])
-        order = live[np.lexsort((self.node[live], self.start[live]))]
+        """The live rows as a slot list, ordered by (start, node) as ``SlotList`` keeps it.
+
+        The loaded rows keep the slot list's order (a move changes a row's end, or retires
+        it), so only the rows moves added are sorted, then merged in (``O(m)``,
+        ``compression_kernels.live_slots``; the plain form is a lexsort of the live rows).
+        """
         return SlotList.trusted(
-            self.node[order],
-            self.start[order],
-            self.end[order],
-            self.price[order],
-            self.performance[order],
-        )
+            *_kernels().live_slots(
+                self.node, self.start, self.end, self.price, self.performance, self.alive,
+                self.loaded, int(self.top[0]),
+            )
+        )  # fmt: skip
 
 
 def _kernels() -> ModuleType:
