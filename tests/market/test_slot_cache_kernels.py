@@ -99,3 +99,15 @@ def test_clipped_is_the_kept_spans_clipped_and_sorted(seed, nodes, ties, later, 
     want = SlotList.from_arrays(node, start[live], end[live], price[node], perf[node])
     for g, column in zip(got, ("node", "start", "end", "price", "performance"), strict=True):
         np.testing.assert_array_equal(g, getattr(want, column), err_msg=column)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.integers(0, 63), max_size=80), spare=st.integers(0, 600))
+def test_by_node_is_a_stable_argsort(ids, spare):
+    """Node ids few or many beside their bound (the mergesort and the counting sort): both
+    give ``np.argsort(kind="stable")``'s order, repeats in their first order."""
+    from vosim.market.slot_cache_kernels import _by_node
+
+    ids = np.array(ids, dtype=np.int64)
+    got = _by_node(ids, 64 + spare)
+    np.testing.assert_array_equal(got, np.argsort(ids, kind="stable"))
