@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,3 +129,42 @@ def run_child(
     return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr), ChildUsage(
         maxrss / 1024, cpu
     )
+
+
+#: Runs in a child: the ``vosim run`` of the tree in ``sys.argv[1]`` with the flags after it.
+_COMMAND = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import vosim
+from vosim.runs.cli import main
+if not vosim.__file__.startswith(sys.argv[1]):
+    raise SystemExit(f"imported {vosim.__file__}, not the vosim in {sys.argv[1]}")
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def run_command(
+    tree: Path, flags: list[str], out: Path, timeout: float | None = None
+) -> dict[str, float]:
+    """The whole ``vosim run`` process of the vosim in ``tree``: wall seconds and peak MB.
+
+    ``flags``: the command's arguments after ``vosim`` (``["run", "--out", str(out), ...]``);
+    ``out`` is the folder they write to. Returns ``{"s", "completed", "peak_mb", "cpu_s"}``
+    (``completed``: the jobs whose state is ``completed`` in ``out/jobs.parquet``). Raises
+    ``RuntimeError`` when the command fails, ``subprocess.TimeoutExpired`` past ``timeout``.
+    """
+    import pandas as pd  # the benchmarks' own dependency, loaded only by those that count
+
+    started = time.perf_counter()
+    proc, usage = run_child(
+        [sys.executable, "-c", _COMMAND, str(tree), *flags],
+        cwd=tempfile.gettempdir(),
+        timeout=timeout,
+    )
+    seconds = time.perf_counter() - started
+    if proc.returncode:
+        err = proc.stderr.strip().splitlines() or ["no error output"]
+        raise RuntimeError(f"vosim run in {tree} failed: {err[-1]}")
+    frame = pd.read_parquet(out / "jobs.parquet", columns=["state"])
+    completed = int((frame["state"].astype(str) == "completed").sum())
+    return {"s": seconds, "completed": completed, "peak_mb": usage.peak_mb, "cpu_s": usage.cpu_s}

@@ -41,13 +41,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import ROOT, extract_vosim, run_child
+from benchmarks._common import ROOT, extract_vosim, run_command
 from vosim import VOModel
 
 TARGET = 0.95
@@ -67,18 +66,6 @@ seconds = time.perf_counter() - t0
 frame.to_parquet(sys.argv[3])
 completed = int((frame["state"].astype(str) == "completed").sum())
 print("RESULT " + json.dumps({"s": seconds, "completed": completed, "vosim": vosim.__file__}))
-"""
-
-
-#: Runs in the child with ``--command``: the tree's ``vosim run`` with the given flags.
-COMMAND = r"""
-import sys
-sys.path.insert(0, sys.argv[1])
-import vosim
-from vosim.runs.cli import main
-if not vosim.__file__.startswith(sys.argv[1]):
-    raise SystemExit(f"imported {vosim.__file__}, not the vosim in {sys.argv[1]}")
-raise SystemExit(main(sys.argv[2:]))
 """
 
 
@@ -103,26 +90,6 @@ def command_flags(options: dict, out: Path) -> list[str]:
             text = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
             flags += [f"--{name.replace('_', '-')}", text]
     return flags
-
-
-def run_command(tree: Path, options: dict, out: Path) -> dict:
-    """The whole ``vosim run`` process of ``tree`` with ``options``: wall seconds, peak MB.
-
-    Returns ``{"s", "completed", "peak_mb"}`` (``completed`` read from its ``jobs.parquet``).
-    Raises ``RuntimeError`` when the command fails.
-    """
-    started = time.perf_counter()
-    proc, usage = run_child(
-        [sys.executable, "-c", COMMAND, str(tree), *command_flags(options, out)],
-        cwd=tempfile.gettempdir(),
-    )
-    seconds = time.perf_counter() - started
-    if proc.returncode:
-        err = proc.stderr.strip().splitlines() or ["no error output"]
-        raise RuntimeError(f"vosim run in {tree} failed: {err[-1]}")
-    frame = pd.read_parquet(out / "jobs.parquet")
-    completed = int((frame["state"].astype(str) == "completed").sum())
-    return {"s": seconds, "completed": completed, "peak_mb": usage.peak_mb}
 
 
 def run_side(tree: Path, options: dict, parquet: Path) -> dict:
@@ -251,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, tree in (("previous", old), ("working tree", ROOT)):
                 side = name.split()[0]
                 if args.command:
-                    pair[name] = run_command(tree, options, work / side)
+                    pair[name] = run_command(tree, command_flags(options, work / side), work / side)
                     (work / side / "jobs.parquet").replace(work / f"{side}.parquet")
                 else:
                     pair[name] = run_side(tree, options, work / f"{side}.parquet")
