@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["cut_distinct", "release_window"]
+__all__ = ["cut_distinct", "merged_rows", "release_window"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 
@@ -71,7 +71,7 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
             q += 1
     order = np.argsort(xn, kind="mergesort")
     order = order[np.argsort(xs[order], kind="mergesort")]
-    merged = _merge_rows(node, start, new_end, price, perf, gone, xn, xs, xe, xp, xf, order)
+    merged = merged_rows(node, start, new_end, price, perf, gone, xn, xs, xe, xp, xf, order)
     return -1, merged[0], merged[1], merged[2], merged[3], merged[4]
 
 
@@ -128,18 +128,22 @@ def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):
     drop = np.empty(m, dtype=np.bool_)
     for r in range(m):
         drop[r] = mark[node[r]]
-    return _merge_rows(node, start, end, price, perf, drop, mn, ms, me, mp, mf, by)
+    return merged_rows(node, start, end, price, perf, drop, mn, ms, me, mp, mf, by)
 
 
 @_jit
-def _merge_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):  # pragma: no cover
+def merged_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):  # pragma: no cover
     """The rows not dropped and the extra rows ``order`` picks, merged in (start, node) order.
 
     ``node, start, end, price, perf``: rows in (start, node) order, shape (m,), ``drop``
     (bool, shape (m,)) the ones left out; ``xn, xs, xe, xp, xf``: extra rows taken in the
     order ``order`` (ascending (start, node)), none with a (start, node) pair of a kept row.
     Each extra row goes before the first kept row with a greater key, as the binary searches
-    of :func:`~vosim.core.slots.merge_rows` place it. Returns the five merged columns.
+    of :func:`~vosim.core.slots.merge_rows` place it. Returns the five merged columns, shape
+    (kept + extra,) each (node ids, model time units, cost units per time unit, performance).
+
+    Raises nothing: compiled, the callers keep the indices in range. Source: AEP §2.1 (the
+    slot list ordered by start time); the merge is vosim's.
     """
     m, g = node.size, order.size
     size_out = m - np.count_nonzero(drop) + g

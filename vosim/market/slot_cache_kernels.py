@@ -4,7 +4,8 @@ Between two scheduling passes a few nodes' busy time changes; the cache recomput
 nodes' free spans and merges them into the spans it keeps for every other node. In numpy that
 is :func:`~vosim.market.slots.free_slots` (a lexsort of the busy rows and a dozen array calls)
 and :func:`~vosim.core.slots.merge_rows`; :func:`update_spans` does both in one pass, with the
-same rows in the same order (the tests compare it with those two functions).
+same rows in the same order (the tests compare it with those two functions). :func:`clipped`
+reads the kept spans as the pass's slot list of ``[now, until)``.
 
 A separate module so that importing vosim does not import numba: the first slot list of a
 run loads it. ``VOSIM_REFERENCE=1`` builds every slot list from scratch instead (the cache's
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["update_spans"]
+__all__ = ["clipped", "update_spans"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 
@@ -122,7 +123,7 @@ def _by_node(ids, bound):  # pragma: no cover - compiled
     """``np.argsort(ids, kind="mergesort")`` for node ids in ``[0, bound)``, shape (k,).
 
     A counting sort (``O(k + bound)``, stable) when the ids are many beside ``bound`` (the
-    spans a pass starts with: most free processors, where numba's mergesort took ~70 ns an
+    spans a pass starts with: most free processors, where numba's mergesort costs ~70 ns an
     id); else the mergesort. Raises nothing (compiled; the caller's ids are in range).
     """
     if 8 * ids.size < bound:

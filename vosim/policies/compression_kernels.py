@@ -33,6 +33,7 @@ import numba
 import numpy as np
 
 from vosim.allocators.aep_kernels import fenwick_add, fenwick_smallest, pairwise_sum
+from vosim.core.slot_kernels import merged_rows
 from vosim.policies.batch_windows import _EPS  # relative tolerance of budgets and task lengths
 
 #: Looser budget of the plain pass's necessary conditions.
@@ -520,7 +521,7 @@ def _sorted_distinct(values):  # pragma: no cover - compiled
 
     Runs of equal neighbours are dropped before the sort: the performances of a pass's rows
     and spans come in long runs (a node's slots, a window's spans), and numba's sort costs
-    about ten times numpy's per value (~5,000 values and ~100 us a pass before).
+    about ten times numpy's per value (a pass's ~5,000 values sorted whole take ~100 us).
     """
     if values.size < 2:
         return values.copy()
@@ -618,7 +619,8 @@ def live_slots(node, start, end, price, perf, alive, loaded, top):  # pragma: no
 
     Rows ``[0, loaded)`` were loaded from a slot list, so the live ones among them are in
     that order already (a move shortens or retires a row, never moves its start); rows
-    ``[loaded, top)``, which moves added, are sorted and merged in. The order of
+    ``[loaded, top)``, which moves added, are sorted and merged in
+    (:func:`~vosim.core.slot_kernels.merged_rows`). The order of
     ``np.lexsort((node, start))`` over the live rows (two live rows of a node never share a
     start). ``O(m + a log a)`` for ``m`` rows and ``a`` added. Raises nothing (compiled).
     No paper source: vosim's slot list after compression's moves.
@@ -632,26 +634,10 @@ def live_slots(node, start, end, price, perf, alive, loaded, top):  # pragma: no
     added = added[:a]
     added = added[np.argsort(node[added], kind="mergesort")]
     added = added[np.argsort(start[added], kind="mergesort")]
-    order = np.empty(top, dtype=np.int64)
-    c = 0
-    q = 0
-    for r in range(loaded):
-        if not alive[r]:
-            continue
-        while q < a and (
-            start[added[q]] < start[r] or (start[added[q]] == start[r] and node[added[q]] < node[r])
-        ):
-            order[c] = added[q]
-            c += 1
-            q += 1
-        order[c] = r
-        c += 1
-    while q < a:
-        order[c] = added[q]
-        c += 1
-        q += 1
-    order = order[:c]
-    return node[order], start[order], end[order], price[order], perf[order]
+    return merged_rows(
+        node[:loaded], start[:loaded], end[:loaded], price[:loaded], perf[:loaded],
+        ~alive[:loaded], node, start, end, price, perf, added,
+    )  # fmt: skip
 
 
 @_jit
