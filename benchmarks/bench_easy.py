@@ -41,7 +41,10 @@ again), and keeps each side's fastest run; peak memory is the largest over the r
 --cycle-period 0`` process (interpreter start, imports, the trace, the simulation, every output
 file and the chart; ``_common.run_command``) and compares it with AccaSim's whole process
 (its subprocess's wall time): what a user waits for, the measure the speed targets name. The
-model-only ratio above stays as the comparison with earlier figures.
+model-only ratio above stays as the comparison with earlier figures. It then times the same
+command on one job (the process floor: start, imports, the build, every output file and the
+chart, with almost no simulation) and prints the ratio a simulation of no cost would reach and
+the time per job the target leaves for the simulation.
 
 ``--profile`` adds, after the timed runs, one more vosim run under ``cProfile`` (not timed)
 and prints where its time went: the functions of most own time, and vosim's phases (the
@@ -372,6 +375,32 @@ def run_vosim_command(
     )
 
 
+def print_process_floor(acc: Side, args: argparse.Namespace, outputs: Path, n: int) -> None:
+    """The whole command on one job beside AccaSim's whole process: what the target leaves.
+
+    The one-job process pays everything but the simulation (interpreter start, imports, the
+    build, every output file and the chart); AccaSim's whole process over it bounds the
+    ratio of any simulation, and ``AccaSim / target - floor`` over ``n`` jobs is the time per
+    job a simulation may take to meet the target.
+    """
+    try:
+        r = run_vosim_command(
+            ROOT, 1, args.seed, outputs / "vosim-floor", args.timeout, args.policy
+        )  # fmt: skip
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        print(f"process floor: the one-job command failed: {exc}")
+        return
+    whole = acc.best["process_s"]
+    target = TARGETS[args.policy]
+    left = whole / target - r["seconds"]
+    print(
+        f"process floor: the whole command on 1 job takes {r['seconds']:.2f} s (start, imports, "
+        f"build, outputs, chart); with a simulation of no cost the ratio would be "
+        f"{whole / r['seconds']:.2f}. The target ({target:g}x AccaSim's {whole:.2f} s) leaves "
+        f"{left:.2f} s for simulating {n:,} jobs ({left / n * 1e6:.0f} us a job)"
+    )
+
+
 def print_table(sides: list[Side], n: int) -> None:
     """One row per side: jobs, completed, seconds (its best run), completed/s, peak MB."""
     w = max(len(s.label) for s in sides)
@@ -615,6 +644,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print_table([process, *wholes], n)
         print_ratios(wholes, process, TARGETS[args.policy])
+    if args.command and acc.best is not None and current.runs:
+        print_process_floor(acc, args, outputs, n)
     b = current.best
     if b is not None and b["events"] > 0 and acc.best is not None:
         # What Mesa alone costs: the ratio no vosim work can beat with these events.
