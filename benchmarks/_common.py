@@ -146,7 +146,7 @@ raise SystemExit(main(sys.argv[2:]))
 def run_command(
     tree: Path, flags: list[str], out: Path, timeout: float | None = None
 ) -> dict[str, float]:
-    """The whole ``vosim run`` process of the vosim in ``tree``: wall seconds and peak MB.
+    """The whole ``vosim run`` process of the vosim in ``tree``: wall seconds and peak MiB.
 
     ``flags``: the command's arguments after ``vosim`` (``["run", "--out", str(out), ...]``);
     ``out`` is the folder they write to. Returns ``{"s", "completed", "peak_mb", "cpu_s"}``

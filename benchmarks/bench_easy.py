@@ -402,11 +402,11 @@ def print_process_floor(acc: Side, args: argparse.Namespace, outputs: Path, n: i
 
 
 def print_table(sides: list[Side], n: int) -> None:
-    """One row per side: jobs, completed, seconds (its best run), completed/s, peak MB."""
+    """One row per side: jobs, completed, seconds (its best run), completed/s, peak MiB."""
     w = max(len(s.label) for s in sides)
     head = (
         f"{'simulator':<{w}} {'jobs':>6} {'completed':>9} {'seconds':>9} {'completed/s':>11} "
-        f"{'peak MB':>8}  notes"
+        f"{'peak MiB':>8}  notes"
     )
     print(head)
     print("-" * len(head))
@@ -665,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     for s in sides:
         if s.runs:
-            print(f"peak memory, {s.label}: {s.peak_mb:.1f} MB")
+            print(f"peak memory, {s.label}: {s.peak_mb:.1f} MiB")
 
     # Sanity (not a target): vosim's waits beside the trace's recorded ones, same jobs.
     recorded = read_swf(trace_path(TRACE), jobs).set_index("job_id")["wait_time"]

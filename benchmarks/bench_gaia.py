@@ -379,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"vosim  : {v['jobs']} jobs in {v['total_s']:.1f} s (build {v['build_s']:.1f}, run "
         f"{v['run_s']:.1f}, per-job + per-cycle output {v['output_s']:.1f}) = {rate:,.0f} "
-        f"jobs/s; {v['cycles']} cycles; peak memory {v['peak_mb']:.0f} MB; {v['states']}"
+        f"jobs/s; {v['cycles']} cycles; peak memory {v['peak_mb']:.0f} MiB; {v['states']}"
     )
     print(f"target : {TARGET:,.0f} jobs/s -> vosim / target = {rate / TARGET:.2f}")
     if a is not None:

@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     pair[name] = run_side(tree, options, work / f"{side}.parquet")
                 r = pair[name]
-                peak = f", peak {r['peak_mb']:,.0f} MB" if "peak_mb" in r else ""
+                peak = f", peak {r['peak_mb']:,.0f} MiB" if "peak_mb" in r else ""
                 print(
                     f"pair {k + 1} {name:>12}: {r['s']:7.2f} s, {r['completed']:,} "
                     f"completed, {r['completed'] / r['s']:,.0f} completed jobs/s{peak}",
