@@ -622,8 +622,12 @@ def live_slots(node, start, end, price, perf, alive, loaded, top):  # pragma: no
     ``[loaded, top)``, which moves added, are sorted and merged in
     (:func:`~vosim.core.slot_kernels.merged_rows`). The order of
     ``np.lexsort((node, start))`` over the live rows (two live rows of a node never share a
-    start). ``O(m + a log a)`` for ``m`` rows and ``a`` added. Raises nothing (compiled).
-    No paper source: vosim's slot list after compression's moves.
+    start). ``node`` (int), ``start``, ``end`` (model time units), ``price`` (cost units per
+    time unit), ``perf`` and ``alive`` (bool): the rows' columns, shape (cap,) each, rows
+    ``[0, top)`` in use. Returns the five columns of the live rows, shape (live,) each.
+    ``O(m + a log a)`` for ``m`` rows and ``a`` added. Raises nothing (compiled). Source:
+    AEP §2.1 (the slot list ordered by start time); the merge after compression's moves is
+    vosim's.
     """
     added = np.empty(top - loaded, dtype=np.int64)
     a = 0
