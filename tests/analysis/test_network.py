@@ -8,6 +8,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vosim.analysis.network import (
     graphml_text,
@@ -16,6 +18,7 @@ from vosim.analysis.network import (
     market_graph,
     market_metrics,
     market_nodes,
+    pair_totals,
 )
 from vosim.model import VOModel
 from vosim.runs.batch import run_sweep
@@ -239,3 +242,41 @@ def test_group_sites_and_concentration_by_hand():
     assert (view.loc[1, "top_site"], view.loc[1, "top_site_share"]) == ("a.org", 0.8)
     assert (view.loc[2, "sites"], view.loc[2, "site_hhi"]) == (1, 1.0)
     assert group_concentration(group_sites(tasks.iloc[:0])).empty
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(-3, 40),
+            st.integers(-2, 9),
+            st.integers(-5, 30),
+            st.floats(0, 1e6),
+            st.floats(0, 1e3),
+        ),
+        max_size=60,
+    )
+)
+def test_pair_totals_against_pandas_groupby(rows):
+    # the oracle: pandas' groupby over both ids, sum and nunique (negative ids included)
+    frame = pd.DataFrame(rows, columns=["left", "right", "job", "a", "b"]).astype(
+        {"left": np.int64, "right": np.int64, "job": np.int64, "a": float, "b": float}
+    )
+    got = pair_totals(
+        frame["left"].to_numpy(),
+        frame["right"].to_numpy(),
+        {"a": frame["a"].to_numpy(), "b": frame["b"].to_numpy()},
+        distinct=frame["job"].to_numpy(),
+    )
+    want = (
+        frame.groupby(["left", "right"], sort=True)
+        .agg(a=("a", "sum"), b=("b", "sum"), distinct=("job", "nunique"))
+        .reset_index()
+    )
+    assert list(got.columns) == ["left", "right", "a", "b", "distinct"]
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, rtol=1e-12, atol=1e-9)
+    assert all(got[c].dtype == np.int64 for c in ("left", "right", "distinct"))
+
+
+def test_pair_totals_names_columns_of_different_lengths():
+    with pytest.raises(ValueError, match="different lengths"):
+        pair_totals(np.arange(3), np.arange(2), {})
