@@ -1147,13 +1147,15 @@ class VOModel(mesa.Model):
             names=names,
         )
 
-    def task_frame(self) -> pd.DataFrame:
+    def task_frame(self, *, release: bool = False) -> pd.DataFrame:
         """One row per VO task that ran; see :meth:`~vosim.agents.execution.Execution.task_frame`.
 
         The owners' revenue equals the sum of its ``cost`` column and of the jobs' ``cost``
-        (tested).
+        (tested). ``release=True`` is for a caller done with the run (``vosim run``): the
+        model's task log is handed to the table, not copied, and a later call (or a further
+        step of the run) raises ``RuntimeError``.
         """
-        return self.metascheduler.execution.task_frame()
+        return self.metascheduler.execution.task_frame(release=release)
 
     def attempt_frame(self) -> pd.DataFrame:
         """One row per reserved window: predicted ``P_a^w`` and whether it ran through.

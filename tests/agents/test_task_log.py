@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,6 +53,10 @@ def test_the_frame_is_the_rows_logged_in_order(logged):
     got = log.frame(node, owner)
     assert len(log) == len(rows) and log.windows == len(logged)
     pd.testing.assert_frame_equal(got, want.astype(got.dtypes.to_dict()), check_exact=True)
+    # handed over rather than copied: the same table, and the log is spent
+    pd.testing.assert_frame_equal(log.frame(node, owner, release=True), got, check_exact=True)
+    with pytest.raises(RuntimeError, match="released"):
+        log.frame(node, owner)
 
 
 def test_the_frame_does_not_change_when_more_is_logged():
@@ -60,3 +65,12 @@ def test_the_frame_does_not_change_when_more_is_logged():
     first = log.frame(np.arange(3), np.zeros(3, dtype=np.int64))
     log.add(2, 1, 0, 1, 1.0, np.array([1]), np.array([9.0]), np.array([1.0]), np.array([8.0]))
     assert first["end"].tolist() == [5.0] and first["resource"].tolist() == [2]
+
+
+def test_a_released_log_takes_no_more_tasks():
+    log = TaskLog()
+    log.add(1, 0, 0, 1, 0.0, np.array([2]), np.array([5.0]), np.array([1.0]), np.array([5.0]))
+    table = log.frame(np.arange(3), np.zeros(3, dtype=np.int64), release=True)
+    with pytest.raises(RuntimeError, match="released"):
+        log.add(2, 1, 0, 1, 1.0, np.array([1]), np.array([9.0]), np.array([1.0]), np.array([8.0]))
+    assert table["cost"].tolist() == [5.0]

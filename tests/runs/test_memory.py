@@ -53,3 +53,12 @@ def test_arrow_is_asked_to_release_its_heap(monkeypatch):
 def test_no_c_library_trim_still_collects(monkeypatch):
     monkeypatch.setattr(memory, "_malloc_trim", lambda: None)
     assert release_memory() is False
+
+
+def test_collect_false_skips_the_collection(monkeypatch):
+    collected = []
+    monkeypatch.setattr(memory.gc, "collect", lambda: collected.append(True) or 0)
+    release_memory(collect=False)
+    assert collected == []
+    release_memory()
+    assert collected == [True]

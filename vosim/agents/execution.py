@@ -373,7 +373,7 @@ class Execution:
         model = self.model
         model.busy_time.release(job.index, nodes, ends, model.time)
 
-    def task_frame(self) -> pd.DataFrame:
+    def task_frame(self, *, release: bool = False) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.
 
         Columns: ``job_id``, ``job`` (the job's position in the trace: its row in
@@ -385,9 +385,10 @@ class Execution:
         past its reserved slot, or the interruption), ``price`` (cost units per time unit) and
         ``cost`` = ``price * (end - start)``, cost units. Owners' revenue is the sum of
         ``cost`` (tested); :func:`vosim.analysis.network.market_graph` reads the user-owner
-        market from it.
+        market from it. ``release`` hands the log's columns to the table
+        (:meth:`~vosim.agents.task_log.TaskLog.frame`; a later call raises ``RuntimeError``).
         """
-        return self.tasks.frame(self.model.resource_node, self._owner_id)
+        return self.tasks.frame(self.model.resource_node, self._owner_id, release=release)
 
     def processors(self, now: float, until: float) -> tuple | None:
         """The free slots of ``[now, until)`` in count form, from the VO's reservations alone.

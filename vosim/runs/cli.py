@@ -553,24 +553,29 @@ def _run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - started
 
     out: Path = args.out
-    # One table at a time, each written before the next is built, and what it needed freed
-    # (release_memory): the peak is the model and the largest table, not all of them.
-    tasks = model.task_frame()  # the largest table first: the market and the site x VO view
-    write_table(tasks, out / "tasks.parquet")
-    release_memory()
+    # One table at a time, each written before the next is built, and the pages its build
+    # and write freed given back (release_memory): the peak is the model and the largest
+    # table, not all of them. The largest first, the model's task log handed to it; the
+    # market and the site x VO view read it before its write.
+    tasks = model.task_frame(release=True)
     market = model.market_graph(tasks)
     pairs = model.group_site_frame(tasks)
+    release_memory(collect=False)
+    write_table(tasks, out / "tasks.parquet")
     del tasks
-    release_memory()
+    release_memory(collect=False)
     jobs = model.job_frame()
+    release_memory(collect=False)
     write_table(jobs, out / "jobs.parquet")
-    release_memory()
+    release_memory(collect=False)
     cycles = model.cycle_frame()
     write_table(cycles, out / "cycles.parquet")
     write_table(model.group_frame(jobs, pairs), out / "groups.parquet")
     write_table(pairs, out / "group_sites.parquet")
     del pairs
+    release_memory(collect=False)
     summary = model.summary(jobs, cycles, market)
+    release_memory(collect=False)
     summary.update(
         {
             "vosim_version": __version__,

@@ -22,8 +22,8 @@ def _malloc_trim():
         return None
 
 
-def release_memory() -> bool:
-    """Collect garbage, then give the allocators' free pages back to the system.
+def release_memory(*, collect: bool = True) -> bool:
+    """Give the allocators' free pages back to the system, after a garbage collection.
 
     A run's records are millions of small objects; once a table is written and its transient
     copies are dropped, the freed pages stay with the allocators, so the process's resident
@@ -32,6 +32,14 @@ def release_memory() -> bool:
     task table left ~70 MB there) and the C library's, whose ``malloc_trim(0)`` returns
     every wholly free page. Returns whether the C library could be asked (``False``: only
     the collection and Arrow's release ran).
+
+    Parameters
+    ----------
+    collect : bool
+        Run a full garbage collection first (frees objects held only in reference cycles,
+        as a freed model's agents are). A table's transients are freed by reference counting
+        alone; while the model is alive a full collection walks all of it (~120 ms on whole
+        UniLu-Gaia, collecting nothing), so calls between tables pass ``False``.
 
     Raises
     ------
@@ -42,7 +50,8 @@ def release_memory() -> bool:
     glibc manual, ``malloc_trim``; Apache Arrow, ``pyarrow.MemoryPool.release_unused`` (no
     paper: vosim's memory).
     """
-    gc.collect()
+    if collect:
+        gc.collect()
     pa.default_memory_pool().release_unused()  # Arrow's own heap (mimalloc): Parquet writes
     trim = _malloc_trim()
     if trim is None:
