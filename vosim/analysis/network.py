@@ -71,8 +71,8 @@ def pair_totals(
 
     What ``DataFrame.groupby([left, right], sort=True)`` with ``sum`` (and ``nunique`` of
     ``distinct``) gives, with a fraction of its transient memory: one int64 key per row, its
-    sorted distinct values and one ``numpy.bincount`` per column (~15 MB against pandas'
-    ~40 MB on whole UniLu-Gaia's 517,768 tasks, where this transient set the run's peak).
+    sorted distinct values and one ``numpy.bincount`` per column (~28 MB traced against
+    pandas' ~37 MB on whole UniLu-Gaia's 517,768 tasks, in ``vosim run``'s output phase).
     Sums are accumulated in row order within a pair (pandas compensates its sums, so the two
     can differ in the last bits).
 
