@@ -1151,9 +1151,9 @@ class VOModel(mesa.Model):
         """One row per VO task that ran; see :meth:`~vosim.agents.execution.Execution.task_frame`.
 
         The owners' revenue equals the sum of its ``cost`` column and of the jobs' ``cost``
-        (tested). ``release=True`` is for a caller done with the run (``vosim run``): the
-        model's task log is handed to the table, not copied, and a later call (or a further
-        step of the run) raises ``RuntimeError``.
+        (tested). ``release=True`` is for a caller done with the run (``vosim run``, a
+        sweep's run): the model's task log is handed to the table, not copied, and a later
+        call (or a further step of the run) raises ``RuntimeError``.
         """
         return self.metascheduler.execution.task_frame(release=release)
 

@@ -109,7 +109,7 @@ def pair_totals(
     low_l = int(left.min()) if rows else 0
     low_r = int(right.min()) if rows else 0
     width = int(right.max()) - low_r + 1 if rows else 1
-    key = left - low_l  # one int64 key per row, built in place
+    key = np.subtract(left, low_l, dtype=np.int64)  # one int64 key per row, built in place
     key *= width
     key += right
     key -= low_r
@@ -121,7 +121,10 @@ def pair_totals(
     if distinct is not None:
         low_d = int(distinct.min()) if rows else 0
         span = int(distinct.max()) - low_d + 1 if rows else 1
-        seen = np.unique(pair.astype(np.int64) * span + (distinct - low_d))
+        seen = pair.astype(np.int64, copy=False) * span
+        seen += distinct
+        seen -= low_d
+        seen = np.unique(seen)
         out["distinct"] = np.bincount(seen // span, minlength=len(keys)).astype(np.int64)
     return pd.DataFrame(out)
 

@@ -155,7 +155,9 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
         model.run()
         jobs = model.job_frame()
         cycles = model.cycle_frame()
-        tasks = model.task_frame()  # built once: the market and the site x VO view read it
+        # built once, the model's task log handed to it: the market and the site x VO view
+        # read it
+        tasks = model.task_frame(release=True)
         market = model.market_graph(tasks)
         metrics = model.summary(jobs, cycles, market)
         metrics["node_count"] = model.node_count
