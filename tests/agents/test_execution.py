@@ -1,5 +1,6 @@
-"""The VO's jobs holding windows: busy nodes kept from task events, and the traced machine's
-processors counted from the reservations alone (``Execution.processors``)."""
+"""The VO's jobs holding windows: busy nodes kept from task events, the unstarted
+reservations kept as they are made and end, and the traced machine's processors counted from
+the reservations alone (``Execution.processors``)."""
 
 import numpy as np
 import pytest
@@ -10,21 +11,26 @@ from vosim.policies.easy import EASY
 
 
 @pytest.mark.parametrize("availability", [False, True])  # True: interrupted windows too
-def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability):
+def test_busy_nodes_and_unstarted_equal_scans_over_running_jobs(monkeypatch, availability):
+    """Both are kept incrementally; at every pass they equal a scan over the running jobs."""
     record = VOModel.record_cycle
-    seen = []
+    seen, ahead = [], []
 
     def checked(self):
         run, now = self.metascheduler.execution, self.time
         expected = sum(
             1
-            for job in run.running
+            for job in run.running.values()
             if run.model.ledger[job.index].start <= now
             for end in run.model.ledger[job.index].task_ends
             if now < end
         )
         assert run.busy_nodes(now) == expected
         seen.append(expected)
+        start = run.model.ledger.start
+        later = sorted(i for i in run.running if start[i] > now)
+        assert run.unstarted() == later
+        ahead.append(len(later))
         record(self)
 
     monkeypatch.setattr(VOModel, "record_cycle", checked)
@@ -33,7 +39,7 @@ def test_busy_nodes_equals_a_count_over_running_tasks(monkeypatch, availability)
     nodes = {"resources": "nodes"} if availability else {}
     model = VOModel(jobs=300 if availability else 800, rng=5, availability=availability, **nodes)
     model.run()
-    assert max(seen) > 0
+    assert max(seen) > 0 and max(ahead) > 0
     if availability:
         assert model.job_frame()["failures"].sum() > 0
     # an earlier time is counted over the running jobs

@@ -74,4 +74,4 @@ def test_views_carry_the_budget_a_policy_may_spend():
         model.ledger.budget[1],
     )
     assert view.account == -1  # no per-period accounts
-    assert queue.reserved(running=[], ahead=False) == []
+    assert queue.reserved(list) == []  # no reservation waits to start

@@ -292,7 +292,7 @@ def test_interrupted_windows_credit_the_unused_part_back(monkeypatch):
     jobs = model.job_frame()
     assert (jobs["failures"] > 0).any()  # the case is exercised
     assert (jobs["paid_for_failures"] > 0).any()
-    held = sum(model.ledger[job.index].window.cost for job in model.metascheduler.execution.running)
+    held = sum(model.ledger[i].window.cost for i in model.metascheduler.execution.running)
     net = math.fsum(charges) - math.fsum(credits)
     assert net == pytest.approx(jobs["cost"].sum() + held, rel=1e-9)
     assert sum(credits) > 0

@@ -177,7 +177,7 @@ class MetaschedulerAgent(mesa.Agent):
             now + self.scheduling_interval,
             partial(self.slot_list, now),
             queue.jobs,
-            partial(queue.reserved, self.execution.running, self.execution.ahead),
+            partial(queue.reserved, self.execution.unstarted),
             owner=self._owner,
             arrived=partial(queue.views, arrived),
             freed=np.fromiter(self._freed, dtype=np.int64, count=len(self._freed))
@@ -246,10 +246,8 @@ class MetaschedulerAgent(mesa.Agent):
         Jobs wait, arrived or left; nodes were freed; balances grew; a reservation has not
         started; or every pass reprices or reviews owners. If not, periodic cycles skip ahead.
         """
-        ex, now = self.execution, self.model.time
         pending = self._passes_act or self._freed or self._refreshed or not self.queue.settled
-        start = self.model.ledger.start
-        return bool(pending or (ex.ahead and any(start[j.index] > now for j in ex.running)))
+        return bool(pending or self.execution.unstarted())
 
     def request_pass(self) -> None:
         """A pass now, after this time's other events (event driven; call it last in an event).

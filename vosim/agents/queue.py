@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import replace
 
 import mesa
@@ -172,21 +173,22 @@ class JobQueue:
         budget = np.minimum(model.ledger.budget[index], np.maximum(balance, 0.0))
         return [self.view(j, b) for j, b in zip(index.tolist(), budget.tolist(), strict=True)]
 
-    def reserved(self, running: list[Job], ahead: bool) -> list[tuple[ResourceRequest, Window]]:
-        """The reservations among ``running`` not started yet, in queue (trace) order.
+    def reserved(self, unstarted: Callable[[], list[int]]) -> list[tuple[ResourceRequest, Window]]:
+        """The reservations not started yet, in queue (trace) order, as the pass re-plans them.
 
-        Each job's budget is what it may spend on a new window in place of its reservation:
+        ``unstarted`` gives their job indices, ascending
+        (:meth:`Execution.unstarted <vosim.agents.execution.Execution.unstarted>`). Each
+        job's budget is what it may spend on a new window in place of its reservation:
         ``C``; under per-period accounts ``min(C, window cost + balance)`` when the window's
         hold was taken in this budget period (cancelling returns it), else 0 (a hold of an
-        earlier period is not returned, so a new window would be charged twice). Empty at
-        no cost when no window was ever reserved ahead of its pass (``ahead`` false: FCFS,
-        EASY).
+        earlier period is not returned, so a new window would be charged twice). Raises
+        nothing.
         """
-        if not ahead:
+        later = unstarted()
+        if not later:
             return []
-        model, now, ledger = self.model, self.model.time, self.model.ledger
-        start, window = ledger.start, ledger.window
-        later = sorted(j.index for j in running if start[j.index] > now)
+        model, ledger = self.model, self.model.ledger
+        window = ledger.window
         if model.budget_period is None:  # fixed budgets: each job's own request
             return [(ledger.request[j], window[j]) for j in later]
         balance, user, budget = model.user_balance, model.job_user_index, ledger.budget

@@ -437,7 +437,7 @@ class LiveModel(VOModel):
                 changed = True
         known = {id(j) for j in self._open}
         chosen = []
-        for job in ms.execution.running:
+        for job in ms.execution.running.values():
             if id(job) not in known:
                 i, u = job.index, ledger.user_evaluation[job.index]
                 chosen.append(
@@ -454,7 +454,7 @@ class LiveModel(VOModel):
                     self._u_sum += u
                     self._u_count += 1
         self.last_chosen = chosen
-        self._open = list(ms.execution.running)
+        self._open = list(ms.execution.running.values())
         if changed or chosen or not self._fair_rows:
             self._fair_rows.append((float(self.time), self.mean_user_evaluation, self.jain))
 
