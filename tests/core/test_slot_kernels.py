@@ -2,11 +2,13 @@
 
 ``cut_distinct`` is :meth:`SlotList.cut` for a window's spans and ``release_window`` is
 :func:`vosim.policies.batch_windows.release`; each is compared with the numpy path the
-``VOSIM_REFERENCE=1`` switch runs, on hand-computed lists and on random ones.
+``VOSIM_REFERENCE=1`` switch runs, on hand-computed lists and on random ones. The merge both
+use, ``merged_rows``, is compared with :func:`vosim.core.slots.merge_rows` on the kept rows.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from unittest import mock
 
@@ -16,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vosim.core.code_path import REFERENCE_ENV
-from vosim.core.slot_kernels import cut_distinct, release_window
-from vosim.core.slots import Slot, SlotList
+from vosim.core.slot_kernels import cut_distinct, merged_rows, release_window
+from vosim.core.slots import Slot, SlotList, merge_rows
 from vosim.core.windows import Window
 from vosim.policies.batch_windows import release
 
@@ -140,6 +142,40 @@ def test_release_window_gives_the_numpy_releases_rows(case):
         assert col.tolist() == getattr(want, field).tolist()
 
 
-@pytest.mark.parametrize("fn", [cut_distinct, release_window])
+@st.composite
+def rows_drops_and_extras(draw):
+    """Rows in (start, node) order, a drop mask, and extra rows keyed apart from kept rows."""
+    keys = draw(st.sets(st.tuples(st.integers(0, 6), st.integers(0, 9)), max_size=40))
+    keys = sorted(keys)
+    drop = np.array([draw(st.booleans()) for _ in keys], dtype=bool)
+    kept = {k for k, d in zip(keys, drop.tolist(), strict=True) if not d}
+    free = [k for k in itertools.product(range(7), range(10)) if k not in kept]
+    extra = draw(st.lists(st.sampled_from(free), unique=True, max_size=8)) if free else []
+    return keys, drop, extra
+
+
+def _columns_of(keys, offset):
+    node = np.array([n for _, n in keys], dtype=np.int64)
+    start = np.array([float(t) for t, _ in keys])
+    other = [start + offset + i for i in (1.0, 2.0, 3.0)]  # end, price, performance
+    return node, start, *other
+
+
+@SETTINGS
+@given(rows_drops_and_extras())
+def test_merged_rows_is_merge_rows_on_the_kept_rows(case):
+    keys, drop, extra = case
+    cols = _columns_of(keys, 0.0)
+    xcols = _columns_of(extra, 100.0)
+    order = np.lexsort((xcols[0], xcols[1])) if extra else np.empty(0, dtype=np.int64)
+    got = merged_rows(*cols, drop, *xcols, order)
+    keep = ~drop
+    want = merge_rows([c[keep] for c in cols], [c[order] for c in xcols])
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        assert g.tolist() == w.tolist()
+
+
+@pytest.mark.parametrize("fn", [cut_distinct, merged_rows, release_window])
 def test_the_kernels_are_compiled(fn):
     assert hasattr(fn, "py_func") and hasattr(fn, "signatures")
