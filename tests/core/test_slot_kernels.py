@@ -144,12 +144,21 @@ def test_release_window_gives_the_numpy_releases_rows(case):
 
 @st.composite
 def rows_drops_and_extras(draw):
-    """Rows in (start, node) order, a drop mask, and extra rows keyed apart from kept rows."""
-    keys = draw(st.sets(st.tuples(st.integers(0, 6), st.integers(0, 9)), max_size=40))
+    """Rows in (start, node) order, a drop mask, and extra rows keyed apart from kept rows.
+
+    Drops are dense (any row) or sparse (a few positions), so that runs of kept rows are both
+    short and long.
+    """
+    keys = draw(st.sets(st.tuples(st.integers(0, 29), st.integers(0, 9)), max_size=200))
     keys = sorted(keys)
-    drop = np.array([draw(st.booleans()) for _ in keys], dtype=bool)
+    if draw(st.booleans()):
+        drop = np.array([draw(st.booleans()) for _ in keys], dtype=bool)
+    else:
+        drop = np.zeros(len(keys), dtype=bool)
+        if keys:
+            drop[draw(st.lists(st.integers(0, len(keys) - 1), max_size=4))] = True
     kept = {k for k, d in zip(keys, drop.tolist(), strict=True) if not d}
-    free = [k for k in itertools.product(range(7), range(10)) if k not in kept]
+    free = [k for k in itertools.product(range(30), range(10)) if k not in kept]
     extra = draw(st.lists(st.sampled_from(free), unique=True, max_size=8)) if free else []
     return keys, drop, extra
 
@@ -173,6 +182,26 @@ def test_merged_rows_is_merge_rows_on_the_kept_rows(case):
     want = merge_rows([c[keep] for c in cols], [c[order] for c in xcols])
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype
+        assert g.tolist() == w.tolist()
+
+
+@pytest.mark.parametrize("drops, extras", [(0, 1), (3, 2), (40, 30), (600, 5)])
+def test_merged_rows_on_long_lists_is_merge_rows(drops, extras):
+    """Long runs of kept rows (few drops and extras), and many short ones."""
+    rng = np.random.default_rng(drops + extras)
+    pairs = list(itertools.product(range(300), range(10)))
+    picked = np.sort(rng.choice(len(pairs), size=2000, replace=False))
+    keys = [pairs[i] for i in picked]
+    drop = np.zeros(len(keys), dtype=bool)
+    drop[rng.choice(len(keys), size=drops, replace=False)] = True
+    kept = {k for k, d in zip(keys, drop.tolist(), strict=True) if not d}
+    free = [k for k in pairs if k not in kept]
+    extra = [free[i] for i in rng.choice(len(free), size=extras, replace=False)]
+    cols, xcols = _columns_of(keys, 0.0), _columns_of(extra, 100.0)
+    order = np.lexsort((xcols[0], xcols[1]))
+    got = merged_rows(*cols, drop, *xcols, order)
+    want = merge_rows([c[~drop] for c in cols], [c[order] for c in xcols])
+    for g, w in zip(got, want, strict=True):
         assert g.tolist() == w.tolist()
 
 

@@ -142,45 +142,30 @@ def merged_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):
     of :func:`~vosim.core.slots.merge_rows` place it. Returns the five merged columns, shape
     (kept + extra,) each (node ids, model time units, cost units per time unit, performance).
 
-    ``O(m + g log m)`` for ``g`` extra rows: their places by binary search, then the kept
-    rows copied in blocks between places and dropped rows (a loop testing every row takes
-    ~1.7x as long on a 26,000-row list, LCG-2005-1's size).
-
     Raises nothing: compiled, the callers keep the indices in range. Source: AEP §2.1 (the
     slot list ordered by start time); the merge is vosim's.
     """
     m, g = node.size, order.size
-    at = np.empty(g, dtype=np.int64)  # each extra row's place: before row at[q]
-    for q in range(g):
-        x = order[q]
-        lo = np.searchsorted(start, xs[x], side="left")
-        hi = np.searchsorted(start, xs[x], side="right")
-        at[q] = lo + np.searchsorted(node[lo:hi], xn[x], side="right")
     size_out = m - np.count_nonzero(drop) + g
     o_node, o_start, o_end, o_price, o_perf = _rows(size_out, node)
-    r, o = 0, 0
-    for q in range(g + 1):
-        stop = at[q] if q < g else m
-        while r < stop:  # the kept rows before the place, a block at a time
-            if drop[r]:
-                r += 1
-                continue
-            e = r + 1
-            while e < stop and not drop[e]:
-                e += 1
-            k = e - r
-            o_node[o : o + k] = node[r:e]
-            o_start[o : o + k] = start[r:e]
-            o_end[o : o + k] = end[r:e]
-            o_price[o : o + k] = price[r:e]
-            o_perf[o : o + k] = perf[r:e]
-            o += k
-            r = e
+    r, q, o = 0, 0, 0
+    while o < size_out:
+        if r < m and drop[r]:
+            r += 1
+            continue
+        first = False
         if q < g:
             x = order[q]
+            first = r >= m or start[r] > xs[x] or (start[r] == xs[x] and node[r] > xn[x])
+        if first:
             o_node[o], o_start[o], o_end[o] = xn[x], xs[x], xe[x]
             o_price[o], o_perf[o] = xp[x], xf[x]
-            o += 1
+            q += 1
+        else:
+            o_node[o], o_start[o], o_end[o] = node[r], start[r], end[r]
+            o_price[o], o_perf[o] = price[r], perf[r]
+            r += 1
+        o += 1
     return o_node, o_start, o_end, o_price, o_perf
 
 
