@@ -19,9 +19,18 @@ processor and free span) and counts:
 It prints the means over the sampled passes and the ratios. It times nothing: the share of
 a run's time that reads rows is a profile's (``benchmarks/README.md``).
 
+``--windows`` measures instead what binding costs the model: at every ``--every``-th window
+search of the cyclic scheme (a new job's, with its criterion and budget), the same search runs
+again on the count view of the same slot list (:func:`~vosim.market.free_time.count_view`:
+each pool's processors re-assigned, so ``k`` tasks fit wherever ``k`` processors are free)
+and the two windows are compared: found only by count, an earlier start, an earlier finish,
+a lower cost. The run itself is unchanged (its windows are the per-processor ones), so this
+is the static gap at each search, not what counting would do to a whole run.
+
     PYTHONPATH=. .venv/bin/python benchmarks/bench_pools.py --jobs 5000
     PYTHONPATH=. .venv/bin/python benchmarks/bench_pools.py --trace LCG-2005-1 \\
         --owners trace --jobs 5000
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_pools.py --windows --every 5
 """
 
 from __future__ import annotations
@@ -33,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from vosim.market.free_time import FreeTime
+import vosim.policies.cyclic_scheme as scheme
+from vosim.market.free_time import FreeTime, count_view
 from vosim.model import VOModel
 
 
@@ -70,6 +80,56 @@ def pass_rows(slots, free_time: FreeTime, now: float, until: float) -> dict:
     return {"rows": rows, "alike": alike, "levels": levels, "expanded": expanded}
 
 
+def compare_windows(by_processor, by_count) -> str:
+    """How the count view's window compares with the per-processor one (two Allocations).
+
+    ``"none"`` (neither found one), ``"count only"``, ``"processor only"`` (a fault: the
+    count view holds every window the per-processor list does), else ``"earlier"`` (an
+    earlier start), ``"cheaper"`` (the same start, a lower cost or an earlier finish) or
+    ``"same"``. Source: vosim's instrument (AEP §2.1 windows; the pools are vosim's).
+    """
+    a, b = by_processor.window, by_count.window
+    if a is None or b is None:
+        return {(True, True): "none", (True, False): "count only"}.get(
+            (a is None, b is None), "processor only"
+        )
+    if b.start < a.start:
+        return "earlier"
+    if b.start == a.start and (b.cost < a.cost or b.start + b.runtime < a.start + a.runtime):
+        return "cheaper"
+    return "same"
+
+
+def windows(model: VOModel, every: int) -> tuple[dict, list[float]]:
+    """Run ``model`` and compare every ``every``-th scheme search with its count view.
+
+    Returns the outcomes' counts (:func:`compare_windows`) and, for each ``"earlier"``, how
+    much earlier the count view's window starts (model time units).
+    """
+    plain = scheme.allocate_window
+    outcome: dict[str, int] = {}
+    gain: list[float] = []
+    calls = [0]
+
+    def both(slots, request, criterion="amp", **kw):
+        found = plain(slots, request, criterion, **kw)
+        calls[0] += 1
+        if calls[0] % every == 0:
+            other = plain(count_view(slots, model.free_time.pool), request, criterion, **kw)
+            kind = compare_windows(found, other)
+            outcome[kind] = outcome.get(kind, 0) + 1
+            if kind == "earlier":
+                gain.append(found.window.start - other.window.start)
+        return found
+
+    scheme.allocate_window = both
+    try:
+        model.run()
+    finally:
+        scheme.allocate_window = plain
+    return outcome, gain
+
+
 def _positive(text: str) -> int:
     """``--every``'s value: an integer >= 1 (argparse reports anything else)."""
     value = int(text)
@@ -88,9 +148,30 @@ def main(argv: list[str] | None = None) -> None:
         "--every", type=_positive, default=20, help="sample one pass in this many (>= 1)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--windows",
+        action="store_true",
+        help="compare the scheme's window searches with their count view (see above)",
+    )
     args = parser.parse_args(argv)
     extra = {} if args.owners is None else {"owners": args.owners}
     model = VOModel(trace=args.trace, jobs=args.jobs, rng=args.seed, **extra)
+    title = (
+        f"{args.trace}, {args.jobs} jobs{', owners ' + args.owners if args.owners else ''}: "
+        f"{model.node_count} resources in {model.free_time.pools} pools"
+    )
+    if args.windows:
+        outcome, gain = windows(model, args.every)
+        total = sum(outcome.values())
+        print(f"{title}; {total:,} searches compared")
+        for kind in ("none", "same", "cheaper", "earlier", "count only", "processor only"):
+            got = outcome.get(kind, 0)
+            print(f"  {kind:>14}: {got:7,} ({got / max(total, 1):.2%})")
+        if gain:
+            print(
+                f"  earlier by count: mean {np.mean(gain):,.0f} s, median {np.median(gain):,.0f} s"
+            )
+        return
     offers = model.metascheduler.offers
     plain = offers.slot_list
     seen: list[dict] = []
@@ -108,10 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     if not seen:
         raise SystemExit("no pass sampled: lower --every")
     mean = {k: float(np.mean([s[k] for s in seen])) for k in seen[0]}
-    print(
-        f"{args.trace}, {args.jobs} jobs{', owners ' + args.owners if args.owners else ''}: "
-        f"{model.node_count} resources in {model.free_time.pools} pools; {len(seen)} passes sampled"
-    )
+    print(f"{title}; {len(seen)} passes sampled")
     joined = 1 - mean["expanded"] / mean["rows"]
     print(
         f"rows {mean['rows']:,.0f}, alike {mean['alike']:,.0f} "

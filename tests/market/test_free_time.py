@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vosim.agents.offers import Offers
+from vosim.core.slots import Slot, SlotList
 from vosim.errors import SlotError
 from vosim.market.busy_time import BusyTime
-from vosim.market.free_time import FreeTime, pools_of
+from vosim.market.free_time import FreeTime, count_view, pools_of
 from vosim.market.schedule import LOCAL
 from vosim.model import VOModel
 
@@ -130,3 +133,52 @@ def test_a_run_reads_its_pools_from_the_domains_busy_time():
     finally:
         Offers.prepare = prepare
     assert len(seen) > 100 and model.ledger.completed > 0
+
+
+@st.composite
+def pooled_slots(draw):
+    """A slot list of 1-6 processors in 1-3 pools: disjoint free spans per processor."""
+    size = draw(st.integers(1, 6))
+    pool = draw(st.lists(st.integers(0, 2), min_size=size, max_size=size))
+    price = [1.0 + p for p in pool]  # one price and performance per pool
+    rows = []
+    for k in range(size):
+        cuts = sorted(set(draw(st.lists(st.integers(0, 30), max_size=6))))
+        for t, u in zip(cuts[::2], cuts[1::2], strict=False):
+            rows.append(Slot(k, float(t), float(u), price[k], price[k]))
+    return SlotList(rows), np.array(pool)
+
+
+def _free_ids(slots, ids, s, e):
+    """The processors among ``ids`` free over all of ``[s, e)`` in ``slots``."""
+    return {n for n, a, b in zip(slots.node, slots.start, slots.end, strict=True)
+            if n in ids and a <= s and e <= b}  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(pooled_slots(), st.integers(0, 29), st.integers(1, 15))
+def test_count_view_fits_k_tasks_exactly_where_k_processors_are_free(case, s, d):
+    """The count view holds each pool's free count, one span at a time per processor, and
+    ``k`` of a pool's processors are free over ``[s, s + d)`` in it exactly when at least
+    ``k`` are free at every time of it in the per-processor list."""
+    slots, pool = case
+    view = count_view(slots, pool)
+    for k in set(view.node.tolist()):  # each processor's spans are disjoint
+        spans = sorted(zip(view.start[view.node == k], view.end[view.node == k], strict=True))
+        assert all(b <= a2 for (_, b), (a2, _) in itertools.pairwise(spans))
+    assert set(view.node.tolist()) <= set(range(pool.size))
+    e = s + d
+    times = [t + 0.5 for t in range(31)]
+    for p in set(pool.tolist()):
+        ids = set(np.flatnonzero(pool == p).tolist())
+        for t in times:  # the same free count at every time
+            count = [sum(1 for n, a, b in zip(sl.node, sl.start, sl.end, strict=True)
+                         if n in ids and a <= t < b) for sl in (slots, view)]  # fmt: skip
+            assert count[0] == count[1]
+        least = min(
+            sum(1 for n, a, b in zip(slots.node, slots.start, slots.end, strict=True)
+                if n in ids and a <= t < b)
+            for t in [s, *[x for x in slots.start.tolist() + slots.end.tolist() if s < x < e]]
+        )  # fmt: skip
+        assert len(_free_ids(view, ids, s, e)) == least
+    assert np.allclose(view.price, view.performance)  # each pool's price and performance kept

@@ -15,7 +15,7 @@ import numpy as np
 
 from vosim.errors import SlotError
 
-__all__ = ["FreeProfile"]
+__all__ = ["FreeProfile", "level_spans"]
 
 
 class FreeProfile:
@@ -222,28 +222,10 @@ class FreeProfile:
         >>> [tuple(map(float, r)) for r in zip(*p.levels(0.0, 30.0))]
         [(0.0, 10.0, 2.0), (0.0, 30.0, 1.0), (20.0, 30.0, 2.0)]
         """
-        out: list[tuple[float, float, int]] = []
-        stack: list[list] = []  # open spans [start, lowest level, highest level], levels rising
-        i = self._index(a)  # a before the start is an error even for an empty interval
-        times, free = self.times, self.free
-        k = len(times) if a < b else i  # an empty interval: no step, no row
-        while i < k and times[i] < b:
-            t, c = max(times[i], a), free[i]
-            top = stack[-1][2] if stack else 0
-            while stack and stack[-1][2] > c:  # levels above c close at t
-                span = stack[-1]
-                lo = max(span[1], c + 1)
-                out.append((span[0], t, span[2] - lo + 1))
-                if span[1] <= c:
-                    span[2] = c
-                else:
-                    stack.pop()
-                top = c
-            if c > top:
-                stack.append([t, top + 1, c])
-            i += 1
-        out += [(start, b, hi - lo + 1) for start, lo, hi in stack]
-        out.sort()
+        self._index(a)  # a before the start is an error even for an empty interval
+        out = sorted(
+            (t, u, hi - lo + 1) for t, u, lo, hi in level_spans(self.times, self.free, a, b)
+        )
         if not out:  # no processor free anywhere in [a, b)
             return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
         start, end, count = zip(*out, strict=True)
@@ -299,3 +281,73 @@ class FreeProfile:
             if self.free[m] == self.free[m - 1]:
                 del self.times[m], self.free[m]
             m -= 1
+
+
+def level_spans(
+    times: Sequence[float], free: Sequence[int], a: float, b: float
+) -> list[tuple[float, float, int, int]]:
+    """The levels of a free count over ``[a, b)``: spans ``(start, end, lowest, highest)``.
+
+    Level ``l`` (``1 <= l <= max free``) is free wherever at least ``l`` processors are; each
+    returned span is a maximal span of ``[a, b)`` shared by levels ``lowest .. highest`` (a
+    level's spans are disjoint, and level ``l + 1``'s lie inside level ``l``'s). Giving level
+    ``l`` to the ``l``-th processor of a pool re-assigns its processors so that ``k`` tasks fit
+    over ``[s, e)`` exactly when ``k`` levels are free over all of it.
+
+    Parameters
+    ----------
+    times : sequence of float, shape (k,)
+        Step starts, increasing, model time units; the last step lasts for ever.
+    free : sequence of int, shape (k,)
+        Processors free in each step (>= 0).
+    a, b : float
+        The interval, model time units (``a >= times[0]``; ``b`` may be inf).
+
+    Returns
+    -------
+    list of (float, float, int, int)
+        The spans, in the order they close (not sorted); empty when ``a >= b`` or nothing
+        is free.
+
+    Raises
+    ------
+    IndexError
+        ``times`` is empty.
+
+    Notes
+    -----
+    One pass over the steps with a stack of open spans (the histogram's rectangle
+    decomposition): ``O(k)``, at most one span per step boundary.
+
+    References
+    ----------
+    AEP §2.1 (the slot list: each resource's free spans); Mu'alem & Feitelson (2001), §2
+    (a profile of free processors). The decomposition is vosim's, for pools of
+    interchangeable processors.
+
+    Examples
+    --------
+    >>> level_spans([0.0, 10.0, 20.0], [3, 1, 3], 0.0, 30.0)
+    [(0.0, 10.0, 2, 3), (20.0, 30.0, 2, 3), (0.0, 30.0, 1, 1)]
+    """
+    out: list[tuple[float, float, int, int]] = []
+    stack: list[list] = []  # open spans [start, lowest level, highest level], levels rising
+    i = max(bisect.bisect_right(times, a) - 1, 0)
+    k = len(times) if a < b else i  # an empty interval: no step, no span
+    while i < k and times[i] < b:
+        t, c = max(times[i], a), free[i]
+        top = stack[-1][2] if stack else 0
+        while stack and stack[-1][2] > c:  # levels above c close at t
+            span = stack[-1]
+            lo = max(span[1], c + 1)
+            out.append((span[0], t, lo, span[2]))
+            if span[1] <= c:
+                span[2] = c
+            else:
+                stack.pop()
+            top = c
+        if c > top:
+            stack.append([t, top + 1, c])
+        i += 1
+    out += [(start, b, lo, hi) for start, lo, hi in reversed(stack)]
+    return out
