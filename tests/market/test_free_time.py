@@ -182,3 +182,12 @@ def test_count_view_fits_k_tasks_exactly_where_k_processors_are_free(case, s, d)
         )  # fmt: skip
         assert len(_free_ids(view, ids, s, e)) == least
     assert np.allclose(view.price, view.performance)  # each pool's price and performance kept
+
+
+def test_count_view_refuses_more_free_than_a_pool_holds():
+    twice = SlotList.from_arrays(
+        np.array([0, 0]), np.array([0.0, 0.0]), np.array([5.0, 5.0]), np.ones(2), np.ones(2),
+        validate=False,
+    )  # fmt: skip
+    with pytest.raises(SlotError, match="2 processors free at once but holds 1"):
+        count_view(twice, np.array([0]))

@@ -174,6 +174,9 @@ def count_view(slots: SlotList, pool: Sequence[int] | np.ndarray) -> SlotList:
     ------
     IndexError
         A slot's node has no entry in ``pool``.
+    SlotError
+        A pool has more processors free at once than it holds (rows of ``slots`` overlap
+        on a processor).
 
     Notes
     -----
@@ -207,6 +210,10 @@ def count_view(slots: SlotList, pool: Sequence[int] | np.ndarray) -> SlotList:
         delta = np.bincount(at, weights=np.repeat([1.0, -1.0], rows.size), minlength=times.size)
         free = np.rint(np.cumsum(delta)).astype(np.int64).tolist()
         ids = np.flatnonzero(pool == p)
+        if max(free) > ids.size:  # a slice would drop the levels above silently
+            raise SlotError(
+                f"count_view: pool {p} has {max(free)} processors free at once but holds {ids.size}"
+            )
         for t, u, lo, hi in level_spans(times.tolist(), free, float(times[0]), float(times[-1])):
             node.append(ids[lo - 1 : hi])
             start += [t] * (hi - lo + 1)

@@ -309,10 +309,8 @@ def level_spans(
         The spans, in the order they close (not sorted); empty when ``a >= b`` or nothing
         is free.
 
-    Raises
-    ------
-    IndexError
-        ``times`` is empty.
+    Raises nothing (``a`` before ``times[0]`` is read as ``times[0]``; the caller checks it,
+    as :meth:`FreeProfile.levels` does).
 
     Notes
     -----
