@@ -14,7 +14,9 @@ import pandas as pd
 from vosim.agents.callbacks import callback
 from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
-from vosim.core.windows import Spans
+from vosim.core.windows import Spans, distinct
+from vosim.errors import SlotError
+from vosim.market.binding import pack
 from vosim.market.uncertainty import (
     local_chains_schedule,
     sample_interruptions,
@@ -184,6 +186,8 @@ class Execution:
             held_in = model.budget_periods
         if not isinstance(window.slots, Spans):  # held as columns from here on
             window = dataclasses.replace(window, slots=window.spans)
+        if model.metascheduler.offers.pooled:  # node ids of a count view: processors now
+            window = self._bind(window)
         # The job runs run_time on a reference-performance node; on node i it takes
         # run_time * p_ref / p_i, and the job ends with its slowest task.
         work = job.run_time * model.reference_performance
@@ -225,6 +229,82 @@ class Execution:
                     mesa.time.Priority.HIGH if self.event_driven else mesa.time.Priority.DEFAULT
                 )
                 model.schedule_event(self._complete_due, at=finish, priority=priority)
+
+    def _bind(self, window: Window) -> Window:
+        """``window`` (node ids of the count view) on processors free for all of its spans.
+
+        Per pool of the window: its node ids are kept if those processors are free over the
+        spans; otherwise the pool's unstarted reservations and the window's tasks are packed
+        again (:func:`~vosim.market.binding.pack`) around the fixed busy time (started tasks,
+        local jobs), and every reservation whose processors changed is re-bound at the
+        owners and in the ledger. Returns the window on its processors.
+
+        Raises
+        ------
+        SlotError
+            No packing was found (local jobs placed ahead on part of a pool can forbid the
+            one the counts allow).
+
+        References
+        ----------
+        Mu'alem & Feitelson (2001), §2 (processors counted, not named); the packing rule is
+        vosim's (:mod:`vosim.market.binding`).
+        """
+        model, busy, now = self.model, self.model.busy_time, self.model.time
+        pool = model.free_time.pool
+        spans = window.spans
+        nodes = spans.node.copy()
+        of = pool[nodes]
+        vnode, va, vb, vtag = busy.reservations.intervals()
+        moves: dict[int, dict[int, int]] = {}  # job index -> {old node: new node}
+        for p in distinct(of).tolist():
+            at = np.flatnonzero(of == p)
+            ids = np.flatnonzero(pool == p)
+            lnode, la, lb, _ = busy.local[int(self._owner_id[ids[0]])].intervals()
+            mine = np.isin(lnode, ids) & (lb > now)
+            rows = np.isin(vnode, ids) & (vb > now)
+            started = rows & (va <= now)
+            ahead = np.flatnonzero(rows & (va > now))
+            fixed = (
+                np.concatenate([lnode[mine], vnode[started]]),
+                np.concatenate([la[mine], va[started]]),
+                np.concatenate([lb[mine], vb[started]]),
+            )
+            s, e = np.full(at.size, window.start), spans.end[at]
+            held = (vnode[ahead], va[ahead], vb[ahead])
+            if _free(nodes[at], s, e, fixed, held):
+                continue
+            got = pack(
+                ids,
+                fixed,
+                np.concatenate([held[1], s]),
+                np.concatenate([held[2], e]),
+                np.concatenate([held[0], nodes[at]]),
+            )
+            if got is None:
+                raise SlotError(f"no processors of pool {p} hold the window at {window.start:g}")
+            nodes[at] = got[ahead.size :]
+            for k in np.flatnonzero(got[: ahead.size] != held[0]).tolist():
+                moves.setdefault(int(vtag[ahead[k]]), {})[int(held[0][k])] = int(got[k])
+        for j, change in moves.items():
+            self._rebind(j, change)
+        return dataclasses.replace(
+            window, slots=Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
+        )
+
+    def _rebind(self, i: int, change: dict[int, int]) -> None:
+        """Move job ``i``'s unstarted tasks from node ``k`` to ``change[k]`` (same spans)."""
+        model = self.model
+        old = model.ledger.window[i]
+        spans = old.spans
+        nodes = np.array([change.get(k, k) for k in spans.node.tolist()], dtype=np.int64)
+        moved = nodes != spans.node
+        busy = model.busy_time
+        busy.reservations.shorten(i, spans.node[moved], np.full(int(moved.sum()), old.start))
+        busy.reserve(nodes[moved], old.start, spans.end[moved], i)
+        self.freed.update(spans.node[moved].tolist())
+        bound = Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
+        model.ledger.rebind(model.jobs[i], dataclasses.replace(old, slots=bound))
 
     def fail_due(self) -> None:
         """Interrupt every job one of whose nodes was taken by now, and requeue it.
@@ -466,3 +546,12 @@ class Execution:
                 self._busy += delta
         self._busy_at = now
         return self._busy
+
+
+def _free(nodes: np.ndarray, start: np.ndarray, end: np.ndarray, *parts: tuple) -> bool:
+    """Whether no busy row of ``parts`` (each ``(node, a, b)``) overlaps a span on its node."""
+    for node, a, b in parts:
+        for k, s, e in zip(nodes.tolist(), start.tolist(), end.tolist(), strict=True):
+            if ((node == k) & (a < e) & (b > s)).any():
+                return False
+    return True

@@ -544,6 +544,18 @@ class JobLedger:
         if held_in is not None:
             self.held_in[i] = held_in
 
+    def rebind(self, job: Job, window: Window) -> None:
+        """The scheduled ``job``'s unstarted ``window`` moved to other processors of its pools.
+
+        The same start, task times and cost (processors of one pool are interchangeable);
+        only ``window``'s node ids differ. Raises :class:`JobStateError` unless ``job`` is
+        scheduled. Mu'alem & Feitelson (2001), §2: processors are counted, not named, until
+        a job starts.
+        """
+        i = self._require(job, "scheduled", "only a scheduled job's window can be re-bound")
+        self.window[i] = window
+        self.nodes[i] = window.spans.node
+
     def predict(self, job: Job, availability: float) -> None:
         """Record the predicted availability ``P_a^w`` of the scheduled ``job``'s window."""
         i = self._require(job, "scheduled", "only a scheduled job's window has an availability")

@@ -172,6 +172,9 @@ class MetaschedulerAgent(mesa.Agent):
         arrived = queue.take_arrivals()
         self.last_batch = queue.count
         self.offers.prepare(now, now + self.scheduling_interval)  # reading the state: no effect
+        freed = np.fromiter(self._freed, dtype=np.int64, count=len(self._freed))
+        if freed.size and self.offers.pooled:  # a pool's time is freed as a count
+            freed = model.free_time.members(freed)
         state = CycleState(
             now,
             now + self.scheduling_interval,
@@ -180,9 +183,7 @@ class MetaschedulerAgent(mesa.Agent):
             partial(queue.reserved, self.execution.unstarted),
             owner=self._owner,
             arrived=partial(queue.views, arrived),
-            freed=np.fromiter(self._freed, dtype=np.int64, count=len(self._freed))
-            if self._freed
-            else _NONE,
+            freed=freed if freed.size else _NONE,
             refreshed=self._refreshed,
             left=queue.take_left(),
             balance=model.user_balance if model.budget_period is not None else None,
@@ -194,6 +195,7 @@ class MetaschedulerAgent(mesa.Agent):
                 if self.offers.counted
                 else None
             ),
+            pool=model.free_time.pool if self.offers.pooled else None,
         )
         self._freed.clear()
         self._refreshed = False

@@ -7,6 +7,7 @@ import numpy as np
 
 from vosim.core.code_path import reference
 from vosim.core.slots import SlotList
+from vosim.market.free_time import count_view
 from vosim.market.slot_cache import SlotListCache
 from vosim.market.slots import free_slots
 
@@ -31,6 +32,8 @@ class Offers:
 
     Attributes
     ----------
+    pooled : bool
+        The slot list is each pool's free count (set below).
     counted : bool
         Every node is identical (one price, one performance), prices are fixed, owners never
         leave and nodes hold no busy time but the VO's tasks (the traced machine): the slot
@@ -55,6 +58,10 @@ class Offers:
             and not model.availability
             and bool((price == price[0]).all() and (perf == perf[0]).all())
         )
+        #: Some pool holds several resources and the slot list has no count form of its own:
+        #: the slot list is the count view (:func:`~vosim.market.free_time.count_view`) and
+        #: reservations are bound to processors when made.
+        self.pooled = model.free_time.counted and not self.counted
 
     def prepare(self, now: float, until: float) -> None:
         """Bring the domain's busy time up to ``[now, until)`` before a pass decides.
@@ -84,9 +91,14 @@ class Offers:
         """
         model = self.model
         active = [owner for owner in model.owners if owner.active]
+        pools = model.free_time
+        if self.pooled and nodes is not None:  # a pool's processors are read together
+            nodes = pools.members(nodes)
         if reference():  # the plain build the cache speeds up
-            return self._built(active, now, until, nodes)
-        return self.cache.slots(active, model.busy_time, now, until, model.node_price, nodes)
+            slots = self._built(active, now, until, nodes)
+        else:
+            slots = self.cache.slots(active, model.busy_time, now, until, model.node_price, nodes)
+        return count_view(slots, pools.pool) if self.pooled else slots
 
     def _built(self, owners: list, now: float, until: float, nodes: np.ndarray | None) -> SlotList:
         """The slot list of :meth:`slot_list` from the domain's busy intervals at once.

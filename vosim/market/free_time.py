@@ -20,7 +20,7 @@ from vosim.errors import SlotError
 from vosim.market.busy_time import BusyTime
 from vosim.market.profile import FreeProfile, level_spans
 
-__all__ = ["FreeTime", "count_view", "pools_of"]
+__all__ = ["FreeTime", "count_view", "members", "pools_of"]
 
 
 def pools_of(
@@ -127,6 +127,15 @@ class FreeTime:
         """Number of pools ``P``."""
         return self.capacity.size
 
+    @property
+    def counted(self) -> bool:
+        """Some pool holds more than one resource: searches read :func:`count_view`."""
+        return bool(self.capacity.max() > 1)
+
+    def members(self, resources: np.ndarray) -> np.ndarray:
+        """Every resource of the pools of ``resources``: :func:`members` of :attr:`pool`."""
+        return members(self.pool, resources)
+
     def profile(self, pool: int, now: float) -> FreeProfile:
         """The free count of ``pool`` over time from ``now`` on (model time units), new.
 
@@ -145,7 +154,21 @@ class FreeTime:
         )
 
 
-def count_view(slots: SlotList, pool: Sequence[int] | np.ndarray) -> SlotList:
+def members(pool: np.ndarray, resources: np.ndarray) -> np.ndarray:
+    """Every resource of the pools of ``resources`` (ids, shape (r,)), ids ascending.
+
+    ``pool``: each resource's pool, shape (R,). What a count view reads together: time freed
+    on one processor of a pool is time of the pool's count. Raises ``IndexError`` for an id
+    outside ``pool``. Source: vosim's (Mu'alem & Feitelson (2001), §2: counted processors).
+    """
+    mark = np.zeros(int(pool.max()) + 1, dtype=bool)
+    mark[pool[np.asarray(resources, dtype=np.int64)]] = True
+    return np.flatnonzero(mark[pool])
+
+
+def count_view(
+    slots: SlotList, pool: Sequence[int] | np.ndarray, pools: np.ndarray | None = None
+) -> SlotList:
     """The slot list with each pool's processors re-assigned: the free time as counts.
 
     Within a pool the processors are interchangeable, so what a search may use is how many
@@ -159,10 +182,14 @@ def count_view(slots: SlotList, pool: Sequence[int] | np.ndarray) -> SlotList:
     Parameters
     ----------
     slots : SlotList
-        Free slots, one row per processor and free span (disjoint per processor), ``m`` rows.
+        Free slots, ``m`` rows: one per processor and free span, or any rows whose count
+        per pool and time is the free count (a count view with a window's spans put back
+        on their processors, which may overlap a level's: they are summed, then re-levelled).
     pool : array_like of int, shape (R,)
         Each resource's pool (:func:`pools_of`), by resource id; resources of one pool have
         one price and performance in ``slots``.
+    pools : numpy.ndarray of int, shape (q,), optional
+        Re-level only these pools; the other rows are kept as they are. ``None``: every pool.
 
     Returns
     -------
@@ -198,12 +225,14 @@ def count_view(slots: SlotList, pool: Sequence[int] | np.ndarray) -> SlotList:
     """
     pool = np.asarray(pool, dtype=np.int64)
     of = pool[slots.node]
-    node: list[np.ndarray] = []
-    start: list[float] = []
-    end: list[float] = []
-    price: list[float] = []
-    perf: list[float] = []
-    for p in distinct(of).tolist():
+    which = distinct(of) if pools is None else np.intersect1d(distinct(of), pools)
+    kept = ~np.isin(of, which)
+    node: list[np.ndarray] = [slots.node[kept]]
+    start: list[float] = slots.start[kept].tolist()
+    end: list[float] = slots.end[kept].tolist()
+    price: list[float] = slots.price[kept].tolist()
+    perf: list[float] = slots.performance[kept].tolist()
+    for p in which.tolist():
         rows = np.flatnonzero(of == p)
         a, b = slots.start[rows], slots.end[rows]
         times, at = np.unique(np.concatenate([a, b]), return_inverse=True)
@@ -220,7 +249,7 @@ def count_view(slots: SlotList, pool: Sequence[int] | np.ndarray) -> SlotList:
             end += [u] * (hi - lo + 1)
         price += [float(slots.price[rows[0]])] * (len(start) - len(price))
         perf += [float(slots.performance[rows[0]])] * (len(start) - len(perf))
-    if not node:
+    if not start:
         return SlotList()
     return SlotList.from_arrays(
         np.concatenate(node), np.array(start), np.array(end), np.array(price), np.array(perf)

@@ -117,6 +117,11 @@ class CycleState:
         (ascending) and ids, ties by id, shape (m - f,) each: the same slots as ``slots``, as
         :class:`~vosim.policies.batch_windows.IdenticalSlots` reads them. ``None`` (default): not
         known in this form (read ``slots``).
+    pool : numpy.ndarray of int, shape (n_nodes,), optional
+        Each node's pool when ``slots`` is the count view
+        (:func:`~vosim.market.free_time.count_view`: a pool's processors re-assigned as the
+        levels of its free count, so a window's node ids are a count per pool until it is
+        reserved); ``None`` (default): the slots are each processor's own.
 
     References
     ----------
@@ -137,6 +142,7 @@ class CycleState:
     balance: np.ndarray | None = field(default=None, compare=False)
     availability: UtilizationSchedule | None = _Lazy(None)  # type: ignore[assignment]
     processors: tuple | None = _Lazy(None)  # type: ignore[assignment]
+    pool: np.ndarray | None = field(default=None, compare=False)
 
     def __init__(
         self,
@@ -153,10 +159,11 @@ class CycleState:
         balance: np.ndarray | None = None,
         availability: UtilizationSchedule | Callable[[], UtilizationSchedule] | None = None,
         processors: tuple | Callable[[], tuple | None] | None = None,
+        pool: np.ndarray | None = None,
     ) -> None:
         # written straight into __dict__: a cycle builds one per pass, tens of thousands a run
         d = self.__dict__
-        d.update(time=time, until=until, owner=owner, freed=freed)
+        d.update(time=time, until=until, owner=owner, freed=freed, pool=pool)
         d.update(refreshed=refreshed, left=left, balance=balance)
         for name, value in (
             ("slots", slots),

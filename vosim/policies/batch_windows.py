@@ -35,6 +35,7 @@ from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.core.code_path import kernels, reference
 from vosim.core.slots import lexsort_order, merge_rows
 from vosim.core.windows import Spans, distinct, filled
+from vosim.market.free_time import count_view
 from vosim.policies.base import CycleState
 
 __all__ = [
@@ -240,7 +241,24 @@ def candidate_starts(slots: SlotList, job: ResourceRequest, not_before: float) -
     return candidates[count >= job.n]
 
 
-def release(slots: SlotList, window: Window) -> SlotList:
+def cut_window(slots: SlotList, window: Window, pool: np.ndarray | None = None) -> SlotList:
+    """``slots.cut(window)``; with ``pool`` (a count view) its pools re-levelled after.
+
+    Cutting a window out of a count view leaves each of its pools' free count right but its
+    spans no longer levels (free time of one count may sit on two processors in turn), so
+    the pools the window used are re-levelled
+    (:func:`~vosim.market.free_time.count_view`): a later search of the pass then fits
+    ``k`` tasks wherever ``k`` processors are free. ``pool``: each node's pool, shape
+    (n_nodes,). Raises what :meth:`~vosim.core.slots.SlotList.cut` raises. AEP §2.1
+    (a chosen window leaves the slot list); the levels are vosim's.
+    """
+    left = slots.cut(window)
+    if pool is None:
+        return left
+    return count_view(left, pool, distinct(pool[window.spans.node]))
+
+
+def release(slots: SlotList, window: Window, pool: np.ndarray | None = None) -> SlotList:
     """The slot list with ``window``'s spans free again (merged with touching free slots).
 
     Parameters
@@ -250,11 +268,16 @@ def release(slots: SlotList, window: Window) -> SlotList:
         node touch), as the owners' offers and :meth:`~vosim.core.slots.SlotList.cut` give.
     window : Window
         A reservation whose spans lie in busy time of ``slots``.
+    pool : numpy.ndarray of int, shape (n_nodes,), optional
+        Each node's pool when ``slots`` is a count view: the spans are then added to their
+        pools' free counts and those pools re-levelled
+        (:func:`~vosim.market.free_time.count_view`), whichever processors they were on.
 
     Returns
     -------
     SlotList
-        The maximal free spans of each node, sorted by start (ties by node id).
+        The maximal free spans of each node, sorted by start (ties by node id); with
+        ``pool``, the count view of the pools' free time with the spans back.
 
     Notes
     -----
@@ -272,6 +295,13 @@ def release(slots: SlotList, window: Window) -> SlotList:
     spans = window.spans  # columns (kept as such by reservations: no per-span objects)
     if not len(spans):
         return slots
+    if pool is not None:  # counts: the spans join their pools' free counts
+        columns = [
+            np.concatenate([getattr(slots, f), getattr(spans, f)])
+            for f in ("node", "start", "end", "price", "performance")
+        ]
+        back = SlotList.from_arrays(*columns, validate=False)
+        return count_view(back, pool, distinct(pool[spans.node]))
     if not reference():  # compiled: the same rows in the same order
         columns = (slots.node, slots.start, slots.end, slots.price, slots.performance)
         released = kernels("vosim.core.slot_kernels").release_window(

@@ -9,9 +9,16 @@ import numpy as np
 from vosim.allocators.base import Window
 from vosim.core import ResourceRequest, SlotList
 from vosim.core.windows import filled
+from vosim.market.free_time import members
 from vosim.market.profile import FreeProfile
 from vosim.policies.base import CycleState, Decisions, Policy, register_policy
-from vosim.policies.batch_windows import _EPS, IdenticalSlots, earliest_window, release
+from vosim.policies.batch_windows import (
+    _EPS,
+    IdenticalSlots,
+    cut_window,
+    earliest_window,
+    release,
+)
 
 __all__ = ["Conservative", "release"]
 
@@ -182,7 +189,7 @@ class Conservative(Policy):
             if old is not None:
                 if not (search_all or self._may_move(slots, job, old, state.time, searched)):
                     continue
-                free = release(slots, old)
+                free = release(slots, old, state.pool)
                 window = earliest_window(free, job, state.time, before=old.start)
                 if window is None:
                     continue  # keeps its place
@@ -190,7 +197,9 @@ class Conservative(Policy):
                 slots = free
                 moved += 1
                 self._stamp += 1  # its old window is free for the jobs after it
-                self._mark_freed(old.spans.node)
+                self._mark_freed(
+                    old.spans.node if state.pool is None else members(state.pool, old.spans.node)
+                )
             else:
                 window = earliest_window(slots, job, state.time)
                 if window is None:
@@ -199,7 +208,7 @@ class Conservative(Policy):
                     )
                     continue
             decisions.reserve.append((job.index, window))
-            slots = slots.cut(window)
+            slots = cut_window(slots, window, state.pool)
         decisions.stats["moved"] = moved
         self._moved = moved > 0
         return decisions.settle("no waiting job has a window within the scheduling interval")

@@ -27,6 +27,7 @@ from vosim.errors import ParameterError
 from vosim.market.uncertainty import window_availability
 from vosim.market.utilization_schedule import UtilizationSchedule
 from vosim.policies.base import CycleState, Decisions, Policy, register_policy
+from vosim.policies.batch_windows import cut_window
 from vosim.policies.request_classes import RequestClasses
 
 __all__ = ["CyclicScheme", "DEFAULT_CRITERION_ALLOCATORS", "availability_scheme", "one_criterion"]
@@ -388,7 +389,7 @@ class CyclicScheme(Policy):
                 continue
             found += 1
             start = self._earliest(j, slots, request, state, result.window)
-            slots = slots.cut(result.window)
+            slots = cut_window(slots, result.window, state.pool)
             if k + 1 < len(classes.members[c]):
                 heapq.heappush(heap, (classes.members[c][k + 1], k + 1, c, b))
             if not self._pay(j, result.window):

@@ -34,6 +34,7 @@ from vosim.allocators.base import Window
 from vosim.core import ResourceRequest, SlotList
 from vosim.core.code_path import reference
 from vosim.core.windows import distinct
+from vosim.market.free_time import members
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import (
     CycleState,
@@ -42,7 +43,14 @@ from vosim.policies.base import (
     Policy,
     Replanned,
 )
-from vosim.policies.batch_windows import _EPS, candidate_starts, release, task_starts, window_at
+from vosim.policies.batch_windows import (
+    _EPS,
+    candidate_starts,
+    cut_window,
+    release,
+    task_starts,
+    window_at,
+)
 from vosim.policies.compression import compress
 from vosim.policies.slot_groups import SlotGroups, cheapest_totals, movable
 
@@ -62,6 +70,7 @@ def earlier_window(
     not_before: float,
     freed: np.ndarray | None = None,
     groups: SlotGroups | None = None,
+    pool: np.ndarray | None = None,
 ) -> Window | None:
     """The earliest window for ``job`` that starts before ``old`` and is no worse for its user.
 
@@ -101,6 +110,10 @@ def earlier_window(
         whether any start before ``old.start`` may hold the window, and the per-slot search
         runs only if one may: the same answer (a test compares), at a fraction of the cost
         where, as on processors, most searches find nothing.
+    pool : numpy.ndarray of int, shape (n_nodes,), optional
+        Each node's pool when ``slots`` is a count view: ``old`` is put back into its pools'
+        counts (:func:`~vosim.policies.batch_windows.release` with ``pool``), whose rows are
+        all kept, and ``groups`` is not used (its test reads ``old``'s spans as they are).
 
     Returns
     -------
@@ -135,7 +148,7 @@ def earlier_window(
         return None
     budget = min(job.budget, old.cost)
     spans = old.spans
-    if groups is not None:
+    if groups is not None and pool is None:
         held = (spans.node, spans.start, spans.end, spans.price, spans.performance)
         if not movable(groups, held, job.volume, job.n, old.runtime, budget, old.start, not_before):
             return None
@@ -148,8 +161,8 @@ def earlier_window(
         cheap = _task_cost(sl, job) <= bound
         return (sl.start < old.start) & _fast(sl, job, old) & cheap
 
-    nodes = spans.node
-    free = release(_rows(slots, usable(slots) | np.isin(slots.node, nodes)), old)
+    nodes = spans.node if pool is None else members(pool, spans.node)
+    free = release(_rows(slots, usable(slots) | np.isin(slots.node, nodes)), old, pool)
     free = _rows(free, usable(free))
     search = job if budget == job.budget else dataclasses.replace(job, budget=budget)
     starts = candidate_starts(free, search, not_before)
@@ -367,6 +380,7 @@ def replan(
     out: list[tuple[ResourceRequest, Window]] = []
     slots: SlotList | None = None
     moved: list[int] = []
+    pool = state.pool
     gained = _NONE if freed is None else freed
     joined = gained  # gained and the nodes of the moves so far
     cached: tuple = (None, None, None)  # (near, slots, near's rows of slots)
@@ -397,14 +411,14 @@ def replan(
             if not may:
                 out.append((job, old))
                 continue
-        if near is not None and job.n == 1:
+        if near is not None and job.n == 1 and pool is None:
             # a one-task window found now lies on a node of near: one elsewhere was free at
             # the earlier search too, and would have been found then (earlier_window's freed)
             search, groups = cached[2], None
         else:
             grouped = grouped or SlotGroups(slots)
             search, groups = slots, grouped
-        window = earlier_window(search, job, old, state.time, near, groups)
+        window = earlier_window(search, job, old, state.time, near, groups, pool)
         if window is not None and state.availability is not None:
             schedule = state.availability
             if window_availability(window, schedule) < window_availability(old, schedule):
@@ -412,10 +426,10 @@ def replan(
         if window is None:
             out.append((job, old))
             continue
-        slots = release(slots, old).cut(window)
+        slots = cut_window(release(slots, old, pool), window, pool)
         decisions.cancel.append(job.index)
         decisions.reserve.append((job.index, window))
-        moved.extend(old.spans.node.tolist())
+        moved.extend((old.spans.node if pool is None else members(pool, old.spans.node)).tolist())
         joined = np.union1d(gained, moved)  # one array per move: the rows cache holds
         out.append((job, window))
     decisions.stats["moved"] = len(decisions.reserve)
@@ -511,7 +525,8 @@ class Replanner:
             self._seen = {}
             return policy.decide(state)
         seen = self._seen
-        search = replan if reference() else compress  # the plain pass, or its compiled form
+        # the plain pass, or its compiled form (which does not count a pool's processors)
+        search = replan if reference() or state.pool is not None else compress
         if not self.static or state.refreshed:
             result = search(state)  # time or money may have appeared anywhere: search all
         elif not state.freed.size and all(_same(seen.get(j.index), w) for j, w in state.reserved):
@@ -539,6 +554,7 @@ class Replanner:
                 balance=state.balance,
                 availability=_given(state, "availability"),
                 processors=None,  # the count form described the slots before the moves
+                pool=state.pool,
             )
             decisions = policy.decide(after)
         self.moved += len(moves.reserve)
