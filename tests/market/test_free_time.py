@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -191,3 +192,25 @@ def test_count_view_refuses_more_free_than_a_pool_holds():
     )  # fmt: skip
     with pytest.raises(SlotError, match="2 processors free at once but holds 1"):
         count_view(twice, np.array([0]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(pooled_slots(), st.lists(st.integers(0, 2), max_size=2), st.randoms())
+def test_count_view_compiled_equals_plain(case, pools, rnd):
+    """The compiled count view gives the plain one's rows (both sorted as a slot list), for
+    every pool or some; with rows that overlap on a processor (a window put back on its
+    processors beside a level's) too."""
+    slots, pool = case
+    moved = np.array([rnd.choice(np.flatnonzero(pool == pool[k]).tolist()) for k in slots.node])
+    columns = [moved, slots.start, slots.end, slots.price, slots.performance]
+    shuffled = SlotList.from_arrays(*[np.asarray(c) for c in columns], validate=False)
+    for sl in (slots, shuffled):
+        for only in (None, np.array(sorted(set(pools)), dtype=np.int64)):
+            fast = count_view(sl, pool, only)
+            os.environ["VOSIM_REFERENCE"] = "1"
+            try:
+                plain = count_view(sl, pool, only)
+            finally:
+                del os.environ["VOSIM_REFERENCE"]
+            for f in ("node", "start", "end", "price", "performance"):
+                assert getattr(fast, f).tolist() == getattr(plain, f).tolist()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vosim.core.code_path import kernels, reference
 from vosim.core.slots import SlotList
 from vosim.core.windows import distinct
 from vosim.errors import SlotError
@@ -224,6 +225,17 @@ def count_view(
     [(0, 0.0, 20.0)]
     """
     pool = np.asarray(pool, dtype=np.int64)
+    if not reference():  # compiled: the same rows, sorted here
+        first, ids = _members_of(pool)
+        relevel = np.ones(first.size - 1, dtype=np.bool_)
+        if pools is not None:
+            relevel[:] = False
+            relevel[pools[pools < relevel.size]] = True
+        rows = kernels("vosim.market.count_kernels").count_rows(
+            slots.node, slots.start, slots.end, slots.price, slots.performance,
+            pool, relevel, first, ids,
+        )  # fmt: skip
+        return SlotList.from_arrays(*rows, validate=False)
     of = pool[slots.node]
     which = distinct(of) if pools is None else np.intersect1d(distinct(of), pools)
     kept = ~np.isin(of, which)
@@ -252,5 +264,25 @@ def count_view(
     if not start:
         return SlotList()
     return SlotList.from_arrays(
-        np.concatenate(node), np.array(start), np.array(end), np.array(price), np.array(perf)
+        np.concatenate(node).astype(np.int64, copy=False),
+        np.array(start),
+        np.array(end),
+        np.array(price),
+        np.array(perf),
+        validate=False,  # rows kept as given may overlap on a processor (see slots)
     )
+
+
+_MEMBERS: list = [None, None]  # the last pool array read, and its members
+
+
+def _members_of(pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pool's resources as ``members[first[p]:first[p + 1]]``, ascending.
+
+    Kept for the last ``pool`` array read (a run reads one).
+    """
+    if _MEMBERS[0] is not pool:
+        first = np.zeros(int(pool.max()) + 2, dtype=np.int64)
+        np.cumsum(np.bincount(pool), out=first[1:])
+        _MEMBERS[:] = [pool, (first, np.argsort(pool, kind="stable").astype(np.int64))]
+    return _MEMBERS[1]

@@ -1,0 +1,115 @@
+"""The compiled form of :func:`vosim.market.free_time.count_view` (numba).
+
+A separate module so that importing vosim does not import numba: only a run whose slot list
+is a count view loads it. :func:`count_rows` gives the rows the plain function gives, in
+another order (the caller sorts them as a slot list).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def count_rows(node, start, end, price, perf, pool, relevel, first, members):  # pragma: no cover
+    """The count view's rows: those of pools not in ``relevel`` as they are, the others levels.
+
+    ``node, start, end, price, perf`` (shape (m,)): the slot rows; ``pool`` (shape (R,)):
+    each resource's pool; ``relevel`` (bool, shape (P,)): the pools to re-level;
+    ``first`` (shape (P + 1,)) and ``members`` (shape (R,)): each pool's resources, ascending,
+    as ``members[first[p]:first[p + 1]]``. Returns the rows ``(node, start, end, price,
+    perf)``, unsorted: a pool's level ``l`` (1-based) on its ``l``-th resource over each
+    maximal span where at least ``l`` of its processors are free (``profile.level_spans``).
+    A pool re-levelled gives at most as many rows as it had (a level's span opens at a rise
+    of the count, and each row raises it by one).
+    """
+    m = node.size
+    out_node = np.empty(m, dtype=np.int64)
+    out_start = np.empty(m)
+    out_end = np.empty(m)
+    out_price = np.empty(m)
+    out_perf = np.empty(m)
+    n_pools = relevel.size
+    count = np.zeros(n_pools + 1, dtype=np.int64)
+    top = 0
+    for r in range(m):  # rows kept as they are; count the others per pool
+        p = pool[node[r]]
+        if relevel[p]:
+            count[p + 1] += 1
+        else:
+            out_node[top] = node[r]
+            out_start[top] = start[r]
+            out_end[top] = end[r]
+            out_price[top] = price[r]
+            out_perf[top] = perf[r]
+            top += 1
+    for p in range(n_pools):
+        count[p + 1] += count[p]
+    at = count[:-1].copy()
+    rows = np.empty(count[-1], dtype=np.int64)  # the re-levelled rows, grouped by pool
+    for r in range(m):
+        p = pool[node[r]]
+        if relevel[p]:
+            rows[at[p]] = r
+            at[p] += 1
+    out = (out_node, out_start, out_end, out_price, out_perf)
+    for p in range(n_pools):
+        if count[p + 1] > count[p]:
+            top = _levels(start, end, price, perf, rows[count[p] : count[p + 1]],
+                          members[first[p] : first[p + 1]], out, top)  # fmt: skip
+    return out_node[:top], out_start[:top], out_end[:top], out_price[:top], out_perf[:top]
+
+
+@_jit
+def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover - compiled
+    """Write the levels of one pool's rows ``mine`` on its resources ``ids`` into ``out``.
+
+    From row ``top`` on; returns the next free row (``profile.level_spans``' stack).
+    """
+    out_node, out_start, out_end, out_price, out_perf = out
+    k = mine.size
+    stack_start = np.empty(k + 1)
+    stack_lo = np.empty(k + 1, dtype=np.int64)
+    stack_hi = np.empty(k + 1, dtype=np.int64)
+    times = np.empty(2 * k)
+    delta = np.empty(2 * k, dtype=np.int64)
+    for j in range(k):
+        times[j] = start[mine[j]]
+        delta[j] = 1
+        times[k + j] = end[mine[j]]
+        delta[k + j] = -1
+    order = np.argsort(times, kind="mergesort")
+    pr, pf = price[mine[0]], perf[mine[0]]
+    depth = 0  # spans open on the stack: [start, lowest level, highest level]
+    free = 0
+    j = 0
+    while j < 2 * k:
+        t = times[order[j]]
+        while j < 2 * k and times[order[j]] == t:  # every change at t
+            free += delta[order[j]]
+            j += 1
+        top_level = stack_hi[depth - 1] if depth else 0
+        while depth and stack_hi[depth - 1] > free:  # levels above free close at t
+            low = max(stack_lo[depth - 1], free + 1)
+            if stack_start[depth - 1] < t:
+                for level in range(low, stack_hi[depth - 1] + 1):
+                    out_node[top] = ids[level - 1]
+                    out_start[top] = stack_start[depth - 1]
+                    out_end[top] = t
+                    out_price[top] = pr
+                    out_perf[top] = pf
+                    top += 1
+            if stack_lo[depth - 1] <= free:
+                stack_hi[depth - 1] = free
+            else:
+                depth -= 1
+            top_level = free
+        if free > top_level:
+            stack_start[depth] = t
+            stack_lo[depth] = top_level + 1
+            stack_hi[depth] = free
+            depth += 1
+    return top
