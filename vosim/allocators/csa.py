@@ -301,6 +301,7 @@ def batch_alternatives(
     requests: Sequence[ResourceRequest],
     criteria: Sequence[str | Callable[[SlotList, ResourceRequest], Allocation]],
     max_alternatives: int | None,
+    cut: Callable[[SlotList, Window], SlotList] = SlotList.cut,
 ) -> BatchAlternatives:
     """Step 1 of the cyclic scheduling scheme: alternatives for a batch in queue order.
 
@@ -322,6 +323,9 @@ def batch_alternatives(
         ``(slots, request) -> Allocation`` (e.g. a maximum-availability search).
     max_alternatives : int or None
         At most this many alternatives per job (>= 1); ``None``: until the slots run out.
+    cut : callable (SlotList, Window) -> SlotList
+        How a window found leaves the slot list: :meth:`SlotList.cut` (default); a count
+        view's ``cut_window``, which also re-levels the window's pools.
 
     Returns
     -------
@@ -386,7 +390,7 @@ def batch_alternatives(
                 reasons[i] = result.reason
                 continue
             windows[i].append(result.window)
-            slots = slots.cut(result.window)
+            slots = cut(slots, result.window)
             # Cuts only shrink slots: rule out, in one vectorised pass, the requests that can
             # no longer fit, instead of letting each allocator find that out on its own.
             screen = screen or batch_screen(requests)

@@ -83,6 +83,8 @@ def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover -
         delta[k + j] = -1
     order = np.argsort(times, kind="mergesort")
     pr, pf = price[mine[0]], perf[mine[0]]
+    for j in range(1, k):  # the least price of the rows (a window put back keeps its own)
+        pr = min(pr, price[mine[j]])
     depth = 0  # spans open on the stack: [start, lowest level, highest level]
     free = 0
     j = 0
@@ -113,3 +115,13 @@ def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover -
             stack_hi[depth] = free
             depth += 1
     return top
+
+
+@_jit
+def pool_levels(start, end, price, perf, ids, out, top):  # pragma: no cover - compiled
+    """The levels of one pool's rows ``(start, end, price, perf)``, shape (k,), any order.
+
+    On its resources ``ids``, written into ``out`` from row ``top`` on; returns the next free
+    row (:func:`_levels`).
+    """
+    return _levels(start, end, price, perf, np.arange(start.size), ids, out, top)

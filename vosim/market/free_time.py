@@ -21,7 +21,7 @@ from vosim.errors import SlotError
 from vosim.market.busy_time import BusyTime
 from vosim.market.profile import FreeProfile, level_spans
 
-__all__ = ["FreeTime", "count_view", "members", "pools_of"]
+__all__ = ["FreeTime", "count_view", "members", "members_of", "pools_of"]
 
 
 def pools_of(
@@ -188,7 +188,8 @@ def count_view(
         on their processors, which may overlap a level's: they are summed, then re-levelled).
     pool : array_like of int, shape (R,)
         Each resource's pool (:func:`pools_of`), by resource id; resources of one pool have
-        one price and performance in ``slots``.
+        one performance, and one price but in a window's spans put back (reserved at an
+        earlier price under demand pricing): a pool's levels take its rows' least price.
     pools : numpy.ndarray of int, shape (q,), optional
         Re-level only these pools; the other rows are kept as they are. ``None``: every pool.
 
@@ -226,7 +227,7 @@ def count_view(
     """
     pool = np.asarray(pool, dtype=np.int64)
     if not reference():  # compiled: the same rows, sorted here
-        first, ids = _members_of(pool)
+        first, ids = members_of(pool)
         relevel = np.ones(first.size - 1, dtype=np.bool_)
         if pools is not None:
             relevel[:] = False
@@ -259,7 +260,7 @@ def count_view(
             node.append(ids[lo - 1 : hi])
             start += [t] * (hi - lo + 1)
             end += [u] * (hi - lo + 1)
-        price += [float(slots.price[rows[0]])] * (len(start) - len(price))
+        price += [float(slots.price[rows].min())] * (len(start) - len(price))
         perf += [float(slots.performance[rows[0]])] * (len(start) - len(perf))
     if not start:
         return SlotList()
@@ -276,10 +277,12 @@ def count_view(
 _MEMBERS: list = [None, None]  # the last pool array read, and its members
 
 
-def _members_of(pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def members_of(pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each pool's resources as ``members[first[p]:first[p + 1]]``, ascending.
 
-    Kept for the last ``pool`` array read (a run reads one).
+    ``pool``: each resource's pool, int64, shape (R,). Returns ``(first, members)``, shapes
+    (P + 1,) and (R,). Kept for the last ``pool`` array read (a run reads one). Raises
+    ``ValueError`` for an empty or negative ``pool``. Source: vosim's.
     """
     if _MEMBERS[0] is not pool:
         first = np.zeros(int(pool.max()) + 2, dtype=np.int64)

@@ -33,6 +33,7 @@ from vosim.core import ResourceRequest, SlotList
 from vosim.core.code_path import kernels
 from vosim.core.windows import Spans, distinct
 from vosim.errors import SlotError
+from vosim.market.free_time import members, members_of
 from vosim.market.uncertainty import window_availability
 from vosim.policies.base import CycleState, Decisions, Replanned
 
@@ -88,7 +89,7 @@ def compress(
         flags = np.zeros(len(reserved), dtype=np.bool_)
         if known is not None:
             flags[:] = [known(job, old) for job, old in reserved]
-        rows = _Rows(state.slots, jobs, freed)
+        rows = _Rows(state.slots, jobs, freed, state.pool)
         most = max(job.n for job, _ in reserved)
         found = (
             np.empty(most, dtype=np.int64),
@@ -118,7 +119,9 @@ def compress(
                 raise SlotError(f"compress: the window found for job {job.index} lies in no slot")
             decisions.cancel.append(job.index)
             decisions.reserve.append((job.index, window))
-            moved.append(old.spans.node)
+            moved.append(
+                old.spans.node if state.pool is None else members(state.pool, old.spans.node)
+            )
             reserved[i] = (job, window)
             i += 1
     decisions.stats["moved"] = len(decisions.reserve)
@@ -179,9 +182,17 @@ class _Rows:
         The reservations (their nodes size the per-node arrays).
     freed : numpy.ndarray of int or None
         Nodes that gained free time since the previous pass: joined from the start.
+    pool : numpy.ndarray of int, shape (n_nodes,), optional
+        Each node's pool when ``slots`` is a count view (moves re-level pools).
     """
 
-    def __init__(self, slots: SlotList, jobs: _Reservations, freed: np.ndarray | None) -> None:
+    def __init__(
+        self,
+        slots: SlotList,
+        jobs: _Reservations,
+        freed: np.ndarray | None,
+        pool: np.ndarray | None = None,
+    ) -> None:
         m = len(slots)
         self.loaded = m  # rows [0, m) come from the slot list, in its (start, node) order
         gained = np.empty(0, dtype=np.int64) if freed is None else np.asarray(freed, np.int64)
@@ -200,6 +211,11 @@ class _Rows:
             slots.node, slots.start, slots.end, slots.price, slots.performance,
             nodes, cap, gained, jobs.columns[11],
         )  # fmt: skip
+        if pool is None:
+            self.pool_of = self.first = self.members = np.empty(0, dtype=np.int64)
+        else:
+            self.pool_of = np.asarray(pool, dtype=np.int64)
+            self.first, self.members = members_of(self.pool_of)
 
     @property
     def columns(self) -> tuple[np.ndarray, ...]:
@@ -226,6 +242,9 @@ class _Rows:
             self.gtop,
             self.pvals,
             self.pmin,
+            self.pool_of,
+            self.first,
+            self.members,
         )
 
     def grow(self) -> None:

@@ -15,9 +15,11 @@ Three tuples carry the state (numba passes their arrays by reference):
     (time freed on them since the previous search of a known reservation; also the first
     ``jcount[0]`` entries of ``jlist``), and groups of alike rows (equal start, end, price and
     performance): ``gid[row]``, ``gstart, gend, gprice, gperf, gcount`` (live rows of the
-    group), ``gtop[0]`` groups in use. A row whose values change leaves its group. Last,
+    group), ``gtop[0]`` groups in use. A row whose values change leaves its group. Then
     ``pvals`` (every performance a row can have, increasing) and ``pmin`` (a floor of the
-    least price of a live group of each, :func:`price_floors`).
+    least price of a live group of each, :func:`price_floors`). Last, when the slots are a
+    count view (``release`` and ``cut_window`` with ``pool``), ``pool_of`` (each node's pool)
+    and each pool's nodes ``members[first[p]:first[p + 1]]``; all three empty otherwise.
 ``jobs``
     The reservations in priority order: ``n, volume, budget`` (the job's), the held window's
     ``ostart, oruntime, ocost`` and its spans ``soff[i]:soff[i + 1]`` of ``snode, sstart,
@@ -34,6 +36,7 @@ import numpy as np
 
 from vosim.allocators.aep_kernels import fenwick_add, fenwick_smallest, pairwise_sum
 from vosim.core.slot_kernels import merged_rows
+from vosim.market.count_kernels import pool_levels
 from vosim.policies.batch_windows import _EPS  # relative tolerance of budgets and task lengths
 
 #: Looser budget of the plain pass's necessary conditions.
@@ -335,15 +338,16 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
     slow = oruntime[i] * (1 + _EPS)
     s0, s1 = soff[i], soff[i + 1]
     before = ostart[i]
-    by_rows = near and k == 1
+    counted = rows[21].size > 0
+    by_rows = near and k == 1 and not counted
     low = _cheapest_task(rows, jobs, i, slow, by_rows)
     if low == np.inf:
         return False
     bound = cap * (1 + _LOOSE) - (k - 1) * low
-    # entries: slots (by_rows) or groups of the other nodes, then the old nodes' runs
+    # entries: slots (by_rows) or groups of the other nodes, then the old nodes' runs (or,
+    # counted, the levels of the old pools with the old spans back)
     own = np.zeros(head.size, dtype=np.bool_)
-    for s in range(s0, s1):
-        own[snode[s]] = True
+    ownlist = _own_nodes(rows, jobs, i, own)
     if by_rows:
         size = 0
         for q in range(jcount[0]):
@@ -353,14 +357,13 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
                 r = nxt[r]
     else:
         size = gtop[0]
-    runs = 0
-    for s in range(s0, s1):
-        if joined[snode[s]] or not by_rows:
-            r = head[snode[s]]
+    runs = s1 - s0
+    for j in ownlist:
+        if joined[j] or not by_rows:
+            r = head[j]
             while r >= 0:
                 runs += alive[r]
                 r = nxt[r]
-        runs += 1
     enode = np.empty(size + runs, dtype=np.int64)  # a row's node; -1 for a group
     egroup = np.full(size + runs, -1, dtype=np.int64)
     est = np.empty(size + runs)
@@ -384,8 +387,8 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
     else:
         count = gcount[: gtop[0]].copy()
         mine = np.zeros(gtop[0], dtype=np.bool_)
-        for s in range(s0, s1):  # the old nodes' rows leave their groups for this search
-            r = head[snode[s]]
+        for j in ownlist:  # the old nodes' rows leave their groups for this search
+            r = head[j]
             while r >= 0:
                 if alive[r]:
                     count[gid[r]] -= 1
@@ -405,7 +408,18 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
                     enode[f], egroup[f], est[f], een[f] = -1, g, gstart[g], gend[g]
                     epr[f], epf[f], ecount[f], emine[f] = gprice[g], gperf[g], count[g], mine[g]
                     f += 1
-    for s in range(s0, s1):
+    if counted:  # each old pool's levels, its rows and the old spans counted together
+        f0 = f
+        f = _released_levels(rows, jobs, i, ownlist, (enode, est, een, epr, epf), f)
+        g = f0
+        for c in range(f0, f):
+            task = v / epf[c]
+            if est[c] < before and task <= slow and epr[c] * task <= bound:
+                enode[g], est[g], een[g], epr[g], epf[g] = enode[c], est[c], een[c], epr[c], epf[c]
+                ecount[g], emine[g] = 1, joined[enode[c]]
+                g += 1
+        f = g
+    for s in range(s0, s0 if counted else s1):
         j = snode[s]
         # the node's runs written where its entries go, then kept in place if usable
         if by_rows and not joined[j]:  # not among the slots searched: the span alone
@@ -461,6 +475,104 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
         if _window_at(free, t, k, v, cap, out):
             return True
     return False
+
+
+@_jit
+def _own_nodes(rows, jobs, i, own):  # pragma: no cover - compiled
+    """The nodes reservation ``i``'s old window gives time back to, marked in ``own``.
+
+    Its spans' nodes; counted, every node of their pools (a pool's time is a count).
+    """
+    pool_of, first, members = rows[21], rows[22], rows[23]
+    soff, snode = jobs[6], jobs[7]
+    if pool_of.size == 0:
+        out = np.empty(soff[i + 1] - soff[i], dtype=np.int64)
+        for s in range(soff[i], soff[i + 1]):
+            own[snode[s]] = True
+            out[s - soff[i]] = snode[s]
+        return out
+    size = 0
+    for s in range(soff[i], soff[i + 1]):
+        p = pool_of[snode[s]]
+        if not own[members[first[p]]]:
+            for q in range(first[p], first[p + 1]):
+                own[members[q]] = True
+            size += first[p + 1] - first[p]
+    out = np.empty(size, dtype=np.int64)
+    c = 0
+    for j in range(own.size):
+        if own[j]:
+            out[c] = j
+            c += 1
+    return out
+
+
+@_jit
+def _released_levels(rows, jobs, i, ownlist, out, top):  # pragma: no cover - compiled
+    """The levels of the old pools' live rows with reservation ``i``'s spans put back.
+
+    ``release(slots, old, pool)`` for the search: for each pool of ``ownlist`` (all its
+    nodes, a pool's nodes in increasing order), its live rows and the old spans on it
+    counted together and re-levelled (``count_view``) into ``out`` (``node, start, end,
+    price, perf``) from ``top`` on. Returns the next free row.
+    """
+    pool_of, first, members = rows[21], rows[22], rows[23]
+    for j in ownlist:
+        p = pool_of[j]
+        if members[first[p]] == j:  # once per pool, at its first node
+            top = _pool_with(rows, jobs, i, p, out, top, False)
+    return top
+
+
+@_jit
+def _pool_with(rows, jobs, i, p, out, top, retire):  # pragma: no cover - compiled
+    """Pool ``p``'s live rows, with reservation ``i``'s spans on it (``i >= 0``), levelled.
+
+    Written into ``out`` from ``top`` on; with ``retire`` the rows read leave the list
+    (``alive`` cleared, their groups' counts lowered, the pool's nodes' lists emptied).
+    Returns the next free row of ``out``.
+    """
+    start, end, price, perf, alive, head, nxt = rows[1:8]
+    gid, gcount = rows[12], rows[17]
+    pool_of, first, members = rows[21], rows[22], rows[23]
+    soff, snode, sstart, send, sprice, sperf = (
+        jobs[6],
+        jobs[7],
+        jobs[8],
+        jobs[9],
+        jobs[10],
+        jobs[11],
+    )
+    s0, s1 = (soff[i], soff[i + 1]) if i >= 0 else (0, 0)
+    size = 0
+    for q in range(first[p], first[p + 1]):
+        r = head[members[q]]
+        while r >= 0:
+            size += alive[r]
+            r = nxt[r]
+    for s in range(s0, s1):
+        size += pool_of[snode[s]] == p
+    ga, gb, gp, gf = np.empty(size), np.empty(size), np.empty(size), np.empty(size)
+    c = 0
+    for q in range(first[p], first[p + 1]):
+        r = head[members[q]]
+        while r >= 0:
+            if alive[r]:
+                ga[c], gb[c], gp[c], gf[c] = start[r], end[r], price[r], perf[r]
+                c += 1
+                if retire:
+                    alive[r] = False
+                    gcount[gid[r]] -= 1
+            r = nxt[r]
+        if retire:
+            head[members[q]] = -1
+    for s in range(s0, s1):
+        if pool_of[snode[s]] == p:
+            ga[c], gb[c], gp[c], gf[c] = sstart[s], send[s], sprice[s], sperf[s]
+            c += 1
+    if c == 0:
+        return top
+    return pool_levels(ga, gb, gp, gf, members[first[p] : first[p + 1]], out, top)
 
 
 @_jit
@@ -696,21 +808,122 @@ def _regroup(rows, r):  # pragma: no cover - compiled
 
 
 @_jit
+def _cut(rows, out, k):  # pragma: no cover - compiled
+    """Cut the window in ``out`` (``k`` spans) out of the rows holding it (``SlotList.cut``).
+
+    ``[start, a)`` kept if not empty, ``[b, end)`` added. Returns 1 if a span lies in no
+    row (``SlotError``), else 0.
+    """
+    start, end, price, perf, alive, head, nxt = rows[1:8]
+    gid, gcount = rows[12], rows[17]
+    out_node, out_end, scal = out[0], out[1], out[4]
+    t = scal[0]
+    for q in range(k):
+        j = out_node[q]
+        e = out_end[q]
+        hit = -1
+        r = head[j]
+        while r >= 0:
+            if alive[r] and start[r] <= t and end[r] >= e:
+                hit = r
+                break
+            r = nxt[r]
+        if hit < 0:
+            return 1
+        tail = end[hit]
+        gcount[gid[hit]] -= 1
+        end[hit] = t
+        if t <= start[hit]:
+            alive[hit] = False
+        else:
+            _regroup(rows, hit)
+        if tail > e:
+            _add_row(rows, j, e, tail, price[hit], perf[hit])
+    return 0
+
+
+@_jit
+def _apply_counted(rows, jobs, i, out):  # pragma: no cover - compiled
+    """:func:`apply_move` on a count view: ``cut_window(release(slots, old, pool), ...)``.
+
+    The old window's pools are re-levelled with its spans back, the window cut out of those
+    levels, then the window's pools re-levelled; every node of the old pools is joined.
+    Returns as :func:`apply_move` does.
+    """
+    node, alive, head, nxt, top, joined, jlist, jcount = (
+        rows[0], rows[5], rows[6], rows[7], rows[8], rows[9], rows[10], rows[11],
+    )  # fmt: skip
+    gcount, gtop = rows[17], rows[18]
+    pool_of, first, members = rows[21], rows[22], rows[23]
+    n, soff, snode = jobs[0], jobs[6], jobs[7]
+    out_node = out[0]
+    touched = np.zeros(first.size - 1, dtype=np.bool_)
+    for s in range(soff[i], soff[i + 1]):
+        touched[pool_of[snode[s]]] = True
+    for q in range(n[i]):
+        touched[pool_of[out_node[q]]] = True
+    need = 3 * n[i] + 8
+    for p in range(touched.size):
+        if touched[p]:
+            for q in range(first[p], first[p + 1]):
+                r = head[members[q]]
+                while r >= 0:
+                    need += 2 * alive[r]
+                    r = nxt[r]
+    if top[0] + need > node.size or gtop[0] + need > gcount.size:
+        return 2
+    tmp = (
+        np.empty(need, dtype=np.int64), np.empty(need), np.empty(need), np.empty(need),
+        np.empty(need),
+    )  # fmt: skip
+    old_pools = np.zeros(first.size - 1, dtype=np.bool_)
+    for s in range(soff[i], soff[i + 1]):
+        old_pools[pool_of[snode[s]]] = True
+    for p in np.flatnonzero(old_pools):  # release: the old pools with the spans back
+        _relevel(rows, jobs, i, p, tmp)
+        for q in range(first[p], first[p + 1]):
+            j = members[q]
+            if not joined[j]:
+                joined[j] = True
+                jlist[jcount[0]] = j
+                jcount[0] += 1
+    if _cut(rows, out, n[i]):
+        return 1
+    new_pools = np.zeros(first.size - 1, dtype=np.bool_)
+    for q in range(n[i]):
+        new_pools[pool_of[out_node[q]]] = True
+    for p in np.flatnonzero(new_pools):  # the window's pools levelled again
+        _relevel(rows, jobs, -1, p, tmp)
+    return 0
+
+
+@_jit
+def _relevel(rows, jobs, i, p, tmp):  # pragma: no cover - compiled
+    """Pool ``p``'s live rows (with reservation ``i``'s spans, ``i >= 0``) as its levels."""
+    c = _pool_with(rows, jobs, i, p, tmp, 0, True)
+    for x in range(c):
+        _add_row(rows, tmp[0][x], tmp[1][x], tmp[2][x], tmp[3][x], tmp[4][x])
+
+
+@_jit
 def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
     """Move reservation ``i`` to the window in ``out``: ``release(slots, old).cut(window)``.
 
     The old spans are put back on their nodes (:func:`_own_runs`), the window's spans cut out
-    of the rows that hold them (``SlotList.cut``: ``[start, a)`` kept if not empty, ``[b,
-    end)`` added), and the old window's nodes joined. Returns 0; 1 if a span lies in no row
+    of the rows that hold them (:func:`_cut`), and the old window's nodes joined; on a count
+    view, :func:`_apply_counted`. Returns 0; 1 if a span lies in no row
     (``SlotError``); 2, with nothing changed, if the arrays have too little room left (grow
     them, call again).
     """
-    node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount = rows[:12]
+    if rows[21].size:
+        return _apply_counted(rows, jobs, i, out)
+    node, alive, head, nxt, top, joined, jlist, jcount = (
+        rows[0], rows[5], rows[6], rows[7], rows[8], rows[9], rows[10], rows[11],
+    )  # fmt: skip
     gid, gcount, gtop = rows[12], rows[17], rows[18]
     n, soff, snode, sstart, send, sprice, sperf = (
         jobs[0], jobs[6], jobs[7], jobs[8], jobs[9], jobs[10], jobs[11],
     )  # fmt: skip
-    out_node, out_end, scal = out[0], out[1], out[4]
     need = 2 * n[i]  # rows (and groups) added: one per run put back, two per cut at most
     for s in range(soff[i], soff[i + 1]):
         r = head[snode[s]]
@@ -736,26 +949,4 @@ def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
             joined[j] = True
             jlist[jcount[0]] = j
             jcount[0] += 1
-    t = scal[0]
-    for q in range(n[i]):
-        j = out_node[q]
-        e = out_end[q]
-        hit = -1
-        r = head[j]
-        while r >= 0:
-            if alive[r] and start[r] <= t and end[r] >= e:
-                hit = r
-                break
-            r = nxt[r]
-        if hit < 0:
-            return 1
-        tail = end[hit]
-        gcount[gid[hit]] -= 1
-        end[hit] = t
-        if t <= start[hit]:
-            alive[hit] = False
-        else:
-            _regroup(rows, hit)
-        if tail > e:
-            _add_row(rows, j, e, tail, price[hit], perf[hit])
-    return 0
+    return _cut(rows, out, n[i])

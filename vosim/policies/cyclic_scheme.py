@@ -493,6 +493,7 @@ class CyclicScheme(Policy):
                     for j in part_jobs
                 ],
                 self.vo_policy.max_alternatives,
+                partial(cut_window, pool=state.pool),
             )
             slots = found.slots
             searched.append(part)

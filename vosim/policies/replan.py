@@ -525,8 +525,7 @@ class Replanner:
             self._seen = {}
             return policy.decide(state)
         seen = self._seen
-        # the plain pass, or its compiled form (which does not count a pool's processors)
-        search = replan if reference() or state.pool is not None else compress
+        search = replan if reference() else compress  # the plain pass, or its compiled form
         if not self.static or state.refreshed:
             result = search(state)  # time or money may have appeared anywhere: search all
         elif not state.freed.size and all(_same(seen.get(j.index), w) for j, w in state.reserved):
