@@ -235,9 +235,8 @@ class Execution:
 
         Per pool of the window: its node ids are kept if those processors are free over the
         spans; otherwise the pool's unstarted reservations and the window's tasks are packed
-        again (:func:`~vosim.market.binding.pack`) around the fixed busy time (started tasks,
-        local jobs), and every reservation whose processors changed is re-bound at the
-        owners and in the ledger. Returns the window on its processors.
+        again (:meth:`_packed`), and every reservation whose processors changed is re-bound
+        at the owners and in the ledger. Returns the window on its processors.
 
         Raises
         ------
@@ -250,47 +249,96 @@ class Execution:
         Mu'alem & Feitelson (2001), §2 (processors counted, not named); the packing rule is
         vosim's (:mod:`vosim.market.binding`).
         """
-        model, busy, now = self.model, self.model.busy_time, self.model.time
-        pool = model.free_time.pool
+        pool = self.model.free_time.pool
         spans = window.spans
         nodes = spans.node.copy()
         of = pool[nodes]
-        vnode, va, vb, vtag = busy.reservations.intervals()
         moves: dict[int, dict[int, int]] = {}  # job index -> {old node: new node}
         for p in distinct(of).tolist():
             at = np.flatnonzero(of == p)
-            ids = np.flatnonzero(pool == p)
-            lnode, la, lb, _ = busy.local[int(self._owner_id[ids[0]])].intervals()
-            mine = np.isin(lnode, ids) & (lb > now)
-            rows = np.isin(vnode, ids) & (vb > now)
-            started = rows & (va <= now)
-            ahead = np.flatnonzero(rows & (va > now))
-            fixed = (
-                np.concatenate([lnode[mine], vnode[started]]),
-                np.concatenate([la[mine], va[started]]),
-                np.concatenate([lb[mine], vb[started]]),
-            )
-            s, e = np.full(at.size, window.start), spans.end[at]
-            held = (vnode[ahead], va[ahead], vb[ahead])
-            if _free(nodes[at], s, e, fixed, held):
-                continue
-            got = pack(
-                ids,
-                fixed,
-                np.concatenate([held[1], s]),
-                np.concatenate([held[2], e]),
-                np.concatenate([held[0], nodes[at]]),
-            )
+            got = self._packed(p, np.full(at.size, window.start), spans.end[at], nodes[at], moves)
             if got is None:
                 raise SlotError(f"no processors of pool {p} hold the window at {window.start:g}")
-            nodes[at] = got[ahead.size :]
-            for k in np.flatnonzero(got[: ahead.size] != held[0]).tolist():
-                moves.setdefault(int(vtag[ahead[k]]), {})[int(held[0][k])] = int(got[k])
+            nodes[at] = got
         for j, change in moves.items():
             self._rebind(j, change)
         return dataclasses.replace(
             window, slots=Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
         )
+
+    def repack(self, resources: np.ndarray) -> bool:
+        """Pack the unstarted reservations of the pools of ``resources`` again, if they can be.
+
+        After an owner's local job took ``resources`` (ids, shape (k,)), reservations held
+        there may fit on other processors of their pools; :func:`~vosim.market.binding.pack`
+        is tried for each pool, and only if every pool packs are the reservations re-bound.
+        Returns whether they were (``False``: nothing changed; the caller displaces them).
+        Mu'alem & Feitelson (2001), §2 (counted processors); the rule is vosim's.
+        """
+        pool = self.model.free_time.pool
+        moves: dict[int, dict[int, int]] = {}
+        none = np.empty(0)
+        for p in distinct(pool[np.asarray(resources, dtype=np.int64)]).tolist():
+            if self._packed(p, none, none, np.empty(0, dtype=np.int64), moves) is None:
+                return False
+        for j, change in moves.items():
+            self._rebind(j, change)
+        return True
+
+    def _packed(
+        self,
+        p: int,
+        start: np.ndarray,
+        end: np.ndarray,
+        prefer: np.ndarray,
+        moves: dict[int, dict[int, int]],
+    ) -> np.ndarray | None:
+        """Processors for ``k`` new tasks of pool ``p`` (shape (k,) each), the pool re-packed.
+
+        The tasks keep ``prefer`` if those processors are free over their spans of the
+        fixed busy time (started tasks, local jobs) and of the unstarted reservations, else
+        take the lowest processors free over all of their spans; otherwise the unstarted
+        reservations and the tasks are packed together
+        (:func:`~vosim.market.binding.pack`), and the reservations' changes are added to
+        ``moves`` (job index -> {old node: new node}). With no task the reservations are
+        packed again (a local job may have taken some of their processors). Returns the
+        tasks' processors, or ``None`` (``moves`` unchanged) if no packing was found.
+        """
+        model, busy, now = self.model, self.model.busy_time, self.model.time
+        ids = np.flatnonzero(model.free_time.pool == p)
+        vnode, va, vb, vtag = busy.reservations.intervals()
+        lnode, la, lb, _ = busy.local[int(self._owner_id[ids[0]])].intervals()
+        mine = np.isin(lnode, ids) & (lb > now)
+        rows = np.isin(vnode, ids) & (vb > now)
+        started = rows & (va <= now)
+        ahead = np.flatnonzero(rows & (va > now))
+        fixed = (
+            np.concatenate([lnode[mine], vnode[started]]),
+            np.concatenate([la[mine], va[started]]),
+            np.concatenate([lb[mine], vb[started]]),
+        )
+        held = (vnode[ahead], va[ahead], vb[ahead])
+        if start.size:
+            if _free(prefer, start, end, fixed, held):
+                return prefer
+            # a pool's tasks share start and end: processors free over it, lowest ids first
+            s, e = float(start.min()), float(end.max())
+            busy = np.concatenate([n[(a < e) & (b > s)] for n, a, b in (fixed, held)])
+            idle = ids[~np.isin(ids, busy)]
+            if idle.size >= prefer.size:
+                return idle[: prefer.size]
+        got = pack(
+            ids,
+            fixed,
+            np.concatenate([held[1], start]),
+            np.concatenate([held[2], end]),
+            np.concatenate([held[0], prefer]),
+        )
+        if got is None:
+            return None
+        for k in np.flatnonzero(got[: ahead.size] != held[0]).tolist():
+            moves.setdefault(int(vtag[ahead[k]]), {})[int(held[0][k])] = int(got[k])
+        return got[ahead.size :]
 
     def _rebind(self, i: int, change: dict[int, int]) -> None:
         """Move job ``i``'s unstarted tasks from node ``k`` to ``change[k]`` (same spans)."""

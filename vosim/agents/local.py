@@ -127,16 +127,22 @@ class LocalJobs:
             self._rows.append((local_id, k, arrival, math.nan, math.nan, size, (), 0, 0, 0.0))
             return False
         lost = 0.0
-        for tag in p.displaced.tolist():
+        end = p.start + length
+        displaced = p.displaced
+        if ms.offers.pooled and displaced.size:  # held by count: they may fit beside it
+            owner.run_local(p.resources, p.start, end, tag=-2 - local_id)
+            if execution.repack(p.resources):
+                displaced = displaced[:0]
+        for tag in displaced.tolist():
             execution.cancel(model.jobs[tag], displaced=True)
             ms.queue.arrived.append(tag)
         for tag in p.killed.tolist():
             lost += execution.interrupt(model.jobs[tag], arrival)
-        self.displaced += p.displaced.size
+        self.displaced += displaced.size
         self.killed += p.killed.size
         self.lost_work += lost
-        end = p.start + length
-        owner.run_local(p.resources, p.start, end, tag=-2 - local_id)
+        if not (ms.offers.pooled and p.displaced.size):
+            owner.run_local(p.resources, p.start, end, tag=-2 - local_id)
         if p.start > arrival:
             heapq.heappush(self._waiting, p.start)
         self._rows.append(
@@ -148,12 +154,12 @@ class LocalJobs:
                 end,
                 size,
                 tuple(p.resources.tolist()),
-                p.displaced.size,
+                displaced.size,
                 p.killed.size,
                 lost,
             )
         )
-        return bool(p.displaced.size or p.killed.size)
+        return bool(displaced.size or p.killed.size)
 
     def counts(self, now: float) -> tuple[int, int, int, int, float]:
         """``(arrived, waiting now, displaced, killed, lost work)`` at ``now`` (cycle rows)."""

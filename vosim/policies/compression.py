@@ -200,6 +200,7 @@ class _Rows:
             jobs.nodes,
             int(slots.node.max()) + 1 if m else 0,
             int(gained.max()) + 1 if gained.size else 0,
+            0 if pool is None else len(pool),  # a pool's every node may be read
         )
         cap = 2 * m + 4 * int(jobs.columns[6][-1]) + 16
         (

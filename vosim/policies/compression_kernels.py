@@ -862,7 +862,10 @@ def _apply_counted(rows, jobs, i, out):  # pragma: no cover - compiled
         touched[pool_of[snode[s]]] = True
     for q in range(n[i]):
         touched[pool_of[out_node[q]]] = True
-    need = 3 * n[i] + 8
+    # rows (and groups) added: the old pools' levels (their rows and the old spans), one
+    # tail per cut, the window's pools' levels (their rows after both): 2 per live row and
+    # 4 per span bound them
+    need = 4 * (soff[i + 1] - soff[i]) + 4 * n[i] + 16
     for p in range(touched.size):
         if touched[p]:
             for q in range(first[p], first[p + 1]):
