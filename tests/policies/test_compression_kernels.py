@@ -91,8 +91,8 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
     counts = {"loads": 0, "tasks": 0, "moves": 0}
     plain_rows = compression._Rows.__init__
 
-    def load(self, slots, jobs_, freed):
-        plain_rows(self, slots, jobs_, freed)
+    def load(self, slots, jobs_, freed, pool=None):
+        plain_rows(self, slots, jobs_, freed, pool)
         np.testing.assert_array_equal(self.pmin, _least_live_price(self.columns))
         counts["loads"] += 1
 
@@ -102,7 +102,7 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
         reserved = list(state.reserved)
         if reserved:
             jobs_ = compression._Reservations(reserved)
-            rows = compression._Rows(state.slots, jobs_, freed)
+            rows = compression._Rows(state.slots, jobs_, freed, state.pool)
             for i, (job, old) in enumerate(reserved):
                 slow = old.runtime * (1 + kernels._EPS)
                 fast = kernels._cheapest_task(rows.columns, jobs_.columns, i, slow, False)

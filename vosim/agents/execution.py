@@ -15,7 +15,6 @@ from vosim.agents.callbacks import callback
 from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
 from vosim.core.windows import Spans, distinct
-from vosim.errors import SlotError
 from vosim.market.binding import pack
 from vosim.market.uncertainty import (
     local_chains_schedule,
@@ -177,7 +176,7 @@ class Execution:
         at the end. A task on node ``i`` takes ``run_time * p_ref / p_i``; the job ends with
         its slowest task. With ``uncertain`` (owners' local jobs as event chains) the window's
         ``P_a^w`` is predicted and when one of its nodes is taken is drawn from the model's
-        ``rng``.
+        ``rng``. A window of a count view is bound to processors first (:meth:`bind`).
         """
         model = self.model
         held_in = None
@@ -186,8 +185,6 @@ class Execution:
             held_in = model.budget_periods
         if not isinstance(window.slots, Spans):  # held as columns from here on
             window = dataclasses.replace(window, slots=window.spans)
-        if model.metascheduler.offers.pooled:  # node ids of a count view: processors now
-            window = self._bind(window)
         # The job runs run_time on a reference-performance node; on node i it takes
         # run_time * p_ref / p_i, and the job ends with its slowest task.
         work = job.run_time * model.reference_performance
@@ -230,19 +227,15 @@ class Execution:
                 )
                 model.schedule_event(self._complete_due, at=finish, priority=priority)
 
-    def _bind(self, window: Window) -> Window:
+    def bind(self, window: Window) -> Window | None:
         """``window`` (node ids of the count view) on processors free for all of its spans.
 
         Per pool of the window: its node ids are kept if those processors are free over the
         spans; otherwise the pool's unstarted reservations and the window's tasks are packed
         again (:meth:`_packed`), and every reservation whose processors changed is re-bound
-        at the owners and in the ledger. Returns the window on its processors.
-
-        Raises
-        ------
-        SlotError
-            No packing was found (local jobs placed ahead on part of a pool can forbid the
-            one the counts allow).
+        at the owners and in the ledger. Returns the window on its processors, or ``None``
+        (nothing changed) when no packing was found: local jobs placed ahead on part of a
+        pool can forbid the one the counts allow. Raises nothing.
 
         References
         ----------
@@ -258,7 +251,7 @@ class Execution:
             at = np.flatnonzero(of == p)
             got = self._packed(p, np.full(at.size, window.start), spans.end[at], nodes[at], moves)
             if got is None:
-                raise SlotError(f"no processors of pool {p} hold the window at {window.start:g}")
+                return None
             nodes[at] = got
         for j, change in moves.items():
             self._rebind(j, change)

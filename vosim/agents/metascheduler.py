@@ -223,6 +223,14 @@ class MetaschedulerAgent(mesa.Agent):
                 self._reasons[job.index] = short  # waits for what is left of the balance
                 continue
             moved = k in cancelled  # keeps the user evaluation of the window it had
+            if self.offers.pooled:  # the count view's window on processors, if it can be
+                window = self.execution.bind(window)
+                if window is None:  # waits: local work ahead on its pools forbids a packing
+                    self._reasons[job.index] = "no packing of its pools' processors holds it"
+                    if not moved:  # back to the policy as arrived (a moved job is already)
+                        self.queue.remove(k)
+                        self.queue.arrived.append(k)
+                    continue
             if not moved:
                 choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
                 earliest = decisions.earliest.get(k, window.start)
