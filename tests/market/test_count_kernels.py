@@ -1,11 +1,12 @@
 """count_rows: the plain count view's rows, by hand (the hypothesis comparison is in
-test_free_time.py, test_count_view_compiled_equals_plain)."""
+test_free_time.py, test_count_view_compiled_equals_plain); mark_held: a numpy mask."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from vosim.market.count_kernels import count_rows, pool_levels
+from vosim.market.count_kernels import count_rows, mark_held, pool_levels
 
 
 def test_count_rows_levels_a_pool_and_keeps_the_others():
@@ -16,10 +17,12 @@ def test_count_rows_levels_a_pool_and_keeps_the_others():
     pool = np.array([0, 0, 1])
     first, members = np.array([0, 2, 3]), np.array([0, 1, 2])
     relevel = np.array([True, False])
-    got = count_rows(node, start, end, price, perf, pool, relevel, first, members)
-    rows = sorted(zip(*(g.tolist() for g in got), strict=True))
-    # one level over [0, 20) on the pool's first processor, at the rows' least price
-    assert rows == [(0, 0.0, 20.0, 1.0, 1.0), (2, 5.0, 6.0, 3.0, 1.0)]
+    got, kept, over = count_rows(node, start, end, price, perf, pool, relevel, first, members)
+    rows = [tuple(g[k].item() for g in got) for k in range(got[0].size)]
+    # pool 1's row kept first; one level over [0, 20) on pool 0's first processor, at the
+    # rows' least price
+    assert (kept, over) == (1, -1)
+    assert rows == [(2, 5.0, 6.0, 3.0, 1.0), (0, 0.0, 20.0, 1.0, 1.0)]
 
 
 def test_pool_levels_stacks_levels_on_the_pools_processors_in_order():
@@ -31,3 +34,20 @@ def test_pool_levels_stacks_levels_on_the_pools_processors_in_order():
     rows = sorted(zip(*(o[:top].tolist() for o in out[:3]), strict=True))
     # 2 free on [0, 8), 1 on [8, 10) from the first two rows, plus 1 on [5, 10)
     assert rows == [(7, 0.0, 10.0), (9, 0.0, 10.0), (11, 5.0, 8.0)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_mark_held_marks_what_a_numpy_mask_marks(seed):
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 4, 12)
+    pool[:4] = np.arange(4)  # every pool has a resource
+    node = rng.integers(0, 12, 40)
+    a = rng.uniform(0, 100, 40)
+    b = a + rng.uniform(0.5, 30, 40)
+    until = np.where(rng.random(4) < 0.3, -np.inf, rng.uniform(20, 120, 4))
+    start, now = 30.0, float(rng.uniform(0, 40))
+    taken = np.zeros(12, dtype=bool)
+    mark_held(node, a, b, pool, until, start, now, taken)
+    plain = np.zeros(12, dtype=bool)
+    plain[node[(a < until[pool[node]]) & (b > start) & (b > now)]] = True
+    assert taken.tolist() == plain.tolist()

@@ -185,13 +185,16 @@ def test_count_view_fits_k_tasks_exactly_where_k_processors_are_free(case, s, d)
     assert np.allclose(view.price, view.performance)  # each pool's price and performance kept
 
 
-def test_count_view_refuses_more_free_than_a_pool_holds():
+@pytest.mark.parametrize("path", ["fast", "reference"])
+def test_count_view_refuses_more_free_than_a_pool_holds(path, monkeypatch):
+    if path == "reference":
+        monkeypatch.setenv("VOSIM_REFERENCE", "1")
     twice = SlotList.from_arrays(
-        np.array([0, 0]), np.array([0.0, 0.0]), np.array([5.0, 5.0]), np.ones(2), np.ones(2),
-        validate=False,
+        np.array([0, 0, 1]), np.array([0.0, 0.0, 1.0]), np.array([5.0, 5.0, 2.0]),
+        np.ones(3), np.ones(3), validate=False,
     )  # fmt: skip
-    with pytest.raises(SlotError, match="2 processors free at once but holds 1"):
-        count_view(twice, np.array([0]))
+    with pytest.raises(SlotError, match="pool 0 has more processors free at once than the 1"):
+        count_view(twice, np.array([0, 1]))
 
 
 @settings(max_examples=200, deadline=None)

@@ -14,8 +14,10 @@ import pandas as pd
 from vosim.agents.callbacks import callback
 from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
+from vosim.core.code_path import kernels
 from vosim.core.windows import Spans, distinct
 from vosim.market.binding import pack
+from vosim.market.free_time import members_of
 from vosim.market.uncertainty import (
     local_chains_schedule,
     sample_interruptions,
@@ -230,25 +232,47 @@ class Execution:
     def bind(self, window: Window) -> Window | None:
         """``window`` (node ids of the count view) on processors free for all of its spans.
 
-        Per pool of the window: its node ids are kept if those processors are free over the
-        spans; otherwise the pool's unstarted reservations and the window's tasks are packed
-        again (:meth:`_packed`), and every reservation whose processors changed is re-bound
-        at the owners and in the ledger. Returns the window on its processors, or ``None``
-        (nothing changed) when no packing was found: local jobs placed ahead on part of a
-        pool can forbid the one the counts allow. Raises nothing.
+        Per pool of the window: its node ids are kept if no busy row (local job, started
+        task or reservation) holds those processors over the spans; else the pool's lowest
+        processors that none holds are taken; otherwise the pool's unstarted reservations
+        and the window's tasks are packed again (:meth:`_packed`), and every reservation
+        whose processors changed is re-bound at the owners and in the ledger. Returns the
+        window on its processors, or ``None`` (nothing changed) when no packing was found:
+        local jobs placed ahead on part of a pool can forbid the one the counts allow.
+        Raises nothing.
 
         References
         ----------
         Mu'alem & Feitelson (2001), §2 (processors counted, not named); the packing rule is
         vosim's (:mod:`vosim.market.binding`).
         """
-        pool = self.model.free_time.pool
+        model, now = self.model, self.model.time
+        pool = model.free_time.pool
+        first, members = members_of(pool)
         spans = window.spans
         nodes = spans.node.copy()
         of = pool[nodes]
+        # processors held over a task's span by any busy row (each pool's tasks share a span)
+        until = np.full(first.size - 1, -np.inf)
+        np.maximum.at(until, of, spans.end)
+        taken = np.zeros(pool.size, dtype=bool)
+        owners = distinct(self._owner_id[nodes]).tolist()
+        mark = kernels("vosim.market.count_kernels").mark_held
+        for node, a, b, _ in (
+            model.busy_time.reservations.intervals(),
+            *(model.busy_time.local[k].intervals() for k in owners),
+        ):
+            mark(node, a, b, pool, until, float(window.start), float(now), taken)
         moves: dict[int, dict[int, int]] = {}  # job index -> {old node: new node}
         for p in distinct(of).tolist():
             at = np.flatnonzero(of == p)
+            if not taken[nodes[at]].any():
+                continue  # its processors are free
+            ids = members[first[p] : first[p + 1]]
+            idle = ids[~taken[ids]]  # the lowest processors free over the span
+            if idle.size >= at.size:
+                nodes[at] = idle[: at.size]
+                continue
             got = self._packed(p, np.full(at.size, window.start), spans.end[at], nodes[at], moves)
             if got is None:
                 return None
@@ -288,21 +312,21 @@ class Execution:
     ) -> np.ndarray | None:
         """Processors for ``k`` new tasks of pool ``p`` (shape (k,) each), the pool re-packed.
 
-        The tasks keep ``prefer`` if those processors are free over their spans of the
-        fixed busy time (started tasks, local jobs) and of the unstarted reservations, else
-        take the lowest processors free over all of their spans; otherwise the unstarted
-        reservations and the tasks are packed together
-        (:func:`~vosim.market.binding.pack`), and the reservations' changes are added to
-        ``moves`` (job index -> {old node: new node}). With no task the reservations are
+        The pool's unstarted reservations and the tasks (``prefer``: each one's processor
+        now) are packed together onto what its fixed busy time (started tasks, local jobs)
+        leaves free (:func:`~vosim.market.binding.pack`), and the reservations' changes are
+        added to ``moves`` (job index -> {old node: new node}). With no task the reservations are
         packed again (a local job may have taken some of their processors). Returns the
         tasks' processors, or ``None`` (``moves`` unchanged) if no packing was found.
         """
         model, busy, now = self.model, self.model.busy_time, self.model.time
-        ids = np.flatnonzero(model.free_time.pool == p)
+        pool = model.free_time.pool
+        first, members = members_of(pool)
+        ids = members[first[p] : first[p + 1]]
         vnode, va, vb, vtag = busy.reservations.intervals()
         lnode, la, lb, _ = busy.local[int(self._owner_id[ids[0]])].intervals()
-        mine = np.isin(lnode, ids) & (lb > now)
-        rows = np.isin(vnode, ids) & (vb > now)
+        mine = (pool[lnode] == p) & (lb > now)
+        rows = (pool[vnode] == p) & (vb > now)
         started = rows & (va <= now)
         ahead = np.flatnonzero(rows & (va > now))
         fixed = (
@@ -311,15 +335,6 @@ class Execution:
             np.concatenate([lb[mine], vb[started]]),
         )
         held = (vnode[ahead], va[ahead], vb[ahead])
-        if start.size:
-            if _free(prefer, start, end, fixed, held):
-                return prefer
-            # a pool's tasks share start and end: processors free over it, lowest ids first
-            s, e = float(start.min()), float(end.max())
-            busy = np.concatenate([n[(a < e) & (b > s)] for n, a, b in (fixed, held)])
-            idle = ids[~np.isin(ids, busy)]
-            if idle.size >= prefer.size:
-                return idle[: prefer.size]
         got = pack(
             ids,
             fixed,
@@ -587,12 +602,3 @@ class Execution:
                 self._busy += delta
         self._busy_at = now
         return self._busy
-
-
-def _free(nodes: np.ndarray, start: np.ndarray, end: np.ndarray, *parts: tuple) -> bool:
-    """Whether no busy row of ``parts`` (each ``(node, a, b)``) overlaps a span on its node."""
-    for node, a, b in parts:
-        for k, s, e in zip(nodes.tolist(), start.tolist(), end.tolist(), strict=True):
-            if ((node == k) & (a < e) & (b > s)).any():
-                return False
-    return True

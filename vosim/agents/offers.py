@@ -48,7 +48,6 @@ class Offers:
 
     def __init__(self, model: mesa.Model) -> None:
         self.model = model
-        self.cache = SlotListCache(model.node_performance)
         static = model.pricing_policy == "fixed" and model.owner_exit_revenue is None
         price, perf = model.node_price, model.node_performance
         self.counted = (
@@ -62,6 +61,8 @@ class Offers:
         #: the slot list is the count view (:func:`~vosim.market.free_time.count_view`) and
         #: reservations are bound to processors when made.
         self.pooled = model.free_time.counted and not self.counted
+        pool = model.free_time.pool if self.pooled else None
+        self.cache = SlotListCache(model.node_performance, pool)
 
     def prepare(self, now: float, until: float) -> None:
         """Bring the domain's busy time up to ``[now, until)`` before a pass decides.
@@ -96,9 +97,8 @@ class Offers:
             nodes = pools.members(nodes)
         if reference():  # the plain build the cache speeds up
             slots = self._built(active, now, until, nodes)
-        else:
-            slots = self.cache.slots(active, model.busy_time, now, until, model.node_price, nodes)
-        return count_view(slots, pools.pool) if self.pooled else slots
+            return count_view(slots, pools.pool) if self.pooled else slots
+        return self.cache.slots(active, model.busy_time, now, until, model.node_price, nodes)
 
     def _built(self, owners: list, now: float, until: float, nodes: np.ndarray | None) -> SlotList:
         """The slot list of :meth:`slot_list` from the domain's busy intervals at once.

@@ -155,12 +155,16 @@ class BusyTime:
             return local
         return _joined([local, (node[at], a[at], b[at], tag[at])])
 
-    def take_changes(self) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def take_changes(
+        self, pool: np.ndarray | None = None
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """The resources whose busy time changed since the last call, and their intervals.
 
         Returns ``(dirty, (node, a, b))``: the changed resource ids (ascending, shape (d,))
-        and every busy interval on them, shape (r,) each, reservations first. Clears the
-        marks. ``O(r_vo)`` plus the rows of the owners of the changed resources. Raises
+        and every busy interval on them, shape (r,) each, reservations first; with ``pool``
+        (each resource's pool id, shape (R,)) every resource of a changed one's pool counts
+        as changed (a count view reads a pool together). Clears the marks. ``O(r_vo)`` plus
+        the rows of the owners of the changed resources. Raises
         nothing. vosim's speed-up; the slot list itself is AEP §2.1's.
         """
         changed = [s for s in (self.reservations, *self.local) if s.dirty]
@@ -171,6 +175,8 @@ class BusyTime:
         for s in changed:
             mark[list(s.dirty)] = True
             s.dirty.clear()
+        if pool is not None:
+            mark = np.isin(pool, pool[mark])
         dirty = np.flatnonzero(mark)
         owners = np.unique(self.owner[dirty]).tolist()  # their local jobs too
         parts = [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]

@@ -21,10 +21,12 @@ def count_rows(node, start, end, price, perf, pool, relevel, first, members):  #
     each resource's pool; ``relevel`` (bool, shape (P,)): the pools to re-level;
     ``first`` (shape (P + 1,)) and ``members`` (shape (R,)): each pool's resources, ascending,
     as ``members[first[p]:first[p + 1]]``. Returns the rows ``(node, start, end, price,
-    perf)``, unsorted: a pool's level ``l`` (1-based) on its ``l``-th resource over each
-    maximal span where at least ``l`` of its processors are free (``profile.level_spans``).
-    A pool re-levelled gives at most as many rows as it had (a level's span opens at a rise
-    of the count, and each row raises it by one).
+    perf)``, how many come first as they were (the pools not re-levelled, in their order;
+    then the levels, unsorted: a pool's level ``l`` (1-based) on its ``l``-th resource over
+    each maximal span where at least ``l`` of its processors are free,
+    ``profile.level_spans``), and ``-1``; or no rows and the first pool found with more
+    processors free at once than it holds. A pool re-levelled gives at most as many rows
+    as it had (a level's span opens at a rise of the count, and each row raises it by one).
     """
     m = node.size
     out_node = np.empty(m, dtype=np.int64)
@@ -56,18 +58,64 @@ def count_rows(node, start, end, price, perf, pool, relevel, first, members):  #
             rows[at[p]] = r
             at[p] += 1
     out = (out_node, out_start, out_end, out_price, out_perf)
+    kept = top
     for p in range(n_pools):
         if count[p + 1] > count[p]:
             top = _levels(start, end, price, perf, rows[count[p] : count[p + 1]],
                           members[first[p] : first[p + 1]], out, top)  # fmt: skip
-    return out_node[:top], out_start[:top], out_end[:top], out_price[:top], out_perf[:top]
+            if top < 0:  # more free at once than the pool holds
+                return (out_node[:0], out_start[:0], out_end[:0], out_price[:0], out_perf[:0]), 0, p
+    return (
+        (out_node[:top], out_start[:top], out_end[:top], out_price[:top], out_perf[:top]),
+        kept,
+        -1,
+    )
+
+
+@_jit
+def count_view_rows(
+    node, start, end, price, perf, pool, relevel, first, members
+):  # pragma: no cover
+    """:func:`count_rows` ordered as a slot list, by (start, node).
+
+    The rows kept (already in that order) and the levels, sorted, are merged in one pass.
+    The arguments are :func:`count_rows`'; ``node, start`` ordered by (start, node). Returns
+    the five columns, ordered by (start, node), and ``-1``; or no rows and the first pool
+    found with more processors free at once than it holds.
+    """
+    rows, kept, over = count_rows(node, start, end, price, perf, pool, relevel, first, members)
+    rn, rs, re_, rp, rf = rows
+    total = rn.size
+    if over >= 0 or kept == total:
+        return rn, rs, re_, rp, rf, over
+    by = np.argsort(rn[kept:], kind="mergesort")
+    by = by[np.argsort(rs[kept:][by], kind="mergesort")] + kept  # levels by (start, node)
+    on = np.empty(total, dtype=np.int64)
+    os_ = np.empty(total)
+    oe = np.empty(total)
+    op = np.empty(total)
+    of = np.empty(total)
+    x = 0  # next kept row
+    y = 0  # next level, in by
+    for o in range(total):
+        if x < kept and (
+            y == by.size or rs[x] < rs[by[y]] or (rs[x] == rs[by[y]] and rn[x] < rn[by[y]])
+        ):
+            r = x
+            x += 1
+        else:
+            r = by[y]
+            y += 1
+        on[o], os_[o], oe[o], op[o], of[o] = rn[r], rs[r], re_[r], rp[r], rf[r]
+    return on, os_, oe, op, of, -1
 
 
 @_jit
 def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover - compiled
     """Write the levels of one pool's rows ``mine`` on its resources ``ids`` into ``out``.
 
-    From row ``top`` on; returns the next free row (``profile.level_spans``' stack).
+    From row ``top`` on; returns the next free row (``profile.level_spans``' stack), or
+    ``-1`` if more of the pool's processors are free at once than ``ids`` holds.
     """
     out_node, out_start, out_end, out_price, out_perf = out
     k = mine.size
@@ -109,6 +157,8 @@ def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover -
             else:
                 depth -= 1
             top_level = free
+        if free > ids.size:
+            return -1
         if free > top_level:
             stack_start[depth] = t
             stack_lo[depth] = top_level + 1
@@ -125,3 +175,19 @@ def pool_levels(start, end, price, perf, ids, out, top):  # pragma: no cover - c
     row (:func:`_levels`).
     """
     return _levels(start, end, price, perf, np.arange(start.size), ids, out, top)
+
+
+@_jit
+def mark_held(node, a, b, pool, until, start, now, taken):  # pragma: no cover - compiled
+    """Mark in ``taken`` each resource that a busy row holds over its pool's span.
+
+    ``node, a, b`` (shape (r,)): busy rows ``[a, b)``, model time units; ``pool`` (shape
+    (R,)): each resource's pool; ``until`` (shape (P,)): each pool's span ``[start,
+    until[p])`` (``-inf``: no span); ``now``: rows ended by then hold nothing; ``taken``
+    (bool, shape (R,)): set where a row overlaps its pool's span. One pass over the rows,
+    for :meth:`~vosim.agents.execution.Execution.bind`. Raises nothing (compiled).
+    """
+    for r in range(node.size):
+        j = node[r]
+        if b[r] > now and b[r] > start and a[r] < until[pool[j]]:
+            taken[j] = True

@@ -11,7 +11,9 @@ import numpy as np
 
 from vosim.core.code_path import kernels
 from vosim.core.slots import SlotList
+from vosim.errors import SlotError
 from vosim.market.busy_time import BusyTime
+from vosim.market.free_time import members_of
 from vosim.market.slots import free_slots
 
 __all__ = ["SlotListCache"]
@@ -43,20 +45,26 @@ class SlotListCache:
     ----------
     performance : numpy.ndarray of float, shape (N,)
         Performance of every node, by node id.
+    pool : numpy.ndarray of int, shape (N,), optional
+        Each node's pool (:attr:`~vosim.market.free_time.FreeTime.pool`) when the slot list
+        is the count view (:func:`~vosim.market.free_time.count_view`): the spans kept are
+        then each pool's levels, and a change on one resource recomputes its whole pool.
 
     Notes
     -----
     The result equals :func:`~vosim.market.slots.free_slots` over every owner's busy
-    intervals for ``[now, until)`` exactly (the maximal free spans of each node, clipped):
-    a test compares them cycle by cycle on a whole run.
+    intervals for ``[now, until)`` exactly (the maximal free spans of each node, clipped),
+    with ``pool`` its count view (levels clipped are the levels of the clipped counts): a
+    test compares them cycle by cycle on whole runs.
 
     References
     ----------
     AEP §2.1: the slot list of the scheduling interval, ordered by non-decreasing start time.
     """
 
-    def __init__(self, performance: np.ndarray) -> None:
+    def __init__(self, performance: np.ndarray, pool: np.ndarray | None = None) -> None:
         self.performance = np.asarray(performance, dtype=float)
+        self.pool = None if pool is None else np.asarray(pool, dtype=np.int64)
         self._spans: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._upto = -math.inf
         self._owners: list[int] = []  # the owners' ids of the spans kept
@@ -91,7 +99,7 @@ class SlotListCache:
                 self._offered[o.node_ids] = True
             self._spans = self._free(busy, now)
         else:
-            dirty, rows = busy.take_changes()
+            dirty, rows = busy.take_changes(self.pool)
             if dirty.size:
                 self._spans = self._update(dirty, rows, now)
         node, start, end = self._spans
@@ -113,6 +121,9 @@ class SlotListCache:
         offered = np.flatnonzero(self._offered)
         if not offered.size:  # every owner has left the VO
             return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
+        if self.pool is not None:  # the levels of every pool, from nothing kept
+            none = np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
+            return self._levels(none, self._offered.copy(), (node, a, b), now)
         unpriced = np.zeros_like(self.performance)  # spans only: prices are read per call
         sl = free_slots(offered, unpriced, self.performance, node, a, b, now, self._upto)
         return sl.node, sl.start, sl.end
@@ -129,10 +140,28 @@ class SlotListCache:
         mark = np.zeros(self.performance.size, dtype=bool)
         mark[dirty] = True
         mark &= self._offered  # a node that left the VO has no slot (its VO work still ends)
+        if self.pool is not None:
+            return self._levels(self._spans, mark, rows, now)
         node, a, b = rows
         return _kernels().update_spans(
             *self._spans, mark, node, a, b, float(now), float(self._upto)
         )
+
+    def _levels(self, kept: tuple, mark: np.ndarray, rows: tuple, now: float):
+        """``kept`` with the levels of the ``mark``-ed pools recomputed from busy ``rows``.
+
+        ``mark``: every resource of each pool to recompute; ``rows``: ``(node, a, b)``, the
+        busy intervals on them (:func:`~vosim.market.slot_cache_kernels.update_levels`). Raises
+        :class:`~vosim.errors.SlotError` if busy rows leave a pool more free than it holds.
+        """
+        first, members = members_of(self.pool)
+        node, a, b = rows
+        *spans, over = _kernels().update_levels(
+            *kept, mark, node, a, b, float(now), float(self._upto), self.pool, first, members
+        )
+        if over >= 0:
+            raise SlotError(f"slot list: busy rows overlap on a resource of pool {over}")
+        return tuple(spans)
 
 
 def _kernels() -> ModuleType:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["clipped", "update_spans"]
+from vosim.market.count_kernels import count_rows
+
+__all__ = ["clipped", "update_levels", "update_spans"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 
@@ -49,6 +51,38 @@ def update_spans(node, start, end, mark, bnode, ba, bb, now, upto):  # pragma: n
     Raises nothing: compiled, fed by the cache's own arrays. Source: AEP §2.1 (the slot list
     ordered by start time); the update is vosim's speed-up.
     """
+    gn, gs, ge = _gaps(mark, bnode, ba, bb, now, upto)
+    return _merged(node, start, end, mark, gn, gs, ge)
+
+
+@_jit
+def update_levels(  # pragma: no cover - compiled
+    node, start, end, mark, bnode, ba, bb, now, upto, pool, first, members
+):
+    """:func:`update_spans` for kept spans that are a count view: the marked pools' levels.
+
+    ``mark`` holds every resource of the pools to recompute; ``pool`` (shape (N,)), ``first``
+    (shape (P + 1,)) and ``members`` (shape (N,)): each resource's pool and each pool's
+    resources, ascending (:func:`~vosim.market.free_time.members_of`). The marked resources'
+    free spans are recomputed as :func:`update_spans` does, their pools' free counts levelled
+    (:func:`~vosim.market.count_kernels.count_rows`) and merged into the kept spans, ordered
+    by (start, node): the rows ``count_view`` of the per-resource spans gives. Returns
+    ``(node, start, end)`` and ``-1``, or the first pool found with more resources free at
+    once than it holds (then the spans are meaningless: busy rows overlapped on a resource).
+    Raises nothing: compiled. Source: Mu'alem & Feitelson (2001), §2 (counted processors);
+    the update is vosim's.
+    """
+    gn, gs, ge = _gaps(mark, bnode, ba, bb, now, upto)
+    unpriced = np.zeros(gn.size)
+    relevel = np.ones(first.size - 1, dtype=np.bool_)
+    rows, _, over = count_rows(gn, gs, ge, unpriced, unpriced, pool, relevel, first, members)
+    out_n, out_s, out_e = _merged(node, start, end, mark, rows[0], rows[1], rows[2])
+    return out_n, out_s, out_e, over
+
+
+@_jit
+def _gaps(mark, bnode, ba, bb, now, upto):  # pragma: no cover - compiled
+    """The maximal free spans in ``[now, upto)`` of the ``mark``-ed nodes, unsorted."""
     # the marked nodes' busy rows, clipped to [now, upto), by (node, start)
     r = bnode.size
     pick = np.empty(r, dtype=np.int64)
@@ -90,7 +124,13 @@ def update_spans(node, start, end, mark, bnode, ba, bb, now, upto):  # pragma: n
         if not busy[j]:
             gn[g], gs[g], ge[g] = j, now, upto
             g += 1
-    gn, gs, ge = gn[:g], gs[:g], ge[:g]
+    return gn[:g], gs[:g], ge[:g]
+
+
+@_jit
+def _merged(node, start, end, mark, gn, gs, ge):  # pragma: no cover - compiled
+    """The kept spans of unmarked nodes and the spans ``(gn, gs, ge)``, by (start, node)."""
+    g = gn.size
     by = np.argsort(gn, kind="mergesort")
     by = by[np.argsort(gs[by], kind="mergesort")]  # by (start, node)
     # merge with the kept spans of unmarked nodes, both ordered by (start, node)

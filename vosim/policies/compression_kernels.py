@@ -339,7 +339,7 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
     s0, s1 = soff[i], soff[i + 1]
     before = ostart[i]
     counted = rows[21].size > 0
-    by_rows = near and k == 1 and not counted
+    by_rows = near and k == 1
     low = _cheapest_task(rows, jobs, i, slow, by_rows)
     if low == np.inf:
         return False
@@ -359,7 +359,7 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
         size = gtop[0]
     runs = s1 - s0
     for j in ownlist:
-        if joined[j] or not by_rows:
+        if joined[j] or not by_rows or counted:  # counted: the pools' rows are levelled
             r = head[j]
             while r >= 0:
                 runs += alive[r]
@@ -481,7 +481,8 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
 def _own_nodes(rows, jobs, i, own):  # pragma: no cover - compiled
     """The nodes reservation ``i``'s old window gives time back to, marked in ``own``.
 
-    Its spans' nodes; counted, every node of their pools (a pool's time is a count).
+    Its spans' nodes; counted, every node of their pools (a pool's time is a count), pools
+    in the order of their lowest nodes. ``O(n + k log k)`` for the ``k`` pools' ``n`` nodes.
     """
     pool_of, first, members = rows[21], rows[22], rows[23]
     soff, snode = jobs[6], jobs[7]
@@ -492,17 +493,25 @@ def _own_nodes(rows, jobs, i, own):  # pragma: no cover - compiled
             out[s - soff[i]] = snode[s]
         return out
     size = 0
+    pools = np.empty(soff[i + 1] - soff[i], dtype=np.int64)
+    lowest = np.empty(pools.size, dtype=np.int64)
+    k = 0
     for s in range(soff[i], soff[i + 1]):
         p = pool_of[snode[s]]
         if not own[members[first[p]]]:
             for q in range(first[p], first[p + 1]):
                 own[members[q]] = True
             size += first[p + 1] - first[p]
+            pools[k], lowest[k] = p, members[first[p]]
+            k += 1
+    # pools by their lowest node, a pool's nodes ascending: _released_levels writes the
+    # pools in the order of their lowest nodes, as from a scan of every node
     out = np.empty(size, dtype=np.int64)
     c = 0
-    for j in range(own.size):
-        if own[j]:
-            out[c] = j
+    for x in np.argsort(lowest[:k]):
+        p = pools[x]
+        for q in range(first[p], first[p + 1]):
+            out[c] = members[q]
             c += 1
     return out
 
