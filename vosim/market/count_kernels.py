@@ -34,29 +34,17 @@ def count_rows(node, start, end, price, perf, pool, relevel, first, members):  #
     out_end = np.empty(m)
     out_price = np.empty(m)
     out_perf = np.empty(m)
+    count, rows = _grouped(node, pool, relevel)
     n_pools = relevel.size
-    count = np.zeros(n_pools + 1, dtype=np.int64)
     top = 0
-    for r in range(m):  # rows kept as they are; count the others per pool
-        p = pool[node[r]]
-        if relevel[p]:
-            count[p + 1] += 1
-        else:
+    for r in range(m):  # rows kept as they are
+        if not relevel[pool[node[r]]]:
             out_node[top] = node[r]
             out_start[top] = start[r]
             out_end[top] = end[r]
             out_price[top] = price[r]
             out_perf[top] = perf[r]
             top += 1
-    for p in range(n_pools):
-        count[p + 1] += count[p]
-    at = count[:-1].copy()
-    rows = np.empty(count[-1], dtype=np.int64)  # the re-levelled rows, grouped by pool
-    for r in range(m):
-        p = pool[node[r]]
-        if relevel[p]:
-            rows[at[p]] = r
-            at[p] += 1
     out = (out_node, out_start, out_end, out_price, out_perf)
     kept = top
     for p in range(n_pools):
@@ -78,36 +66,71 @@ def count_view_rows(
 ):  # pragma: no cover
     """:func:`count_rows` ordered as a slot list, by (start, node).
 
-    The rows kept (already in that order) and the levels, sorted, are merged in one pass.
-    The arguments are :func:`count_rows`'; ``node, start`` ordered by (start, node). Returns
+    The levels are sorted and merged with the rows kept (already in that order) as those are
+    copied, once. The arguments are :func:`count_rows`'; ``node, start`` ordered by (start,
+    node). Returns
     the five columns, ordered by (start, node), and ``-1``; or no rows and the first pool
     found with more processors free at once than it holds.
     """
-    rows, kept, over = count_rows(node, start, end, price, perf, pool, relevel, first, members)
-    rn, rs, re_, rp, rf = rows
-    total = rn.size
-    if over >= 0 or kept == total:
-        return rn, rs, re_, rp, rf, over
-    by = np.argsort(rn[kept:], kind="mergesort")
-    by = by[np.argsort(rs[kept:][by], kind="mergesort")] + kept  # levels by (start, node)
+    count, rows = _grouped(node, pool, relevel)
+    size = rows.size
+    lev = (np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size),
+           np.empty(size))  # fmt: skip
+    top = 0
+    for p in range(relevel.size):
+        if count[p + 1] > count[p]:
+            top = _levels(start, end, price, perf, rows[count[p] : count[p + 1]],
+                          members[first[p] : first[p + 1]], lev, top)  # fmt: skip
+            if top < 0:  # more free at once than the pool holds
+                return node[:0], start[:0], end[:0], price[:0], perf[:0], p
+    ln, ls, le, lp, lf = lev
+    by = np.argsort(ln[:top], kind="mergesort")
+    by = by[np.argsort(ls[:top][by], kind="mergesort")]  # the levels by (start, node)
+    total = node.size - size + top
     on = np.empty(total, dtype=np.int64)
     os_ = np.empty(total)
     oe = np.empty(total)
     op = np.empty(total)
     of = np.empty(total)
-    x = 0  # next kept row
+    x = 0  # next row of slots, those of pools re-levelled skipped
     y = 0  # next level, in by
     for o in range(total):
-        if x < kept and (
-            y == by.size or rs[x] < rs[by[y]] or (rs[x] == rs[by[y]] and rn[x] < rn[by[y]])
+        while x < node.size and relevel[pool[node[x]]]:
+            x += 1
+        if x < node.size and (
+            y == top or start[x] < ls[by[y]] or (start[x] == ls[by[y]] and node[x] < ln[by[y]])
         ):
-            r = x
+            on[o], os_[o], oe[o], op[o], of[o] = node[x], start[x], end[x], price[x], perf[x]
             x += 1
         else:
             r = by[y]
+            on[o], os_[o], oe[o], op[o], of[o] = ln[r], ls[r], le[r], lp[r], lf[r]
             y += 1
-        on[o], os_[o], oe[o], op[o], of[o] = rn[r], rs[r], re_[r], rp[r], rf[r]
     return on, os_, oe, op, of, -1
+
+
+@_jit
+def _grouped(node, pool, relevel):  # pragma: no cover - compiled
+    """The rows of the pools to re-level, grouped by pool: ``rows[count[p]:count[p + 1]]``.
+
+    Returns ``(count, rows)``, shapes (P + 1,) and (k,), rows in their order within a pool.
+    """
+    n_pools = relevel.size
+    count = np.zeros(n_pools + 1, dtype=np.int64)
+    for r in range(node.size):
+        p = pool[node[r]]
+        if relevel[p]:
+            count[p + 1] += 1
+    for p in range(n_pools):
+        count[p + 1] += count[p]
+    at = count[:-1].copy()
+    rows = np.empty(count[-1], dtype=np.int64)
+    for r in range(node.size):
+        p = pool[node[r]]
+        if relevel[p]:
+            rows[at[p]] = r
+            at[p] += 1
+    return count, rows
 
 
 @_jit
