@@ -791,6 +791,15 @@ def price_floors(rows):  # pragma: no cover - compiled
 @_jit
 def _add_row(rows, j, a, b, pr, pf):  # pragma: no cover - compiled
     """A live row ``(j, a, b, pr, pf)`` at the end, first in node ``j``'s list, alone in a group."""
+    _regroup(rows, _link_row(rows, j, a, b, pr, pf))
+
+
+@_jit
+def _link_row(rows, j, a, b, pr, pf):  # pragma: no cover - compiled
+    """A live row ``(j, a, b, pr, pf)`` at the end, first in node ``j``'s list, no group yet.
+
+    Returns its index.
+    """
     node, start, end, price, perf, alive, head, nxt, top = rows[:9]
     r = top[0]
     node[r], start[r], end[r], price[r], perf[r] = j, a, b, pr, pf
@@ -798,7 +807,7 @@ def _add_row(rows, j, a, b, pr, pf):  # pragma: no cover - compiled
     nxt[r] = head[j]
     head[j] = r
     top[0] = r + 1
-    _regroup(rows, r)
+    return r
 
 
 @_jit
@@ -911,10 +920,23 @@ def _apply_counted(rows, jobs, i, out):  # pragma: no cover - compiled
 
 @_jit
 def _relevel(rows, jobs, i, p, tmp):  # pragma: no cover - compiled
-    """Pool ``p``'s live rows (with reservation ``i``'s spans, ``i >= 0``) as its levels."""
+    """Pool ``p``'s live rows (with reservation ``i``'s spans, ``i >= 0``) as its levels.
+
+    Levels that close together come out one after another with equal values: they share
+    one group, as alike rows in a row of the slot list do (:func:`load_rows`).
+    """
+    gid, gstart, gend, gprice, gperf, gcount = rows[12:18]
     c = _pool_with(rows, jobs, i, p, tmp, 0, True)
+    g = -1
     for x in range(c):
-        _add_row(rows, tmp[0][x], tmp[1][x], tmp[2][x], tmp[3][x], tmp[4][x])
+        a, b, pr, pf = tmp[1][x], tmp[2][x], tmp[3][x], tmp[4][x]
+        if g >= 0 and gstart[g] == a and gend[g] == b and gprice[g] == pr and gperf[g] == pf:
+            r = _link_row(rows, tmp[0][x], a, b, pr, pf)
+            gid[r] = g
+            gcount[g] += 1
+        else:
+            _add_row(rows, tmp[0][x], a, b, pr, pf)
+            g = gid[rows[8][0] - 1]
 
 
 @_jit
