@@ -19,7 +19,7 @@ from vosim.core.slots import SlotList
 from vosim.core.windows import distinct
 from vosim.errors import SlotError
 from vosim.market.busy_time import BusyTime
-from vosim.market.profile import FreeProfile, level_spans
+from vosim.market.profile import FreeProfile
 
 __all__ = ["FreeTime", "count_view", "members", "members_of", "pools_of"]
 
@@ -211,8 +211,8 @@ def count_view(
     -----
     Compiled: ``O(m + k log k)`` for ``k`` rows of the pools re-levelled (their levels are
     sorted and merged into the other rows in one pass). The plain
-    form below (``VOSIM_REFERENCE=1``), ``O(m log m)`` numpy plus ``O(m)`` Python, is its
-    oracle.
+    form below (``VOSIM_REFERENCE=1``), ``O(m log m)`` numpy over every pool at once, is
+    its oracle.
 
     References
     ----------
@@ -244,35 +244,63 @@ def count_view(
         return SlotList.trusted(*rows)
     of = pool[slots.node]
     which = distinct(of) if pools is None else np.intersect1d(distinct(of), pools)
-    kept = ~np.isin(of, which)
-    node: list[np.ndarray] = [slots.node[kept]]
-    start: list[float] = slots.start[kept].tolist()
-    end: list[float] = slots.end[kept].tolist()
-    price: list[float] = slots.price[kept].tolist()
-    perf: list[float] = slots.performance[kept].tolist()
-    for p in which.tolist():
-        rows = np.flatnonzero(of == p)
-        a, b = slots.start[rows], slots.end[rows]
-        times, at = np.unique(np.concatenate([a, b]), return_inverse=True)
-        delta = np.bincount(at, weights=np.repeat([1.0, -1.0], rows.size), minlength=times.size)
-        free = np.rint(np.cumsum(delta)).astype(np.int64).tolist()
-        ids = np.flatnonzero(pool == p)
-        if max(free) > ids.size:  # a slice would drop the levels above silently
-            _too_many(p, ids.size)
-        for t, u, lo, hi in level_spans(times.tolist(), free, float(times[0]), float(times[-1])):
-            node.append(ids[lo - 1 : hi])
-            start += [t] * (hi - lo + 1)
-            end += [u] * (hi - lo + 1)
-        price += [float(slots.price[rows].min())] * (len(start) - len(price))
-        perf += [float(slots.performance[rows[0]])] * (len(start) - len(perf))
-    if not start:
-        return SlotList()
+    mine = np.isin(of, which)
+    rows = np.flatnonzero(mine)
+    if not rows.size:
+        return slots
+    # each pool's free count: +1 at a row's start, -1 at its end, summed per (pool, time);
+    # the cumulative sum runs over the pools in turn (each pool's changes sum to 0)
+    p_ev = np.concatenate([of[rows], of[rows]])
+    t_ev = np.concatenate([slots.start[rows], slots.end[rows]])
+    d_ev = np.repeat([1, -1], rows.size)
+    order = np.lexsort((t_ev, p_ev))
+    p_ev, t_ev, d_ev = p_ev[order], t_ev[order], d_ev[order]
+    last = np.ones(p_ev.size, dtype=bool)  # the last change of each (pool, time)
+    last[:-1] = (p_ev[1:] != p_ev[:-1]) | (t_ev[1:] != t_ev[:-1])
+    free = np.cumsum(d_ev)[last]
+    seg_pool, seg_start = p_ev[last], t_ev[last]
+    # the segment from each change to the pool's next one holds `free` processors
+    follows = np.flatnonzero(seg_pool[1:] == seg_pool[:-1])
+    seg_pool, seg_start, seg_end, free = (
+        seg_pool[follows],
+        seg_start[follows],
+        seg_start[follows + 1],
+        free[follows],
+    )
+    first, members_all = members_of(pool)
+    size = first[seg_pool + 1] - first[seg_pool]
+    over = np.flatnonzero(free > size)
+    if over.size:  # a slice would drop the levels above silently
+        _too_many(int(seg_pool[over[0]]), int(size[over[0]]))
+    # level l of a pool: the maximal runs of its segments holding at least l processors
+    used = np.flatnonzero(free > 0)
+    seg = np.repeat(used, free[used])
+    level = np.arange(seg.size) - np.repeat(np.cumsum(free[used]) - free[used], free[used]) + 1
+    order = np.lexsort((seg_start[seg], level, seg_pool[seg]))
+    seg, level = seg[order], level[order]
+    new = np.ones(seg.size, dtype=bool)
+    new[1:] = (
+        (seg_pool[seg[1:]] != seg_pool[seg[:-1]])
+        | (level[1:] != level[:-1])
+        | (seg_start[seg[1:]] != seg_end[seg[:-1]])
+    )
+    head = np.flatnonzero(new)
+    tail = np.append(head[1:], seg.size) - 1
+    lp = seg_pool[seg[head]]
+    # each pool's least price (a window put back keeps its own) and performance
+    by_pool = rows[np.argsort(of[rows], kind="stable")]
+    starts = np.flatnonzero(np.diff(of[by_pool], prepend=-1))
+    least = np.full(first.size - 1, np.inf)
+    least[of[by_pool[starts]]] = np.minimum.reduceat(slots.price[by_pool], starts)
+    perf = np.zeros(first.size - 1)
+    perf[of[by_pool[starts]]] = slots.performance[by_pool[starts]]
+    kept = ~mine
     return SlotList.from_arrays(
-        np.concatenate(node).astype(np.int64, copy=False),
-        np.array(start),
-        np.array(end),
-        np.array(price),
-        np.array(perf),
+        np.concatenate([slots.node[kept], members_all[first[lp] + level[head] - 1]]),
+        np.concatenate([slots.start[kept], seg_start[seg[head]]]),
+        np.concatenate([slots.end[kept], seg_end[seg[tail]]]),
+        np.concatenate([slots.price[kept], least[lp]]),
+        np.concatenate([slots.performance[kept], perf[lp]]),
         validate=False,  # rows kept as given may overlap on a processor (see slots)
     )
 
