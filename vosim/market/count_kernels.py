@@ -67,10 +67,11 @@ def count_view_rows(
     """:func:`count_rows` ordered as a slot list, by (start, node).
 
     The levels are sorted and merged with the rows kept (already in that order) as those are
-    copied, once. The arguments are :func:`count_rows`'; ``node, start`` ordered by (start,
-    node). Returns
-    the five columns, ordered by (start, node), and ``-1``; or no rows and the first pool
-    found with more processors free at once than it holds.
+    copied, once. The arguments are :func:`count_rows`' (shape (m,) rows, times in model
+    time units); ``node, start`` ordered by (start, node). Returns the five columns, ordered
+    by (start, node), and ``-1``; or no rows and the first pool found with more processors
+    free at once than it holds. Raises nothing (compiled). Source: Mu'alem & Feitelson
+    (2001), §2 (counted processors); AEP §2.1 (the slot list ordered by start).
     """
     count, rows = _grouped(node, pool, relevel)
     size = rows.size
@@ -208,7 +209,8 @@ def mark_held(node, a, b, pool, until, start, now, taken):  # pragma: no cover -
     (R,)): each resource's pool; ``until`` (shape (P,)): each pool's span ``[start,
     until[p])`` (``-inf``: no span); ``now``: rows ended by then hold nothing; ``taken``
     (bool, shape (R,)): set where a row overlaps its pool's span. One pass over the rows,
-    for :meth:`~vosim.agents.execution.Execution.bind`. Raises nothing (compiled).
+    for :meth:`~vosim.agents.execution.Execution.bind`. Raises nothing (compiled). Source:
+    Mu'alem & Feitelson (2001), §2 (processors counted, named only to run); vosim's rule.
     """
     for r in range(node.size):
         j = node[r]
