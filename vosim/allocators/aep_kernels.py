@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
+# Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
+# counter passed on: numba compiles a helper once more for each literal value it is called with.
 
 #: Unit roundoff of float64 (half the machine epsilon), with room to spare.
 _U = 1.2e-16
@@ -176,7 +178,7 @@ def _exact(counts, sums, here, cost_of_rank, step, n, buf):  # pragma: no cover 
         for q in range(take):
             buf[j + q] = cost_of_rank[r]
         j += take
-    return pairwise_sum(buf, 0, n)
+    return pairwise_sum(buf, np.int64(0), n)
 
 
 @_jit
@@ -307,7 +309,18 @@ def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover -
     by_late = np.argsort(latest, kind="mergesort")
     level = np.zeros(start.size, dtype=np.int64)
     t, _, examined = _sweep(
-        start, latest, cost, weight, rank, cost_of_rank, by_late, level, 0, n, limit, False
+        start,
+        latest,
+        cost,
+        weight,
+        rank,
+        cost_of_rank,
+        by_late,
+        level,
+        np.int64(0),
+        n,
+        limit,
+        np.bool_(False),
     )
     return t, examined
 
@@ -328,7 +341,18 @@ def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # prag
     by_late = np.argsort(latest, kind="mergesort")
     for k in range(levels):
         t, _, _ = _sweep(
-            start, latest, cost, weight, rank, cost_of_rank, by_late, level, k, n, limit, False
+            start,
+            latest,
+            cost,
+            weight,
+            rank,
+            cost_of_rank,
+            by_late,
+            level,
+            k,
+            n,
+            limit,
+            np.bool_(False),
         )
         if not np.isnan(t):
             return t, k
@@ -350,7 +374,18 @@ def cheapest_start(start, latest, cost, weight, n):  # pragma: no cover - compil
     by_late = np.argsort(latest, kind="mergesort")
     level = np.zeros(start.size, dtype=np.int64)
     t, best, _ = _sweep(
-        start, latest, cost, weight, rank, cost_of_rank, by_late, level, 0, n, np.inf, True
+        start,
+        latest,
+        cost,
+        weight,
+        rank,
+        cost_of_rank,
+        by_late,
+        level,
+        np.int64(0),
+        n,
+        np.inf,
+        np.bool_(True),
     )
     return t, best
 
@@ -555,7 +590,7 @@ def _cheapest_total(cost, weight, n):  # pragma: no cover - compiled
         q += w
         if q == n:
             break
-    return pairwise_sum(cheapest, 0, n)
+    return pairwise_sum(cheapest, np.int64(0), n)
 
 
 @_jit
@@ -726,7 +761,7 @@ def window_of_runs(start, latest, duration, cost, count, index, node, t, longest
         at[q] = p
         costs[q] = c
         q += 1
-    total = pairwise_sum(costs, 0, n)
+    total = pairwise_sum(costs, np.int64(0), n)
     # each slot's task time, then the window's order: by node id
     dur = np.empty(n)
     q = 0

@@ -25,6 +25,8 @@ import numpy as np
 __all__ = ["cut_distinct", "merged_rows", "release_window"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
+# Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
+# counter passed on: numba compiles a helper once more for each literal value it is called with.
 
 
 @_jit
@@ -53,7 +55,7 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
             return i, node[:0], start[:0], end[:0], price[:0], perf[:0]
     new_end = end.copy()
     gone = np.zeros(m, dtype=np.bool_)
-    right = 0
+    right = np.int64(0)  # typed: see _jit
     for i in range(n):
         r = hit[i]
         new_end[r] = a[i]

@@ -11,6 +11,8 @@ import numba
 import numpy as np
 
 _jit = numba.njit(cache=True, nogil=True)
+# Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
+# counter passed on: numba compiles a helper once more for each literal value it is called with.
 
 
 @_jit
@@ -36,7 +38,7 @@ def count_rows(node, start, end, price, perf, pool, relevel, first, members):  #
     out_perf = np.empty(m)
     count, rows = _grouped(node, pool, relevel)
     n_pools = relevel.size
-    top = 0
+    top = np.int64(0)  # typed: see _jit
     for r in range(m):  # rows kept as they are
         if not relevel[pool[node[r]]]:
             out_node[top] = node[r]
@@ -77,7 +79,7 @@ def count_view_rows(
     size = rows.size
     lev = (np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size),
            np.empty(size))  # fmt: skip
-    top = 0
+    top = np.int64(0)  # typed: see _jit
     for p in range(relevel.size):
         if count[p + 1] > count[p]:
             top = _levels(start, end, price, perf, rows[count[p] : count[p + 1]],

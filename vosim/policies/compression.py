@@ -195,7 +195,8 @@ class _Rows:
     ) -> None:
         m = len(slots)
         self.loaded = m  # rows [0, m) come from the slot list, in its (start, node) order
-        gained = np.empty(0, dtype=np.int64) if freed is None else np.asarray(freed, np.int64)
+        # a copy: a read-only array would compile load_rows a second time
+        gained = np.empty(0, dtype=np.int64) if freed is None else np.array(freed, np.int64)
         nodes = max(
             jobs.nodes,
             int(slots.node.max()) + 1 if m else 0,

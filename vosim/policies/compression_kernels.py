@@ -43,6 +43,8 @@ from vosim.policies.batch_windows import _EPS  # relative tolerance of budgets a
 _LOOSE = 1e-6
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
+# Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
+# counter passed on: numba compiles a helper once more for each literal value it is called with.
 
 
 @_jit
@@ -79,7 +81,7 @@ def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
     idle = t - fstart[rows]
     order = _lexsort4(cost, slack, idle, fnode[rows].astype(np.float64))[:n]
     chosen = cost[order]
-    total = pairwise_sum(chosen, 0, n)
+    total = pairwise_sum(chosen, np.int64(0), n)
     if total > budget * (1 + _EPS):
         return False
     runtime = -np.inf
@@ -146,7 +148,7 @@ def earliest_start(free, n, volume, budget, not_before, before):  # pragma: no c
         if k < n:
             continue
         chosen = np.sort(np.partition(buf[:k], n - 1)[:n]) if k > n else np.sort(buf[:k])
-        if pairwise_sum(chosen, 0, n) <= limit:
+        if pairwise_sum(chosen, np.int64(0), n) <= limit:
             return t
     return np.nan
 
@@ -372,7 +374,7 @@ def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - c
     epf = np.empty(size + runs)
     ecount = np.empty(size + runs, dtype=np.int64)
     emine = np.zeros(size + runs, dtype=np.bool_)
-    f = 0
+    f = np.int64(0)  # typed: see _jit
     if by_rows:
         for q in range(jcount[0]):
             r = head[jlist[q]]
@@ -529,7 +531,7 @@ def _released_levels(rows, jobs, i, ownlist, out, top):  # pragma: no cover - co
     for j in ownlist:
         p = pool_of[j]
         if members[first[p]] == j:  # once per pool, at its first node
-            top = _pool_with(rows, jobs, i, p, out, top, False)
+            top = _pool_with(rows, jobs, i, p, out, top, np.bool_(False))
     return top
 
 
@@ -612,7 +614,7 @@ def _may_use(rows, jobs, i, now):  # pragma: no cover - compiled
             r = nxt[r]
     if least == np.inf:
         return False
-    low = _cheapest_task(rows, jobs, i, slow, False)
+    low = _cheapest_task(rows, jobs, i, slow, np.bool_(False))
     limit = min(budget[i], ocost[i]) * (1 + _LOOSE) - (n[i] - 1) * low
     return least <= limit
 
@@ -914,7 +916,7 @@ def _apply_counted(rows, jobs, i, out):  # pragma: no cover - compiled
     for q in range(n[i]):
         new_pools[pool_of[out_node[q]]] = True
     for p in np.flatnonzero(new_pools):  # the window's pools levelled again
-        _relevel(rows, jobs, -1, p, tmp)
+        _relevel(rows, jobs, np.int64(-1), p, tmp)
     return 0
 
 
@@ -926,7 +928,7 @@ def _relevel(rows, jobs, i, p, tmp):  # pragma: no cover - compiled
     one group, as alike rows in a row of the slot list do (:func:`load_rows`).
     """
     gid, gstart, gend, gprice, gperf, gcount = rows[12:18]
-    c = _pool_with(rows, jobs, i, p, tmp, 0, True)
+    c = _pool_with(rows, jobs, i, p, tmp, np.int64(0), np.bool_(True))
     g = -1
     for x in range(c):
         a, b, pr, pf = tmp[1][x], tmp[2][x], tmp[3][x], tmp[4][x]
