@@ -77,3 +77,38 @@ def test_a_bad_reference_switch_is_refused_before_the_run(monkeypatch, tmp_path,
     assert main(["run", "--jobs", "20", "--quiet", "--out", str(out)]) == 2
     assert "vosim: error: environment variable VOSIM_REFERENCE='yes'" in capsys.readouterr().err
     assert not out.exists()  # refused before any work
+
+
+def test_compile_notices_bracket_each_outermost_compilation_of_a_kernel():
+    from types import SimpleNamespace
+
+    from numba.core import event
+
+    from vosim.core.code_path import kernels, on_compile
+
+    kernels("vosim.market.count_kernels")  # the listener starts with the first kernels
+
+    def compile_event(module: str) -> dict:
+        return {"dispatcher": SimpleNamespace(py_func=SimpleNamespace(__module__=module))}
+
+    calls = []
+    on_compile(calls.append)
+    try:
+        outer, inner = compile_event("vosim.policies.x"), compile_event("vosim.market.y")
+        event.start_event("numba:compile", data=outer)
+        event.start_event("numba:compile", data=inner)  # a helper inside: no second notice
+        assert calls == [True]
+        event.end_event("numba:compile", data=inner)
+        assert calls == [True]
+        event.end_event("numba:compile", data=outer)
+        assert calls == [True, False]
+        other = compile_event("numpy.linalg")  # not vosim's: no notice
+        event.start_event("numba:compile", data=other)
+        event.end_event("numba:compile", data=other)
+        assert calls == [True, False]
+        on_compile(None)
+        event.start_event("numba:compile", data=outer)
+        event.end_event("numba:compile", data=outer)
+        assert calls == [True, False]
+    finally:
+        on_compile(None)

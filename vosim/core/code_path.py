@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+from collections.abc import Callable
 from types import ModuleType
 
 from vosim.errors import ParameterError
 
-__all__ = ["REFERENCE_ENV", "code_path", "kernels", "reference"]
+__all__ = ["REFERENCE_ENV", "code_path", "kernels", "on_compile", "reference"]
 
 #: The environment variable that selects the plain paths (``"1"``).
 REFERENCE_ENV = "VOSIM_REFERENCE"
@@ -50,7 +51,58 @@ def kernels(name: str) -> ModuleType:
     """The module of compiled kernels ``name`` (e.g. ``"vosim.core.slot_kernels"``).
 
     Imported at its first use, so that importing vosim does not import numba (~0.5 s,
-    ~100 MB). Raises ``ModuleNotFoundError`` for an unknown ``name``. Source: none (vosim's
-    rule: every compiled speed-up sits in its own module beside the plain function).
+    ~100 MB); the first import also starts the compile notices (:func:`on_compile`). Raises
+    ``ModuleNotFoundError`` for an unknown ``name``. Source: none (vosim's rule: every
+    compiled speed-up sits in its own module beside the plain function).
     """
-    return importlib.import_module(name)
+    module = importlib.import_module(name)
+    _listen()
+    return module
+
+
+class _Notices:
+    """The callback of :func:`on_compile` and how deep the compilations of kernels are."""
+
+    callback: Callable[[bool], None] | None = None
+    depth = 0
+
+
+def on_compile(callback: Callable[[bool], None] | None) -> None:
+    """Call ``callback(True)`` as numba starts compiling vosim's kernels, ``callback(False)`` after.
+
+    Once per outermost compilation (a kernel compiles the helpers it calls inside its own),
+    and only for functions of vosim's modules. A kernel compiles at its first call with new
+    argument types unless numba's cache holds it, so this happens on the first run after an
+    install or a change of the kernels: a command tells its user why its progress stalls
+    (~1 min). ``None`` stops the calls. Process-wide: the last callback set wins. Raises
+    nothing. Source: none (numba's ``numba:compile`` events).
+    """
+    _Notices.callback = callback
+
+
+@functools.cache
+def _listen() -> None:
+    """Register the listener of numba's compile events, once per process."""
+    from numba.core import event
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            if _ours(ev):
+                _Notices.depth += 1
+                if _Notices.depth == 1 and _Notices.callback is not None:
+                    _Notices.callback(True)
+
+        def on_end(self, ev: event.Event) -> None:
+            if _ours(ev):
+                _Notices.depth -= 1
+                if _Notices.depth == 0 and _Notices.callback is not None:
+                    _Notices.callback(False)
+
+    event.register("numba:compile", _Listener())
+
+
+def _ours(ev: object) -> bool:
+    """Whether a ``numba:compile`` event compiles a function of a vosim module."""
+    dispatcher = getattr(ev, "data", {}).get("dispatcher")
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+    return module.split(".")[0] == "vosim"

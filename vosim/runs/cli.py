@@ -13,7 +13,7 @@ from typing import Any
 
 from vosim import __version__
 from vosim.allocators.base import criteria
-from vosim.core.code_path import code_path
+from vosim.core.code_path import code_path, on_compile
 from vosim.errors import VosimError
 from vosim.scenario import GROUPS, PARAMETERS, PRESETS, Choice, Flag, Integer, Param, Real
 from vosim.ui.cli import add_ui_parser, run_ui
@@ -542,6 +542,11 @@ def _run(args: argparse.Namespace) -> int:
     def progress(done: int, total: int) -> None:
         bar.update(done - bar.n)
 
+    def compiling(busy: bool) -> None:
+        bar.set_description("compiling kernels (first run only)" if busy else "simulating")
+
+    on_compile(None if args.quiet else compiling)
+
     interrupted = False
     try:
         model.run(progress=progress)
@@ -549,6 +554,7 @@ def _run(args: argparse.Namespace) -> int:
         interrupted = True
         model.finish(interrupted=True)
     finally:
+        on_compile(None)
         bar.close()
     wall = time.perf_counter() - started
 
