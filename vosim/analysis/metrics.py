@@ -144,20 +144,30 @@ def gini(x: Sequence[float]) -> float:
     return float((2 * np.arange(1, k + 1) - k - 1) @ x / (k * x.sum()))
 
 
+#: The job table's columns the waits and their groupings read (:func:`_entered_waits`).
+_WAIT_COLUMNS = (
+    "submission_time", "starting_time", "left_time", "chosen_delay", "state",
+    "execution_time", "run_time", "user", "group", "criterion",
+)  # fmt: skip
+
+
 def _entered_waits(
     jobs: pd.DataFrame,
 ) -> tuple[pd.Series, pd.DataFrame, pd.Series, pd.Series, pd.Series]:
     """The jobs that entered the queue and their waits (:func:`run_summary`'s definitions).
 
-    Returns ``entered`` (bool per row of ``jobs``), ``q`` (those rows), their ``wait`` (to
-    the start, or to leaving for a job that never started, s), the ``chosen`` part of it
-    (s) and their bounded slowdown ``bsld``, each indexed like ``q``.
+    Returns ``entered`` (bool per row of ``jobs``), ``q`` (those rows, with the columns of
+    :data:`_WAIT_COLUMNS` that ``jobs`` has), their ``wait`` (to the start, or to leaving for
+    a job that never started, s), the ``chosen`` part of it (s) and their bounded slowdown
+    ``bsld``, each indexed like ``q``.
     """
     state = jobs["state"].astype(str)
     entered = (state == "completed") | (
         state.isin(["withdrawn", "unfinished"]) & jobs["left_time"].notna()
     )
-    q = jobs[entered]
+    # the columns read, not the whole table: its text columns (resources, metadata) made
+    # the copy the peak of a whole trace's output phase
+    q = jobs.loc[entered, [c for c in _WAIT_COLUMNS if c in jobs]]
     started = q["starting_time"].notna()
     wait = q["starting_time"].where(started, q["left_time"]) - q["submission_time"]
     chosen = q["chosen_delay"].fillna(0.0) if "chosen_delay" in q else wait * 0.0
@@ -315,7 +325,7 @@ def run_summary(
         by_criterion[f"mean_wait_{c}"] = mean(wait[mine])
         by_criterion[f"mean_chosen_delay_{c}"] = mean(chosen[mine])
         by_criterion[f"mean_queue_wait_{c}"] = mean((wait - chosen)[mine])
-    done = jobs[state == "completed"]
+    finished = jobs["finish_time"][(state == "completed").to_numpy()]
     return {
         "jobs_read": len(jobs),
         **counts,
@@ -331,7 +341,7 @@ def run_summary(
         "utilization": share(vo_busy),
         "utilization_local": share(local_busy),
         "utilization_total": share(vo_busy + local_busy),
-        "makespan": float(done["finish_time"].max() - first) if len(done) else math.nan,
+        "makespan": float(finished.max() - first) if len(finished) else math.nan,
         "owners_revenue": float(sum(revenue)),
         "owners_revenue_by_owner": [float(r) for r in revenue],
         "owners_revenue_gini": gini([max(0.0, float(r)) for r in revenue]),
