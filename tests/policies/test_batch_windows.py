@@ -142,3 +142,46 @@ def test_a_budget_skips_to_the_first_start_it_can_pay():
     assert candidate_starts(HAND, job, 0.0).tolist() == [0.0, 30.0]
     window = earliest_window(HAND, job, 0.0)
     assert window.start == 30.0 and sorted(window.nodes) == [0, 2] and window.cost == 80.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=1, max_size=5),  # each pool's processors
+    st.data(),
+)
+def test_cut_window_relevels_only_pools_of_several_processors(sizes, data):
+    """A cut out of a count view re-levels the window's pools of several processors only, and
+    gives what re-levelling every pool of the window gives (a pool of one: its spans)."""
+    from vosim.core.windows import distinct
+    from vosim.market.free_time import count_view
+    from vosim.policies.batch_windows import cut_window
+
+    pool = np.repeat(np.arange(len(sizes)), sizes).astype(np.int64)
+    free = []
+    for node, p in enumerate(pool.tolist()):
+        line = data.draw(st.lists(st.booleans(), min_size=1, max_size=6))
+        for k, is_free in enumerate(line):
+            if not is_free:
+                continue
+            if k and line[k - 1]:  # maximal on its processor
+                free[-1] = Slot(node, free[-1].start, 10.0 * k + 10, 1.0 + p, 2.0 + p % 3)
+            else:
+                free.append(Slot(node, 10.0 * k, 10.0 * k + 10, 1.0 + p, 2.0 + p % 3))
+    if not free:
+        return
+    view = count_view(SlotList(free), pool)
+    rows = data.draw(
+        st.lists(st.sampled_from(list(view)), min_size=1, max_size=3, unique_by=lambda s: s.node)
+    )
+    t = max(r.start for r in rows)
+    rows = [r for r in rows if r.end > t]
+    if not rows:
+        return
+    spans = [Slot(r.node, t, min(r.end, t + 5.0), r.price, r.performance) for r in rows]
+    window = Window(
+        slots=tuple(sorted(spans, key=lambda s: s.node)), start=t, runtime=5.0, cost=1.0
+    )
+    got = cut_window(view, window, pool)
+    want = count_view(view.cut(window), pool, distinct(pool[window.spans.node]))
+    for field in ("node", "start", "end", "price", "performance"):
+        assert getattr(got, field).tolist() == getattr(want, field).tolist()

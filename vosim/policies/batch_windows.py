@@ -35,7 +35,7 @@ from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.core.code_path import kernels, reference
 from vosim.core.slots import lexsort_order, merge_rows
 from vosim.core.windows import Spans, distinct, filled
-from vosim.market.free_time import count_view
+from vosim.market.free_time import count_view, members_of
 from vosim.policies.base import CycleState
 
 __all__ = [
@@ -246,16 +246,22 @@ def cut_window(slots: SlotList, window: Window, pool: np.ndarray | None = None) 
 
     Cutting a window out of a count view leaves each of its pools' free count right but its
     spans no longer levels (free time of one count may sit on two processors in turn), so
-    the pools the window used are re-levelled
+    the pools of several processors the window used are re-levelled
     (:func:`~vosim.market.free_time.count_view`): a later search of the pass then fits
-    ``k`` tasks wherever ``k`` processors are free. ``pool``: each node's pool, shape
-    (n_nodes,). Raises what :meth:`~vosim.core.slots.SlotList.cut` raises. AEP §2.1
-    (a chosen window leaves the slot list); the levels are vosim's.
+    ``k`` tasks wherever ``k`` processors are free. A pool of one processor needs none: its
+    spans left by the cut are its levels already (maximal, none touching), so a window on
+    such pools only is the cut alone (LCG-2005-1's 24,505 pools hold nine of two or three).
+    ``pool``: each node's pool, shape (n_nodes,). Raises what
+    :meth:`~vosim.core.slots.SlotList.cut` raises. AEP §2.1 (a chosen window leaves the
+    slot list); the levels are vosim's.
     """
     left = slots.cut(window)
     if pool is None:
         return left
-    return count_view(left, pool, distinct(pool[window.spans.node]))
+    pools = distinct(pool[window.spans.node])
+    first, _ = members_of(pool)
+    pools = pools[first[pools + 1] - first[pools] > 1]
+    return count_view(left, pool, pools) if pools.size else left
 
 
 def release(slots: SlotList, window: Window, pool: np.ndarray | None = None) -> SlotList:
