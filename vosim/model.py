@@ -481,13 +481,18 @@ class VOModel(mesa.Model):
         self.busy_time = BusyTime(
             [n.owner for n in self.nodes], self.node_price, self.node_performance
         )
-        #: Every pool's free resources over time (owner, performance and price make a pool;
-        #: with availability every resource is a pool of its own, as ICCS 2023's ``P_a^w`` is
-        #: per node), read from :attr:`busy_time`.
+        #: Every pool's free resources over time (the processors of one node, owner,
+        #: performance and price make a pool; with availability every resource is a pool of
+        #: its own, as ICCS 2023's ``P_a^w`` is per node), read from :attr:`busy_time`.
         self.free_time = FreeTime(
             np.arange(self.node_count)
             if self.availability
-            else pools_of([n.owner for n in self.nodes], self.node_performance, self.node_price),
+            else pools_of(
+                [n.owner for n in self.nodes],
+                self.node_performance,
+                self.node_price,
+                self.resource_node,
+            ),
             self.busy_time,
         )
 

@@ -42,6 +42,27 @@ def test_pools_share_owner_performance_and_price():
         pools_of([0], [1.0, 2.0], [1.0])
 
 
+def test_pools_stop_at_a_nodes_bounds():
+    # two nodes of one owner, performance and price: each node's processors are one pool
+    pool = pools_of([0, 0, 0, 0], [2.0] * 4, [1.0] * 4, node=[0, 0, 1, 1])
+    assert pool.tolist() == [0, 0, 1, 1]
+    with pytest.raises(SlotError, match="node"):
+        pools_of([0, 0], [1.0, 1.0], [1.0, 1.0], node=[0])
+
+
+def test_the_bundled_domains_pools_are_their_nodes():
+    """Gaia's pools are its nodes; LCG-2005-1's one-processor nodes are pools of one, with
+    ``--owners trace`` too, so its runs take the per-processor path."""
+    from vosim import VOModel
+
+    gaia = VOModel(trace="UniLu-Gaia-2014-2", jobs=20, rng=1)
+    assert gaia.free_time.counted
+    assert gaia.free_time.pools == np.unique(gaia.resource_node).size
+    for owners in ({}, {"owners": "trace"}):
+        lcg = VOModel(trace="LCG-2005-1", jobs=20, rng=1, **owners)
+        assert not lcg.free_time.counted
+
+
 def schedule(resources: int) -> BusyTime:
     """An empty busy time over ``resources`` resources of one owner (price 1, performance 1)."""
     return BusyTime([0] * resources, [1.0] * resources, [1.0] * resources)

@@ -28,13 +28,18 @@ def pools_of(
     owner: Sequence[int] | np.ndarray,
     performance: Sequence[float] | np.ndarray,
     price: Sequence[float] | np.ndarray,
+    node: Sequence[int] | np.ndarray | None = None,
 ) -> np.ndarray:
-    """Each resource's pool: resources of one owner, performance and price share one.
+    """Each resource's pool: resources of one node, owner, performance and price share one.
 
     Parameters
     ----------
     owner, performance, price : array_like, shape (R,)
         Each resource's owner (int), performance and price per time unit.
+    node : array_like of int, shape (R,), optional
+        Each resource's physical node: resources of different nodes never share a pool
+        (a Gaia node's processors are one pool; LCG-2005-1's one-processor nodes are pools
+        of one, even when a site's nodes share a price). ``None``: any node.
 
     Returns
     -------
@@ -55,19 +60,21 @@ def pools_of(
     References
     ----------
     Mu'alem & Feitelson (2001), §2: identical processors are counted, not named. The pools
-    of a heterogeneous VO domain are vosim's.
+    of a heterogeneous VO domain are vosim's; that they stop at a node's bounds too is
+    vosim's choice (``docs/decisions.md``, "Pools stop at a node's bounds").
     """
     owner = np.asarray(owner, dtype=float)
     performance = np.asarray(performance, dtype=float)
     price = np.asarray(price, dtype=float)
-    if not (owner.shape == performance.shape == price.shape) or owner.ndim != 1:
+    host = np.zeros(owner.shape) if node is None else np.asarray(node, dtype=float)
+    if not (owner.shape == performance.shape == price.shape == host.shape) or owner.ndim != 1:
         raise SlotError(
-            f"owner, performance and price must be 1-d of one length, got shapes "
-            f"{owner.shape}, {performance.shape} and {price.shape}"
+            f"owner, performance, price and node must be 1-d of one length, got shapes "
+            f"{owner.shape}, {performance.shape}, {price.shape} and {host.shape}"
         )
     if owner.size == 0:
         raise SlotError("a domain needs at least one resource")
-    key = np.stack([owner, performance, price], axis=1)
+    key = np.stack([owner, performance, price, host], axis=1)
     _, pool = np.unique(key, axis=0, return_inverse=True)
     return pool.ravel().astype(np.int64)
 
