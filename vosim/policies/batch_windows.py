@@ -250,7 +250,7 @@ def cut_window(slots: SlotList, window: Window, pool: np.ndarray | None = None) 
     (:func:`~vosim.market.free_time.count_view`): a later search of the pass then fits
     ``k`` tasks wherever ``k`` processors are free. A pool of one processor needs none: its
     spans left by the cut are its levels already (maximal, none touching), so a window on
-    such pools only is the cut alone (LCG-2005-1's 24,505 pools hold nine of two or three).
+    such pools only is the cut alone.
     ``pool``: each node's pool, shape (n_nodes,). Raises what
     :meth:`~vosim.core.slots.SlotList.cut` raises. AEP §2.1 (a chosen window leaves the
     slot list); the levels are vosim's.
