@@ -309,19 +309,9 @@ def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover -
     by_late = np.argsort(latest, kind="mergesort")
     level = np.zeros(start.size, dtype=np.int64)
     t, _, examined = _sweep(
-        start,
-        latest,
-        cost,
-        weight,
-        rank,
-        cost_of_rank,
-        by_late,
-        level,
-        np.int64(0),
-        n,
-        limit,
+        start, latest, cost, weight, rank, cost_of_rank, by_late, level, np.int64(0), n, limit,
         np.bool_(False),
-    )
+    )  # fmt: skip
     return t, examined
 
 
@@ -341,19 +331,9 @@ def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # prag
     by_late = np.argsort(latest, kind="mergesort")
     for k in range(levels):
         t, _, _ = _sweep(
-            start,
-            latest,
-            cost,
-            weight,
-            rank,
-            cost_of_rank,
-            by_late,
-            level,
-            k,
-            n,
-            limit,
+            start, latest, cost, weight, rank, cost_of_rank, by_late, level, k, n, limit,
             np.bool_(False),
-        )
+        )  # fmt: skip
         if not np.isnan(t):
             return t, k
     return np.nan, -1
@@ -374,19 +354,9 @@ def cheapest_start(start, latest, cost, weight, n):  # pragma: no cover - compil
     by_late = np.argsort(latest, kind="mergesort")
     level = np.zeros(start.size, dtype=np.int64)
     t, best, _ = _sweep(
-        start,
-        latest,
-        cost,
-        weight,
-        rank,
-        cost_of_rank,
-        by_late,
-        level,
-        np.int64(0),
-        n,
-        np.inf,
+        start, latest, cost, weight, rank, cost_of_rank, by_late, level, np.int64(0), n, np.inf,
         np.bool_(True),
-    )
+    )  # fmt: skip
     return t, best
 
 
