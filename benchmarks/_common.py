@@ -144,22 +144,30 @@ raise SystemExit(main(sys.argv[2:]))
 
 
 def run_command(
-    tree: Path, flags: list[str], out: Path, timeout: float | None = None
+    tree: Path,
+    flags: list[str],
+    out: Path,
+    timeout: float | None = None,
+    numba_cache: Path | None = None,
 ) -> dict[str, float]:
     """The whole ``vosim run`` process of the vosim in ``tree``: wall seconds and peak MiB.
 
     ``flags``: the command's arguments after ``vosim`` (``["run", "--out", str(out), ...]``);
-    ``out`` is the folder they write to. Returns ``{"s", "completed", "peak_mb", "cpu_s"}``
-    (``completed``: the jobs whose state is ``completed`` in ``out/jobs.parquet``). Raises
-    ``RuntimeError`` when the command fails, ``subprocess.TimeoutExpired`` past ``timeout``.
+    ``out`` is the folder they write to; ``numba_cache``: numba's cache folder for the run
+    (``NUMBA_CACHE_DIR``; an empty one times the first run after an install). Returns
+    ``{"s", "completed", "peak_mb", "cpu_s"}`` (``completed``: the jobs whose state is
+    ``completed`` in ``out/jobs.parquet``). Raises ``RuntimeError`` when the command fails,
+    ``subprocess.TimeoutExpired`` past ``timeout``.
     """
     import pandas as pd  # the benchmarks' own dependency, loaded only by those that count
 
     started = time.perf_counter()
+    env = None if numba_cache is None else {**os.environ, "NUMBA_CACHE_DIR": str(numba_cache)}
     proc, usage = run_child(
         [sys.executable, "-c", _COMMAND, str(tree), *flags],
         cwd=tempfile.gettempdir(),
         timeout=timeout,
+        env=env,
     )
     seconds = time.perf_counter() - started
     if proc.returncode:

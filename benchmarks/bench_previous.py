@@ -25,6 +25,13 @@ after 7e8f695).
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~2 --command \\
         --allocator '' --repeat 1
 
+With ``--cold`` (and ``--command``) every run starts on an empty numba cache of its own
+(``NUMBA_CACHE_DIR``), as the first run after an install: its time includes compiling the
+kernels (the reviewer's target: ``--jobs 5000`` within 60 s).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~1 --command \\
+        --cold --jobs 5000 --allocator '' --repeat 2
+
 With ``--command`` each side is the whole ``vosim run`` process instead (``vosim.runs.cli``
 of that tree: start, trace, simulation, every output file and the chart), timed from outside
 with its peak resident memory (``ru_maxrss`` of the process alone, ``_common.run_child``);
@@ -171,9 +178,17 @@ def main(argv: list[str] | None = None) -> int:
         help="time the whole `vosim run` process of each tree (every output and the chart) "
         "and report its peak resident memory, instead of the model in a child",
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="with --command: every run on an empty numba cache of its own (the first run "
+        "after an install, compiling the kernels); no warm-up run",
+    )
     parser.add_argument("--seed", type=int, default=1, help="model seed (default 1)")
     parser.add_argument("--repeat", type=int, default=2, help="pairs of runs (default 2)")
     args = parser.parse_args(argv)
+    if args.cold and not args.command:
+        parser.error("--cold times the whole command: add --command")
     options = {
         "trace": args.trace,
         "jobs": None if args.jobs == "all" else int(args.jobs),
@@ -208,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             extract_vosim(args.previous, old)
         except ValueError as exc:
             parser.error(f"--previous {args.previous}: {exc}")
-        if args.warmup > 0:
+        if args.warmup > 0 and not args.cold:
             warm = {**options, "jobs": min(args.warmup, options["jobs"] or args.warmup)}
             for tree in (old, ROOT):
                 run_side(tree, warm, work / "warmup.parquet")
@@ -218,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
             for name, tree in (("previous", old), ("working tree", ROOT)):
                 side = name.split()[0]
                 if args.command:
-                    pair[name] = run_command(tree, command_flags(options, work / side), work / side)
+                    cache = work / f"numba-{side}-{k}" if args.cold else None
+                    flags = command_flags(options, work / side)
+                    pair[name] = run_command(tree, flags, work / side, numba_cache=cache)
                     (work / side / "jobs.parquet").replace(work / f"{side}.parquet")
                 else:
                     pair[name] = run_side(tree, options, work / f"{side}.parquet")

@@ -112,3 +112,31 @@ def test_compile_notices_bracket_each_outermost_compilation_of_a_kernel():
         assert calls == [True, False]
     finally:
         on_compile(None)
+
+
+def test_an_entry_point_still_compiling_is_waited_for_with_the_notice_on(monkeypatch):
+    from vosim.core import code_path, precompile
+
+    count = "vosim.market.count_kernels"
+    calls, waited = [], []
+    monkeypatch.setattr(precompile, "start", lambda: ())
+    still = {(count, None), (count, "mark_held")}  # the module and one entry point compiling
+    monkeypatch.setattr(precompile, "pending", lambda m, e=None: (m, e) in still)
+    monkeypatch.setattr(precompile, "wait", lambda m, e=None: waited.append((m, e, list(calls))))
+    code_path.on_compile(calls.append)
+    try:
+        module = code_path.kernels.__wrapped__(count)  # past the cache of modules
+        assert module.__name__ == count and waited == []  # nothing read yet
+        from vosim.market import count_kernels
+
+        assert module.mark_held is count_kernels.mark_held
+        assert waited == [(count, "mark_held", [True])] and calls == [True, False]
+        assert module.mark_held is count_kernels.mark_held  # kept: no second wait
+        assert module.count_rows is count_kernels.count_rows  # not compiling: no wait
+        assert len(waited) == 1 and calls == [True, False]
+        plain = code_path.kernels.__wrapped__("vosim.core.slot_kernels")  # nothing to wait for
+        from vosim.core import slot_kernels
+
+        assert plain is slot_kernels
+    finally:
+        code_path.on_compile(None)

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import F8, I8, entry, f8, i8
+
 __all__ = [
     "cheapest_start",
     "earliest_finish",
@@ -290,6 +292,7 @@ def _sweep(  # pragma: no cover - compiled
     return best_t, best, examined
 
 
+@entry((F8, F8, F8, I8, i8, f8))
 @_jit
 def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover - compiled
     """AMP's start: the first candidate start where the ``n`` cheapest alive costs fit ``limit``.
@@ -315,6 +318,7 @@ def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover -
     return t, examined
 
 
+@entry((F8, F8, F8, I8, I8, i8, i8, f8))
 @_jit
 def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # pragma: no cover
     """MinRuntime's start and runtime level: AMP on the slots of level ``<= k``, ``k`` rising.
@@ -339,6 +343,7 @@ def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # prag
     return np.nan, -1
 
 
+@entry((F8, F8, F8, I8, i8))
 @_jit
 def cheapest_start(start, latest, cost, weight, n):  # pragma: no cover - compiled
     """The start of minCost: the first start of least ``n``-cheapest sum of all starts.
@@ -368,6 +373,7 @@ def _fits(counts, sums, here, cost_of_rank, step, n, limit, slack, buf):  # prag
     return _exact(counts, sums, here, cost_of_rank, step, n, buf) <= limit
 
 
+@entry((F8, F8, F8, I8, I8, F8, i8, f8))
 @_jit
 def earliest_finish(start, latest, cost, weight, level, durations, n, limit):  # pragma: no cover
     """The start and runtime of minFinish: the least ``t + runtime`` within ``limit``, first start.
@@ -441,6 +447,7 @@ def earliest_finish(start, latest, cost, weight, level, durations, n, limit):  #
     return best_t, best_runtime
 
 
+@entry((I8, F8, F8, F8, F8, f8, f8, f8, i8))
 @_jit
 def prepare(node, start, end, price, performance, volume, time, min_performance, n):
     """``aep._prepare``'s scan, its rows the runs of alike usable slots (one compiled pass).
@@ -564,6 +571,22 @@ def _cheapest_total(cost, weight, n):  # pragma: no cover - compiled
 
 
 @_jit
+def unique_sorted(ordered):  # pragma: no cover - compiled
+    """The distinct values of the increasing array ``ordered``, in order (a new array).
+
+    A loop where numpy would assign a slice from an array: numba compiles such an assignment's
+    shape-mismatch message (string formatting) for ~2.5 s, once per process and worker.
+    """
+    out = np.empty_like(ordered)
+    u = np.int64(0)  # typed: see _jit
+    for v in ordered:
+        if u == 0 or out[u - 1] != v:
+            out[u] = v
+            u += 1
+    return out[:u].copy()
+
+
+@_jit
 def _distinct(values):  # pragma: no cover - compiled
     """The distinct values of a float array, increasing.
 
@@ -579,11 +602,9 @@ def _distinct(values):  # pragma: no cover - compiled
         if j > 0 and few[j - 1] == v:
             continue
         if u == 32:
-            ordered = np.sort(values)
-            keep = np.ones(ordered.size, dtype=np.bool_)
-            keep[1:] = ordered[1:] != ordered[:-1]
-            return ordered[keep]
-        few[j + 1 : u + 1] = few[j:u].copy()
+            return unique_sorted(np.sort(values))
+        for k in range(u, j, -1):  # a loop, not a slice assignment: see unique_sorted
+            few[k] = few[k - 1]
         few[j] = v
         u += 1
     return few[:u].copy()
@@ -591,6 +612,7 @@ def _distinct(values):  # pragma: no cover - compiled
 
 # Complexity above 15: compiled (numba): the four criteria's one-slot choices in one kernel, so a
 # search is one call; split, each part would be a call and its dispatch.
+@entry((F8, F8, F8, F8, I8, f8, f8, f8, f8, i8))
 @_jit
 def single(start, end, price, performance, node, volume, time, min_performance, limit, criterion):  # noqa: C901
     """``aep._single``'s choice for ``n = 1`` in two passes over the slots (the same floats).
@@ -667,6 +689,7 @@ def single(start, end, price, performance, node, volume, time, min_performance, 
     return 0, j, t, candidates, floor
 
 
+@entry((F8, F8, F8, F8, I8, I8, I8, f8, f8, i8))
 @_jit
 def window_of_runs(start, latest, duration, cost, count, index, node, t, longest, n):
     """The ``n`` cheapest slots of the runs alive at ``t`` (no longer than ``longest``).

@@ -9,9 +9,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import I8, entry, i8
+
 __all__ = ["eligibility"]
 
 
+@entry((I8, I8, I8, i8, i8, i8))
 @numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 def eligibility(
     first: np.ndarray, stop: np.ndarray, node: np.ndarray, rows: int, size: int, n: int

@@ -24,6 +24,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import F8, I8, entry, f8
+
 __all__ = ["screen_codes"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
@@ -31,6 +33,7 @@ _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other thr
 _FITS_MAYBE, _TOO_FEW_LONG_SLOTS, _BUDGET_TOO_LOW = 0, 1, 2
 
 
+@entry((I8, F8, F8, F8, F8, I8, F8, F8, f8))
 @_jit
 def screen_codes(node, start, end, price, perf, n, volume, budget, rtol):  # pragma: no cover
     """Screening codes of ``k`` requests against ``m`` slots (int8, shape (k,)).

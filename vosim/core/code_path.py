@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from types import ModuleType
 
+from vosim.core import precompile
 from vosim.errors import ParameterError
 
 __all__ = ["REFERENCE_ENV", "code_path", "kernels", "on_compile", "reference"]
@@ -51,13 +52,40 @@ def kernels(name: str) -> ModuleType:
     """The module of compiled kernels ``name`` (e.g. ``"vosim.core.slot_kernels"``).
 
     Imported at its first use, so that importing vosim does not import numba (~0.5 s,
-    ~100 MB); the first import also starts the compile notices (:func:`on_compile`). Raises
+    ~100 MB). The first call of the process starts the compile notices (:func:`on_compile`)
+    and, when numba's cache lacks declared kernels, their compilation in worker processes
+    (:func:`vosim.core.precompile.start`). A module still compiling there comes wrapped:
+    each entry point's first read waits for the worker, with the notice on. Raises
     ``ModuleNotFoundError`` for an unknown ``name``. Source: none (vosim's rule: every
     compiled speed-up sits in its own module beside the plain function).
     """
-    module = importlib.import_module(name)
     _listen()
-    return module
+    precompile.start()
+    module = importlib.import_module(name)
+    return _Compiling(module) if precompile.pending(name) else module
+
+
+class _Compiling(ModuleType):
+    """A kernel module a worker process is compiling: each entry point waits for its own.
+
+    An attribute's first read waits (with the notice on, :func:`on_compile`) until the worker
+    has written that entry point to numba's cache; the value is then kept, so later reads
+    are plain. Names that are not entry points read through at once.
+    """
+
+    def __init__(self, module: ModuleType) -> None:
+        super().__init__(module.__name__, module.__doc__)
+        self._module = module
+
+    def __getattr__(self, attr: str) -> object:
+        name = self.__name__
+        if precompile.pending(name, attr):
+            _notify(True)
+            precompile.wait(name, attr)
+            _notify(False)
+        value = getattr(self._module, attr)
+        setattr(self, attr, value)
+        return value
 
 
 class _Notices:
@@ -71,11 +99,12 @@ def on_compile(callback: Callable[[bool], None] | None) -> None:
     """Call ``callback(True)`` as numba starts compiling vosim's kernels, ``callback(False)`` after.
 
     Once per outermost compilation (a kernel compiles the helpers it calls inside its own),
-    and only for functions of vosim's modules. A kernel compiles at its first call with new
-    argument types unless numba's cache holds it, so this happens on the first run after an
-    install or a change of the kernels: a command tells its user why its progress stalls
-    (~1 min). ``None`` stops the calls. Process-wide: the last callback set wins. Raises
-    nothing. Source: none (numba's ``numba:compile`` events).
+    and only for functions of vosim's modules; also while the run waits for a worker process
+    compiling a kernel module (:mod:`vosim.core.precompile`). A kernel compiles at its first
+    call with new argument types unless numba's cache holds it, so this happens on the first
+    run after an install or a change of the kernels: a command tells its user why its
+    progress stalls (~1 min). ``None`` stops the calls. Process-wide: the last callback set
+    wins. Raises nothing. Source: none (numba's ``numba:compile`` events).
     """
     _Notices.callback = callback
 
@@ -88,17 +117,21 @@ def _listen() -> None:
     class _Listener(event.Listener):
         def on_start(self, ev: event.Event) -> None:
             if _ours(ev):
-                _Notices.depth += 1
-                if _Notices.depth == 1 and _Notices.callback is not None:
-                    _Notices.callback(True)
+                _notify(True)
 
         def on_end(self, ev: event.Event) -> None:
             if _ours(ev):
-                _Notices.depth -= 1
-                if _Notices.depth == 0 and _Notices.callback is not None:
-                    _Notices.callback(False)
+                _notify(False)
 
     event.register("numba:compile", _Listener())
+
+
+def _notify(compiling: bool) -> None:
+    """A compilation (or a wait for one) starts (``True``) or ends: tell the callback at depth 0."""
+    _Notices.depth += 1 if compiling else -1
+    at_top = _Notices.depth == (1 if compiling else 0)
+    if at_top and _Notices.callback is not None:
+        _Notices.callback(compiling)
 
 
 def _ours(ev: object) -> bool:

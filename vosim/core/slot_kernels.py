@@ -22,6 +22,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import F8, I8, entry
+
 __all__ = ["cut_distinct", "merged_rows", "release_window"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
@@ -29,6 +31,7 @@ _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other thr
 # counter passed on: numba compiles a helper once more for each literal value it is called with.
 
 
+@entry((I8, F8, F8, F8, F8, I8, F8, F8))
 @_jit
 def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cover - compiled
     """Cut spans ``[a_i, b_i)`` on distinct nodes ``wnode`` out of ``m >= 1`` slots.
@@ -77,6 +80,7 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
     return -1, merged[0], merged[1], merged[2], merged[3], merged[4]
 
 
+@entry((I8, F8, F8, F8, F8, I8, F8, F8, F8, F8))
 @_jit
 def release_window(node, start, end, price, perf, snode, sa, sb, sprice, sperf):  # pragma: no cover
     """``windows.release``: the slot list with a window's spans free again, merged.

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import B1, F8, I8, entry, f8
+
 _jit = numba.njit(cache=True, nogil=True)
 # Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
 # counter passed on: numba compiles a helper once more for each literal value it is called with.
@@ -62,6 +64,7 @@ def count_rows(node, start, end, price, perf, pool, relevel, first, members):  #
     )
 
 
+@entry((I8, F8, F8, F8, F8, I8, B1, I8, I8))
 @_jit
 def count_view_rows(
     node, start, end, price, perf, pool, relevel, first, members
@@ -203,6 +206,7 @@ def pool_levels(start, end, price, perf, ids, out, top):  # pragma: no cover - c
     return _levels(start, end, price, perf, np.arange(start.size), ids, out, top)
 
 
+@entry((I8, F8, F8, I8, F8, f8, f8, B1))
 @_jit
 def mark_held(node, a, b, pool, until, start, now, taken):  # pragma: no cover - compiled
     """Mark in ``taken`` each resource that a busy row holds over its pool's span.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import B1, F8, I8, entry, f8
 from vosim.market.count_kernels import count_rows
 
 __all__ = ["clipped", "update_levels", "update_spans"]
@@ -24,6 +25,7 @@ __all__ = ["clipped", "update_levels", "update_spans"]
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 
 
+@entry((I8, F8, F8, B1, I8, F8, F8, f8, f8))
 @_jit
 def update_spans(node, start, end, mark, bnode, ba, bb, now, upto):  # pragma: no cover
     """The kept spans with those of the ``mark``-ed nodes recomputed from their busy rows.
@@ -55,6 +57,7 @@ def update_spans(node, start, end, mark, bnode, ba, bb, now, upto):  # pragma: n
     return _merged(node, start, end, mark, gn, gs, ge)
 
 
+@entry((I8, F8, F8, B1, I8, F8, F8, f8, f8, I8, I8, I8))
 @_jit
 def update_levels(  # pragma: no cover - compiled
     node, start, end, mark, bnode, ba, bb, now, upto, pool, first, members
@@ -180,6 +183,7 @@ def _by_node(ids, bound):  # pragma: no cover - compiled
     return order
 
 
+@entry((I8, F8, F8, f8, f8, F8, F8))
 @_jit
 def clipped(node, start, end, now, until, price, performance):  # pragma: no cover
     """The slot list's columns of ``[now, until)`` from the kept spans (one pass).

@@ -18,9 +18,12 @@ import math
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import B1, F8, I8, entry, f8
+
 __all__ = ["gather", "product", "release_z"]
 
 
+@entry((I8, F8, f8, I8, I8, I8, F8, F8, F8, F8, B1, B1))
 @numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 def gather(
     node: np.ndarray,
@@ -160,6 +163,7 @@ def _ratio(d: float, sd: float) -> float:
     return d / sd
 
 
+@entry((F8, I8, I8, F8, F8, F8))
 @numba.njit(cache=True, nogil=True)
 def release_z(
     log_x: np.ndarray,
@@ -180,6 +184,7 @@ def release_z(
         z[release[i]] = _ratio(log_x[i] - log_median[c], shape[c])
 
 
+@entry((I8, I8, I8, F8, I8, F8, F8))
 @numba.njit(cache=True, nogil=True)
 def product(
     node_offsets: np.ndarray,

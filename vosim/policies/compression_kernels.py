@@ -34,10 +34,25 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from vosim.allocators.aep_kernels import fenwick_add, fenwick_smallest, pairwise_sum
+from vosim.allocators.aep_kernels import (
+    fenwick_add,
+    fenwick_smallest,
+    pairwise_sum,
+    unique_sorted,
+)
+from vosim.core.kernel_signatures import B1, F8, I8, b1, entry, f8, i8, tuple_of
 from vosim.core.slot_kernels import merged_rows
 from vosim.market.count_kernels import pool_levels
 from vosim.policies.batch_windows import _EPS  # relative tolerance of budgets and task lengths
+
+#: The numba types of the state tuples ``rows``, ``jobs``, ``out`` (above) and of
+#: ``earliest_start``'s ``free`` (a slot list's columns): the kernels' declared signatures.
+ROWS = tuple_of(
+    I8, F8, F8, F8, F8, B1, I8, I8, I8, B1, I8, I8, I8, F8, F8, F8, F8, I8, I8, F8, F8, I8, I8, I8
+)
+JOBS = tuple_of(I8, F8, F8, F8, F8, F8, I8, I8, F8, F8, F8, F8)
+OUT = tuple_of(I8, F8, F8, F8, F8)
+FREE = tuple_of(I8, F8, F8, F8, F8)
 
 #: Looser budget of the plain pass's necessary conditions.
 _LOOSE = 1e-6
@@ -96,61 +111,6 @@ def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
     scal[1] = runtime
     scal[2] = total
     return True
-
-
-@_jit
-def earliest_start(free, n, volume, budget, not_before, before):  # pragma: no cover - compiled
-    """``windows.earliest_window``'s start: the first candidate start that holds a window.
-
-    ``free``: ``(node, start, end, price, perf)`` of the slot list. The candidates are those
-    of ``windows.candidate_starts`` (the distinct ``lo_r = max(start_r, not_before)`` where at
-    least ``n`` slots have ``lo_r <= t <= hi_r``, ``hi_r = end_r - V / perf_r (1 - 1e-9)``),
-    before ``before``, ascending. At each, the slots free over a task's whole span (the test
-    of ``windows.window_at``, operation for operation) and the sum of the ``n`` least costs
-    among them in increasing order, summed as numpy sums them (:func:`pairwise_sum`), against
-    the budget as ``window_at`` compares them; which slots tie does not change the values
-    summed. ``volume`` in performance x time units, ``budget`` in cost units, ``not_before``
-    and ``before`` in model time units. Returns that start (model time units) or NaN. Raises
-    nothing (compiled). Source: Mu'alem & Feitelson (2001), §2 (the earliest start with
-    enough processors free for the estimate); AEP §2.1 (a window's cost within ``C``).
-    """
-    fnode, fstart, fend, fprice, fperf = free
-    m = fnode.size
-    if m < n:
-        return np.nan
-    d = volume / fperf
-    least = d * (1 - _EPS)
-    lo = np.maximum(fstart, not_before)
-    hi = fend - least
-    ok = np.flatnonzero(lo <= hi)
-    if ok.size < n:
-        return np.nan
-    slo = np.sort(lo[ok])
-    shi = np.sort(hi[ok])
-    cost = fprice * d
-    limit = budget * (1 + _EPS)
-    buf = np.empty(m)
-    c = 0
-    while c < slo.size:
-        t = slo[c]
-        while c < slo.size and slo[c] == t:  # the distinct values of lo, ascending
-            c += 1
-        if not t < before:
-            break
-        held = np.searchsorted(slo, t, side="right") - np.searchsorted(shi, t, side="left")
-        if held < n:
-            continue
-        k = 0
-        for r in range(m):
-            if fstart[r] <= t and fend[r] - t >= least[r]:
-                buf[k] = cost[r]
-                k += 1
-        if k < n:
-            continue
-        chosen = np.sort(np.partition(buf[:k], n - 1)[:n]) if k > n else np.sort(buf[:k])
-        if pairwise_sum(chosen, np.int64(0), n) <= limit:
-            return t
-    return np.nan
 
 
 @_jit
@@ -215,9 +175,10 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
         return cands
     by_cost = np.argsort(cost, kind="mergesort")
     rank = np.empty(f, dtype=np.int64)
-    rank[by_cost] = np.arange(1, f + 1)
     cost_of_rank = np.empty(f + 1)
-    cost_of_rank[1:] = cost[by_cost]
+    for r in range(f):  # loops, not array assignments: see aep_kernels.unique_sorted
+        rank[by_cost[r]] = r + 1
+        cost_of_rank[r + 1] = cost[by_cost[r]]
     wide = hi + 1e-9 * np.maximum(np.abs(hi), 1.0)
     counts = np.zeros(f + 1, dtype=np.int64)
     sums = np.zeros(f + 1)
@@ -619,6 +580,7 @@ def _may_use(rows, jobs, i, now):  # pragma: no cover - compiled
     return least <= limit
 
 
+@entry((ROWS, JOBS, B1, b1, f8, i8, OUT))
 @_jit
 def next_move(rows, jobs, known, use_known, now, i0, out):  # pragma: no cover - compiled
     """The first reservation from ``i0`` on (priority order) that ``replan`` would move.
@@ -655,15 +617,10 @@ def _sorted_distinct(values):  # pragma: no cover - compiled
         if values[i] != values[i - 1]:
             heads[c] = values[i]
             c += 1
-    ordered = np.sort(heads[:c])
-    if ordered.size < 2:
-        return ordered
-    keep = np.empty(ordered.size, dtype=np.bool_)
-    keep[0] = True
-    keep[1:] = ordered[1:] != ordered[:-1]
-    return ordered[keep]
+    return unique_sorted(np.sort(heads[:c]))
 
 
+@entry((I8, F8, F8, F8, F8, i8, i8, I8, F8))
 @_jit
 def load_rows(snode, sstart, send, sprice, sperf, nodes, cap, freed, span_perf):  # pragma: no cover
     """The row columns of a pass (module docstring, ``rows``), loaded from its slot list.
@@ -736,6 +693,7 @@ def load_rows(snode, sstart, send, sprice, sperf, nodes, cap, freed, span_perf):
     return rows
 
 
+@entry((I8, F8, F8, F8, F8, B1, i8, i8))
 @_jit
 def live_slots(node, start, end, price, perf, alive, loaded, top):  # pragma: no cover
     """The live rows' columns ``node, start, end, price, perf``, ordered by (start, node).
@@ -941,6 +899,7 @@ def _relevel(rows, jobs, i, p, tmp):  # pragma: no cover - compiled
             g = gid[rows[8][0] - 1]
 
 
+@entry((ROWS, JOBS, i8, OUT))
 @_jit
 def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
     """Move reservation ``i`` to the window in ``out``: ``release(slots, old).cut(window)``.
@@ -986,3 +945,59 @@ def apply_move(rows, jobs, i, out):  # pragma: no cover - compiled
             jlist[jcount[0]] = j
             jcount[0] += 1
     return _cut(rows, out, n[i])
+
+
+@entry((FREE, i8, f8, f8, f8, f8))
+@_jit
+def earliest_start(free, n, volume, budget, not_before, before):  # pragma: no cover - compiled
+    """``windows.earliest_window``'s start: the first candidate start that holds a window.
+
+    ``free``: ``(node, start, end, price, perf)`` of the slot list. The candidates are those
+    of ``windows.candidate_starts`` (the distinct ``lo_r = max(start_r, not_before)`` where at
+    least ``n`` slots have ``lo_r <= t <= hi_r``, ``hi_r = end_r - V / perf_r (1 - 1e-9)``),
+    before ``before``, ascending. At each, the slots free over a task's whole span (the test
+    of ``windows.window_at``, operation for operation) and the sum of the ``n`` least costs
+    among them in increasing order, summed as numpy sums them (:func:`pairwise_sum`), against
+    the budget as ``window_at`` compares them; which slots tie does not change the values
+    summed. ``volume`` in performance x time units, ``budget`` in cost units, ``not_before``
+    and ``before`` in model time units. Returns that start (model time units) or NaN. Raises
+    nothing (compiled). Source: Mu'alem & Feitelson (2001), §2 (the earliest start with
+    enough processors free for the estimate); AEP §2.1 (a window's cost within ``C``).
+    """
+    fnode, fstart, fend, fprice, fperf = free
+    m = fnode.size
+    if m < n:
+        return np.nan
+    d = volume / fperf
+    least = d * (1 - _EPS)
+    lo = np.maximum(fstart, not_before)
+    hi = fend - least
+    ok = np.flatnonzero(lo <= hi)
+    if ok.size < n:
+        return np.nan
+    slo = np.sort(lo[ok])
+    shi = np.sort(hi[ok])
+    cost = fprice * d
+    limit = budget * (1 + _EPS)
+    buf = np.empty(m)
+    c = 0
+    while c < slo.size:
+        t = slo[c]
+        while c < slo.size and slo[c] == t:  # the distinct values of lo, ascending
+            c += 1
+        if not t < before:
+            break
+        held = np.searchsorted(slo, t, side="right") - np.searchsorted(shi, t, side="left")
+        if held < n:
+            continue
+        k = 0
+        for r in range(m):
+            if fstart[r] <= t and fend[r] - t >= least[r]:
+                buf[k] = cost[r]
+                k += 1
+        if k < n:
+            continue
+        chosen = np.sort(np.partition(buf[:k], n - 1)[:n]) if k > n else np.sort(buf[:k])
+        if pairwise_sum(chosen, np.int64(0), n) <= limit:
+            return t
+    return np.nan

@@ -20,11 +20,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from vosim.core.kernel_signatures import B1, F8, I8, entry, f8, i8
+
 __all__ = ["concurrent_end"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
 
+@entry((F8, F8, I8, F8, B1, F8, I8, I8, F8, f8, i8, f8, f8, f8))
 @_jit
 def concurrent_end(  # pragma: no cover - compiled
     start, end, node, performance, pays, f, by_f, group_of, group_speed, volume, n, now,

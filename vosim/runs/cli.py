@@ -13,7 +13,7 @@ from typing import Any
 
 from vosim import __version__
 from vosim.allocators.base import criteria
-from vosim.core.code_path import code_path, on_compile
+from vosim.core.code_path import code_path, on_compile, reference
 from vosim.errors import VosimError
 from vosim.scenario import GROUPS, PARAMETERS, PRESETS, Choice, Flag, Integer, Param, Real
 from vosim.ui.cli import add_ui_parser, run_ui
@@ -531,6 +531,10 @@ def _run(args: argparse.Namespace) -> int:
 
     values = Scenario(**run_values(args)).kwargs()  # checked before Mesa is imported
     _output_dir(args.out)
+    if not reference():  # a cold cache: the kernels compile in parallel with the trace's read
+        from vosim.core import precompile
+
+        precompile.start()
     from vosim.model import VOModel
 
     started = time.perf_counter()

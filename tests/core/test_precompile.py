@@ -1,0 +1,158 @@
+"""Compiling the declared kernels in worker processes: what reaches numba's cache, and failures.
+
+The end-to-end tests run in fresh processes on an empty cache of their own
+(``NUMBA_CACHE_DIR``), on the count kernels (the cheapest module to compile).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import vosim
+from vosim.core import precompile
+
+COUNT = "vosim.market.count_kernels"
+
+
+def _fresh(code: str, cache: Path) -> str:
+    """Run ``code`` in a fresh process on the numba cache ``cache``; its stdout."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_kernel_modules_are_every_module_of_kernels():
+    package = Path(vosim.__file__).parent
+    found = {
+        ".".join(("vosim", *path.relative_to(package).with_suffix("").parts))
+        for path in package.rglob("*_kernels.py")
+    }
+    assert set(precompile.KERNEL_MODULES) == found
+    assert len(precompile.KERNEL_MODULES) == len(found)  # each once
+
+
+def test_workers_fill_the_cache_and_a_new_process_loads_without_compiling(tmp_path):
+    filled = _fresh(
+        f"""
+from vosim.core import precompile
+print(precompile.missing({COUNT!r}))
+print(precompile.start(({COUNT!r},)))
+precompile.wait({COUNT!r})
+print(precompile.result({COUNT!r}))
+print(precompile.missing({COUNT!r}))
+""",
+        tmp_path,
+    )
+    assert filled.split("\n")[:4] == ["True", f"({COUNT!r},)", f"ok {COUNT}", "False"]
+    # only the entry points' caches were written, not their helpers'
+    written = {p.name.split("-")[0].rpartition(".")[2] for p in tmp_path.rglob("*.nbi")}
+    assert written == {"count_view_rows", "mark_held"}
+    loaded = _fresh(
+        f"""
+import numpy as np
+from numba.core import event
+from vosim.core import precompile
+from vosim.core.code_path import kernels
+
+compiled = []
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Listener())
+print(precompile.start(({COUNT!r},)))
+i, f = np.zeros(1, dtype=np.int64), np.zeros(1)
+held = np.zeros(1, dtype=bool)
+kernels({COUNT!r}).mark_held(i, f, f, i, f, 0.0, 1.0, held)
+print(compiled)
+""",
+        tmp_path,
+    )
+    assert loaded.split("\n")[:2] == ["()", "[]"]  # a warm cache: no worker, nothing compiled
+
+
+def test_an_entry_compiled_earlier_as_a_helper_is_still_written(tmp_path):
+    out = _fresh(
+        f"""
+from vosim.core import precompile
+from vosim.core.precompile import declared
+from vosim.market import count_kernels
+
+print(precompile.missing({COUNT!r}))
+precompile._write_only([])  # every cache off, as in a worker compiling another module
+(sig,) = declared({COUNT!r})["mark_held"]
+count_kernels.mark_held.compile(sig)
+precompile._write_only([count_kernels.count_view_rows, count_kernels.mark_held])
+print(precompile.missing({COUNT!r}))
+precompile.compile_module({COUNT!r})
+print(precompile.missing({COUNT!r}))
+""",
+        tmp_path,
+    )
+    assert out.split("\n")[:3] == ["True", "True", "False"]
+
+
+def test_a_worker_reports_each_entry_point_then_the_module(tmp_path):
+    out = _fresh(
+        f"""
+import io
+from vosim.core import precompile
+out = io.StringIO()
+precompile.worker(["\\n", "{COUNT}\\n", "vosim.no_such_kernels\\n"], out)
+print(out.getvalue(), end="")
+""",
+        tmp_path,
+    )
+    lines = out.splitlines()
+    assert lines[:3] == [
+        f"compiled {COUNT}.count_view_rows",
+        f"compiled {COUNT}.mark_held",
+        f"ok {COUNT}",
+    ]
+    assert lines[3].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
+    assert len(lines) == 4
+
+
+def test_a_worker_that_dies_or_never_starts_ends_the_waits(monkeypatch):
+    monkeypatch.setattr(
+        precompile._Workers,
+        "_spawn",
+        lambda self: subprocess.Popen(
+            [sys.executable, "-c", "pass"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        ),
+    )
+    workers = precompile._Workers({"a.one": ["f", "g"], "a.two": [], "a.three": ["h"]}, 2)
+    for key in [("a.one", None), ("a.one", "f"), ("a.one", "g"), ("a.two", None), ("a.three", "h")]:
+        assert workers.done[key].wait(timeout=60)
+    assert set(workers.results.values()) <= {
+        "failed: the worker exited",
+        "failed: no worker left",
+    }
+    monkeypatch.setattr(precompile._Workers, "_spawn", lambda self: None)
+    workers = precompile._Workers({"b.one": ["f"]}, 1)
+    assert workers.done["b.one", "f"].wait(timeout=60)
+    assert workers.results["b.one"] == "failed: no worker left"
+
+
+def test_waiting_for_a_module_no_worker_has_returns_at_once(monkeypatch):
+    monkeypatch.setattr(precompile._State, "workers", None)
+    assert not precompile.pending(COUNT) and not precompile.pending(COUNT, "mark_held")
+    precompile.wait(COUNT)
+    precompile.wait(COUNT, "mark_held")
+    assert precompile.result(COUNT) is None
+
+
+@pytest.mark.parametrize("module", ["vosim.no_such_kernels"])
+def test_an_unknown_module_is_refused(module):
+    with pytest.raises(ModuleNotFoundError):
+        precompile.missing(module)
