@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import ClassVar, TextIO
 
+from vosim.core import registry
+
 __all__ = [
     "KERNEL_MODULES",
     "compile_module",
@@ -63,26 +65,35 @@ KERNEL_MODULES = (
 )
 
 
-#: Declared signatures: module name -> entry point name -> argument-type tuples (numba types).
-_DECLARED: dict[str, dict[str, tuple[tuple[object, ...], ...]]] = {}
+#: The registry's kind holding each kernel module's declared entry points.
+_KIND = "kernel signatures"
 
 
 def declare(module: str, name: str, signatures: tuple[tuple[object, ...], ...]) -> None:
     """Record that ``module``'s entry point ``name`` is called with ``signatures``.
 
     ``signatures``: tuples of numba types, one per signature (checked by
-    :func:`vosim.core.kernel_signatures.entry`, which calls this). A second declaration of a
-    name replaces the first. Raises nothing. Source: none.
+    :func:`vosim.core.kernel_signatures.entry`, which calls this). Kept in vosim's registry,
+    one entry per module, in declaration order (the order its worker compiles them). A
+    second declaration of a name replaces the first. Raises nothing. Source: none.
     """
-    _DECLARED.setdefault(module, {})[name] = signatures
+    try:
+        entries = registry.entry(_KIND, module)
+    except KeyError:
+        entries = {}
+        registry.register(_KIND, module, entries)
+    entries[name] = signatures
 
 
 def declared(module: str) -> dict[str, tuple[tuple[object, ...], ...]]:
-    """The entry points the imported module ``module`` declares: name -> signatures.
+    """The entry points the imported module ``module`` declares: name -> signatures, in order.
 
     Empty for a module not imported or declaring none. Raises nothing. Source: none.
     """
-    return dict(_DECLARED.get(module, {}))
+    try:
+        return dict(registry.entry(_KIND, module))
+    except KeyError:
+        return {}
 
 
 def missing(module: str) -> bool:

@@ -2,7 +2,8 @@
 
 A name on the command line, in a sweep file or in a fallback chain (``"min_cost>amp"``)
 stands for an entry of one kind: a window criterion, an availability method, an MCKP
-method, a fallback chain runner, a policy or an experiment. Each module that defines such a
+method, a fallback chain runner, a policy or an experiment (and, by module, the declared
+signatures of compiled kernels). Each module that defines such a
 part registers it here when it is imported (``register_criterion``, ``register_method``,
 ``register_policy``, ... are thin decorators over :func:`register`); lookups ask
 :func:`entry`, listings :func:`names`. Pure Python: importing it loads nothing else.
@@ -26,6 +27,8 @@ KINDS: dict[str, str] = {
     "fallback chain": "how a chain 'a>b' of the kind named runs (vosim's fallback chains)",
     "policy": "(a policy factory, the model values it takes)",
     "experiment": "a paper's experiment (vosim.runs.experiments.base.Experiment)",
+    "kernel signatures": "a kernel module's entry points, in declaration order, and the "
+    "argument types of each (vosim.core.precompile)",
 }
 
 _ENTRIES: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
