@@ -156,3 +156,23 @@ def test_waiting_for_a_module_no_worker_has_returns_at_once(monkeypatch):
 def test_an_unknown_module_is_refused(module):
     with pytest.raises(ModuleNotFoundError):
         precompile.missing(module)
+
+
+def test_a_forked_child_does_not_wait_for_its_parents_workers(monkeypatch):
+    monkeypatch.setattr(precompile._Workers, "_spawn", lambda self: None)
+    monkeypatch.setattr(precompile._Workers, "_feed", lambda self: None)  # never done
+    workers = precompile._Workers({COUNT: ["mark_held"]}, 1)
+    monkeypatch.setattr(precompile._State, "workers", workers)
+    assert precompile.pending(COUNT, "mark_held")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no worker of its own, so nothing pending and no wait
+        answer = b"free" if not precompile.pending(COUNT, "mark_held") else b"held"
+        precompile.wait(COUNT, "mark_held")
+        workers.stop()  # the inherited exit handler: not the child's workers to stop
+        os.write(write, answer)
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 4) == b"free"
+    assert os.waitpid(pid, 0)[1] == 0
+    assert precompile.pending(COUNT, "mark_held")  # the parent still waits for its own

@@ -11,7 +11,9 @@ whole modules, in :data:`KERNEL_MODULES`' order, and write numba's cache.
 :func:`wait` holds a run's first use of a module until its worker is done; the run then loads
 the module's kernels from the cache, as a warm run does. A module whose worker failed or died
 is compiled by the run itself at its first call, as without this module. A warm cache starts
-no worker. Workers still compiling modules the run never used are killed when it exits.
+no worker. Workers still compiling modules the run never used are killed when it exits. A
+process forked from the run does not wait for the run's workers: it loads or compiles its
+kernels itself.
 
 A worker writes the cache of its module's entry points only: a helper shared by two modules'
 kernels is compiled by both workers, so two processes never write one function's cache index
@@ -151,6 +153,7 @@ class _Workers:
         self.lock = threading.Lock()
         self.running = processes
         self.procs: list[subprocess.Popen] = []
+        self.pid = os.getpid()
         for _ in range(processes):
             threading.Thread(target=self._feed, daemon=True, name="vosim-precompile").start()
 
@@ -219,7 +222,12 @@ class _Workers:
                     self._finish(self.queue.popleft(), "failed: no worker left")
 
     def stop(self) -> None:
-        """Kill the workers still running (at exit: what they left is compiled at its use)."""
+        """Kill the workers still running (at exit: what they left is compiled at its use).
+
+        Only in the process that started them: a forked child inherits this exit handler.
+        """
+        if os.getpid() != self.pid:
+            return
         with self.lock:
             self.queue.clear()
             for proc in self.procs:
@@ -231,6 +239,14 @@ class _State:
     """The process's workers, once :func:`start` made them."""
 
     workers: _Workers | None = None
+
+
+def _forget() -> None:
+    """In a forked child: the parent's workers are not its own (nothing would end its waits)."""
+    _State.workers = None
+
+
+os.register_at_fork(after_in_child=_forget)
 
 
 def _cores() -> int:
