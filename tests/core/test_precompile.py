@@ -176,3 +176,39 @@ def test_a_forked_child_does_not_wait_for_its_parents_workers(monkeypatch):
     assert os.read(read, 4) == b"free"
     assert os.waitpid(pid, 0)[1] == 0
     assert precompile.pending(COUNT, "mark_held")  # the parent still waits for its own
+
+
+def test_a_module_another_process_is_compiling_is_waited_for_then_loaded(tmp_path):
+    import fcntl
+    import threading
+
+    # a warm cache: without the lock the worker would report within a second or two
+    code = f"from vosim.core import precompile as p; p.compile_module({COUNT!r})"
+    lock = _fresh(f"{code}; print(p.lock_path({COUNT!r}))", tmp_path)
+    lock = Path(lock.strip())
+    assert lock.parent.is_relative_to(tmp_path)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    lines: list[str] = []
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as another run's worker compiling the module
+        worker = subprocess.Popen(
+            [sys.executable, "-c", precompile._WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        worker.stdin.write(COUNT + "\n")
+        worker.stdin.close()
+        reader = threading.Thread(target=lambda: lines.extend(worker.stdout))
+        reader.start()
+        reader.join(timeout=8)
+        assert lines == []  # waiting for the lock
+        fcntl.flock(held, fcntl.LOCK_UN)
+    reader.join(timeout=120)
+    assert worker.wait(timeout=60) == 0
+    assert [line.strip() for line in lines] == [
+        f"compiled {COUNT}.count_view_rows",
+        f"compiled {COUNT}.mark_held",
+        f"ok {COUNT}",
+    ]

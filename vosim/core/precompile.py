@@ -19,20 +19,23 @@ A worker writes the cache of its module's entry points only: a helper shared by 
 kernels is compiled by both workers, so two processes never write one function's cache index
 at once (numba names a new data file from the index it read; two writers of one function
 could give one signature's file another's code). A cached entry point holds its helpers'
-code, so a run never needs a helper's own cache.
+code, so a run never needs a helper's own cache. Runs started together (a sweep's
+processes) share the work: a worker holds a lock file per module while it compiles it
+(:func:`lock_path`), and another run's worker waiting for that lock then loads the module.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import functools
 import importlib
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import ClassVar, TextIO
 
@@ -43,6 +46,7 @@ __all__ = [
     "compile_module",
     "declare",
     "declared",
+    "lock_path",
     "missing",
     "pending",
     "result",
@@ -341,16 +345,58 @@ def compile_module(module: str, report: Callable[[str], None] | None = None) -> 
     loaded = importlib.import_module(module)
     entries = {name: getattr(loaded, name) for name in declared(module)}
     _write_only(list(entries.values()))
-    for name, sigs in declared(module).items():
-        dispatcher = entries[name]
-        for sig in sigs:
-            compiled = dispatcher.overloads.get(tuple(sig))
-            if compiled is None:
-                dispatcher.compile(tuple(sig))
-            else:  # compiled earlier here as another module's helper, with its cache off
-                dispatcher._cache.save_overload(tuple(sig), compiled)
-        if report is not None:
-            report(name)
+    with _locked(lock_path(module)):
+        for name, sigs in declared(module).items():
+            dispatcher = entries[name]
+            for sig in sigs:
+                compiled = dispatcher.overloads.get(tuple(sig))
+                if compiled is None:
+                    dispatcher.compile(tuple(sig))  # loads it if another process wrote it
+                else:  # compiled earlier here as another module's helper, with its cache off
+                    dispatcher._cache.save_overload(tuple(sig), compiled)
+            if report is not None:
+                report(name)
+
+
+def lock_path(module: str) -> Path | None:
+    """The lock file a worker holds while it compiles ``module``, in numba's cache folder.
+
+    Runs started together (a sweep's processes, a test suite's workers) each start workers;
+    the lock makes one compile a module while the others wait, then load it from the cache.
+    ``None`` when the module's kernels are not cached (nothing to share). Imports ``module``;
+    raises ``ModuleNotFoundError`` for an unknown one. Source: none.
+    """
+    from numba.core.caching import NullCache
+
+    loaded = importlib.import_module(module)
+    for name in declared(module):
+        cache = _Caches.original.get(id(getattr(loaded, name)), getattr(loaded, name)._cache)
+        if isinstance(cache, NullCache):
+            return None
+        try:  # numba's cache internals (see _cached)
+            cache._impl.locator.ensure_cache_path()
+            return Path(cache._cache_path) / f"{module}.vosim-lock"
+        except (AttributeError, OSError):
+            return None
+    return None
+
+
+@contextlib.contextmanager
+def _locked(path: Path | None) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (no lock for ``None`` or without fcntl)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, at worst two processes compile a module
+        fcntl = None
+    if path is None or fcntl is None:
+        yield
+        return
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def worker(lines: Iterable[str] = sys.stdin, out: TextIO = sys.stdout) -> int:
