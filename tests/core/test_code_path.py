@@ -119,7 +119,7 @@ def test_an_entry_point_still_compiling_is_waited_for_with_the_notice_on(monkeyp
 
     count = "vosim.market.count_kernels"
     calls, waited = [], []
-    monkeypatch.setattr(precompile, "start", lambda: ())
+    monkeypatch.setattr(precompile, "start", lambda **kwargs: ())
     still = {(count, None), (count, "mark_held")}  # the module and one entry point compiling
     monkeypatch.setattr(precompile, "pending", lambda m, e=None: (m, e) in still)
     monkeypatch.setattr(precompile, "wait", lambda m, e=None: waited.append((m, e, list(calls))))

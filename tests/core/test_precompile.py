@@ -158,57 +158,71 @@ def test_an_unknown_module_is_refused(module):
         precompile.missing(module)
 
 
-def test_a_forked_child_does_not_wait_for_its_parents_workers(monkeypatch):
-    monkeypatch.setattr(precompile._Workers, "_spawn", lambda self: None)
-    monkeypatch.setattr(precompile._Workers, "_feed", lambda self: None)  # never done
-    workers = precompile._Workers({COUNT: ["mark_held"]}, 1)
-    monkeypatch.setattr(precompile._State, "workers", workers)
-    assert precompile.pending(COUNT, "mark_held")
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: no worker of its own, so nothing pending and no wait
-        answer = b"free" if not precompile.pending(COUNT, "mark_held") else b"held"
-        precompile.wait(COUNT, "mark_held")
-        workers.stop()  # the inherited exit handler: not the child's workers to stop
-        os.write(write, answer)
-        os._exit(0)
-    os.close(write)
-    assert os.read(read, 4) == b"free"
-    assert os.waitpid(pid, 0)[1] == 0
-    assert precompile.pending(COUNT, "mark_held")  # the parent still waits for its own
+def test_a_forked_child_does_not_wait_for_its_parents_workers(tmp_path):
+    # in a fresh process: a fork from a process with threads (pytest's) is unsafe
+    out = _fresh(
+        f"""
+import os, threading
+from vosim.core import precompile
+
+class Never(precompile._Workers):  # workers that never finish, and no thread
+    def __init__(self, entries):
+        self.held, self.entries, self.pid, self.procs = None, entries, os.getpid(), []
+        self.lock = threading.Lock()
+        keys = [({COUNT!r}, None), ({COUNT!r}, "mark_held")]
+        self.done = {{key: threading.Event() for key in keys}}
+
+precompile._State.workers = workers = Never({{{COUNT!r}: ["mark_held"]}})
+print(precompile.pending({COUNT!r}, "mark_held"))
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:  # the child: no worker of its own, so nothing pending and no wait
+    free = not precompile.pending({COUNT!r}, "mark_held")
+    precompile.wait({COUNT!r}, "mark_held")
+    workers.stop()  # the inherited exit handler: not the child's workers to stop
+    os.write(write, b"free" if free else b"held")
+    os._exit(0)
+os.close(write)
+print(os.read(read, 4).decode(), os.waitpid(pid, 0)[1])
+print(precompile.pending({COUNT!r}, "mark_held"))  # the parent still waits for its own
+""",
+        tmp_path,
+    )
+    assert out.splitlines() == ["True", "free 0", "True"]
 
 
-def test_a_module_another_process_is_compiling_is_waited_for_then_loaded(tmp_path):
+def test_a_run_waits_while_another_runs_workers_compile_then_starts_its_own(tmp_path):
     import fcntl
     import threading
 
-    # a warm cache: without the lock the worker would report within a second or two
-    code = f"from vosim.core import precompile as p; p.compile_module({COUNT!r})"
-    lock = _fresh(f"{code}; print(p.lock_path({COUNT!r}))", tmp_path)
+    where = f"from vosim.core import precompile as p; print(p.lock_path({COUNT!r}))"
+    lock = _fresh(where, tmp_path)
     lock = Path(lock.strip())
-    assert lock.parent.is_relative_to(tmp_path)
+    assert lock.parent.is_relative_to(tmp_path) and lock.name == "vosim-precompile.lock"
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    code = f"""
+from vosim.core import precompile as p
+print("missing", p.missing({COUNT!r}), flush=True)
+said = lambda on: print("waiting", on, flush=True)
+print("started", p.start(({COUNT!r},), waiting=said), flush=True)
+p.wait({COUNT!r})
+print(p.result({COUNT!r}), flush=True)
+"""
     lines: list[str] = []
     with lock.open("a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)  # as another run's worker compiling the module
-        worker = subprocess.Popen(
-            [sys.executable, "-c", precompile._WORKER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            text=True,
+        fcntl.flock(held, fcntl.LOCK_EX)  # as another run whose workers compile
+        run = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, env=env, text=True
         )
-        worker.stdin.write(COUNT + "\n")
-        worker.stdin.close()
-        reader = threading.Thread(target=lambda: lines.extend(worker.stdout))
+        reader = threading.Thread(target=lambda: lines.extend(run.stdout))
         reader.start()
-        reader.join(timeout=8)
-        assert lines == []  # waiting for the lock
+        reader.join(timeout=10)
+        assert lines == ["missing True\n", "waiting True\n"]  # held at start
         fcntl.flock(held, fcntl.LOCK_UN)
-    reader.join(timeout=120)
-    assert worker.wait(timeout=60) == 0
-    assert [line.strip() for line in lines] == [
-        f"compiled {COUNT}.count_view_rows",
-        f"compiled {COUNT}.mark_held",
+    reader.join(timeout=300)
+    assert run.wait(timeout=60) == 0
+    assert [line.strip() for line in lines[2:]] == [
+        "waiting False",
+        f"started ({COUNT!r},)",  # still cold here: its own workers compile it
         f"ok {COUNT}",
     ]

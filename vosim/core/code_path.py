@@ -60,7 +60,7 @@ def kernels(name: str) -> ModuleType:
     compiled speed-up sits in its own module beside the plain function).
     """
     _listen()
-    precompile.start()
+    precompile.start(waiting=_notify)
     module = importlib.import_module(name)
     return _Compiling(module) if precompile.pending(name) else module
 

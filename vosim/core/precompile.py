@@ -20,24 +20,23 @@ kernels is compiled by both workers, so two processes never write one function's
 at once (numba names a new data file from the index it read; two writers of one function
 could give one signature's file another's code). A cached entry point holds its helpers'
 code, so a run never needs a helper's own cache. Runs started together (a sweep's
-processes) share the work: a worker holds a lock file per module while it compiles it
-(:func:`lock_path`), and another run's worker waiting for that lock then loads the module.
+processes) do not compile side by side: the first to start workers holds a lock file
+(:func:`lock_path`) until they are done, and the others wait for it, then find the kernels
+cached.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
-import contextlib
-import functools
 import importlib
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import IO, ClassVar, TextIO
 
 from vosim.core import registry
 
@@ -145,7 +144,10 @@ class _Workers:
     as it compiles them (a run waits for the entry it calls, not its whole module).
     """
 
-    def __init__(self, entries: dict[str, list[str]], processes: int) -> None:
+    def __init__(
+        self, entries: dict[str, list[str]], processes: int, held: IO[str] | None = None
+    ) -> None:
+        self.held = held  # the lock file of the machine's compiling, released when all end
         self.queue = collections.deque(entries)
         self.entries = entries
         self.done = {
@@ -224,6 +226,8 @@ class _Workers:
             if self.running == 0:  # no worker left: the run compiles what is left itself
                 while self.queue:
                     self._finish(self.queue.popleft(), "failed: no worker left")
+                _release(self.held)
+                self.held = None
 
     def stop(self) -> None:
         """Kill the workers still running (at exit: what they left is compiled at its use).
@@ -237,17 +241,29 @@ class _Workers:
             for proc in self.procs:
                 if proc.poll() is None:
                     proc.kill()
+            _release(self.held)
+            self.held = None
 
 
 class _State:
-    """The process's workers, once :func:`start` made them."""
+    """The process's workers, once :func:`start` made them, and its answer."""
 
     workers: _Workers | None = None
+    started: tuple[str, ...] | None = None
+    starting = threading.Lock()
 
 
 def _forget() -> None:
-    """In a forked child: the parent's workers are not its own (nothing would end its waits)."""
+    """In a forked child: the parent's workers are not its own (nothing would end its waits).
+
+    Its copy of the lock file closes (the lock stays the parent's, released when it is done),
+    and it may start workers of its own.
+    """
+    if _State.workers is not None and _State.workers.held is not None:
+        _State.workers.held.close()
     _State.workers = None
+    _State.started = None
+    _State.starting = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget)
@@ -260,24 +276,42 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-@functools.cache
 def start(
-    modules: tuple[str, ...] = KERNEL_MODULES, processes: int | None = None
+    modules: tuple[str, ...] = KERNEL_MODULES,
+    processes: int | None = None,
+    waiting: Callable[[bool], None] | None = None,
 ) -> tuple[str, ...]:
     """Start compiling, in worker processes, the modules of ``modules`` numba's cache lacks.
 
     ``modules``: kernel module names, longest to compile first; ``processes``: at most this
     many workers (default: one per core this process may use). Returns the modules handed
-    to workers (empty on a warm cache). Once per process and arguments; :func:`wait` then
-    holds each entry point's first use. Raises ``ModuleNotFoundError`` for an unknown
-    module. Source: none (numba compiles one function at a time; processes compile in
-    parallel).
+    to workers (empty on a warm cache). Once per process: later calls return the first
+    call's answer. :func:`wait` then holds each entry point's first use. While another
+    process's workers compile (a lock file, :func:`lock_path`, held until they are done),
+    this waits for them first, calling ``waiting(True)`` before and ``waiting(False)`` after.
+    Raises ``ModuleNotFoundError`` for an unknown module. Source: none (numba compiles one
+    function at a time; processes compile in parallel).
     """
+    with _State.starting:
+        if _State.started is None:
+            _State.started = _start(modules, processes, waiting)
+        return _State.started
+
+
+def _start(
+    modules: tuple[str, ...], processes: int | None, waiting: Callable[[bool], None] | None
+) -> tuple[str, ...]:
+    """:func:`start`'s work, once."""
+    if not any(missing(module) for module in modules):
+        return ()
+    held = _hold(lock_path(modules[0]), waiting)  # waits while another run's workers compile
     todo = {module: list(declared(module)) for module in modules if missing(module)}
-    if todo:
-        workers = _Workers(todo, max(1, min(len(todo), processes or _cores())))
-        _State.workers = workers
-        atexit.register(workers.stop)
+    if not todo:  # they compiled it all
+        _release(held)
+        return ()
+    workers = _Workers(todo, max(1, min(len(todo), processes or _cores())), held)
+    _State.workers = workers
+    atexit.register(workers.stop)
     return tuple(todo)
 
 
@@ -345,26 +379,26 @@ def compile_module(module: str, report: Callable[[str], None] | None = None) -> 
     loaded = importlib.import_module(module)
     entries = {name: getattr(loaded, name) for name in declared(module)}
     _write_only(list(entries.values()))
-    with _locked(lock_path(module)):
-        for name, sigs in declared(module).items():
-            dispatcher = entries[name]
-            for sig in sigs:
-                compiled = dispatcher.overloads.get(tuple(sig))
-                if compiled is None:
-                    dispatcher.compile(tuple(sig))  # loads it if another process wrote it
-                else:  # compiled earlier here as another module's helper, with its cache off
-                    dispatcher._cache.save_overload(tuple(sig), compiled)
-            if report is not None:
-                report(name)
+    for name, sigs in declared(module).items():
+        dispatcher = entries[name]
+        for sig in sigs:
+            compiled = dispatcher.overloads.get(tuple(sig))
+            if compiled is None:
+                dispatcher.compile(tuple(sig))  # loads it if another process wrote it
+            else:  # compiled earlier here as another module's helper, with its cache off
+                dispatcher._cache.save_overload(tuple(sig), compiled)
+        if report is not None:
+            report(name)
 
 
-def lock_path(module: str) -> Path | None:
-    """The lock file a worker holds while it compiles ``module``, in numba's cache folder.
+def lock_path(module: str = KERNEL_MODULES[0]) -> Path | None:
+    """The lock file of a machine's compiling of vosim's kernels, in ``module``'s cache folder.
 
-    Runs started together (a sweep's processes, a test suite's workers) each start workers;
-    the lock makes one compile a module while the others wait, then load it from the cache.
-    ``None`` when the module's kernels are not cached (nothing to share). Imports ``module``;
-    raises ``ModuleNotFoundError`` for an unknown one. Source: none.
+    Runs started together (a sweep's processes, a test suite's workers) would each start a
+    worker per core: the first holds this file's lock (``fcntl.flock``) from its start until
+    its workers are done; the others wait for it, then find the kernels cached. ``None``
+    when the module's kernels are not cached (nothing to share). Imports ``module``; raises
+    ``ModuleNotFoundError`` for an unknown one. Source: none.
     """
     from numba.core.caching import NullCache
 
@@ -375,28 +409,42 @@ def lock_path(module: str) -> Path | None:
             return None
         try:  # numba's cache internals (see _cached)
             cache._impl.locator.ensure_cache_path()
-            return Path(cache._cache_path) / f"{module}.vosim-lock"
+            return Path(cache._cache_path) / "vosim-precompile.lock"
         except (AttributeError, OSError):
             return None
     return None
 
 
-@contextlib.contextmanager
-def _locked(path: Path | None) -> Iterator[None]:
-    """Hold an exclusive lock on the file ``path`` (no lock for ``None`` or without fcntl)."""
+def _hold(path: Path | None, waiting: Callable[[bool], None] | None) -> IO[str] | None:
+    """Lock the file ``path``, waiting while another process holds it (``waiting`` told).
+
+    Returns the open file (closing it releases the lock), or ``None`` for no ``path`` or
+    where ``fcntl`` is missing (not POSIX: runs started together then compile side by side).
+    """
     try:
         import fcntl
-    except ImportError:  # not POSIX: no lock, at worst two processes compile a module
-        fcntl = None
-    if path is None or fcntl is None:
-        yield
-        return
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    except ImportError:
+        return None
+    if path is None:
+        return None
+    handle = path.open("a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if waiting is not None:
+            waiting(True)
         try:
-            yield
+            fcntl.flock(handle, fcntl.LOCK_EX)
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            if waiting is not None:
+                waiting(False)
+    return handle
+
+
+def _release(held: IO[str] | None) -> None:
+    """Release a lock :func:`_hold` took (``None``: nothing)."""
+    if held is not None:
+        held.close()
 
 
 def worker(lines: Iterable[str] = sys.stdin, out: TextIO = sys.stdout) -> int:
