@@ -358,3 +358,25 @@ def test_local_and_owner_options_refuse_bad_values(tmp_path, capsys, argv, words
     assert code == 2
     assert words in one_error_line(capsys)
     assert not (tmp_path / "o" / "jobs.parquet").exists()
+
+
+def test_a_run_says_why_it_waits_for_another_process_compiling_the_kernels(
+    monkeypatch, tmp_path, capsys
+):
+    from vosim.core import precompile
+    from vosim.runs import cli
+
+    told = []
+    monkeypatch.setattr(precompile, "start", lambda **kwargs: told.append(kwargs) or ())
+    assert main(["run", "--jobs", "20", "--out", str(tmp_path / "a")]) == 0
+    assert main(["run", "--jobs", "20", "--quiet", "--out", str(tmp_path / "b")]) == 0
+    from vosim.core.code_path import _notify  # the kernels' own call: the compile notice
+
+    by_cli = [kwargs["waiting"] for kwargs in told if kwargs["waiting"] is not _notify]
+    assert by_cli == [cli._waiting_for_kernels, None]
+    capsys.readouterr()
+    cli._waiting_for_kernels(True)
+    cli._waiting_for_kernels(False)
+    assert capsys.readouterr().err == (
+        "vosim: waiting for another vosim process compiling the kernels (first run only)\n"
+    )

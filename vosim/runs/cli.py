@@ -521,6 +521,16 @@ def _local_flow_summary(model) -> dict:
     return {"local_model": "interval", "local_load": [flow.low, flow.high]}
 
 
+def _waiting_for_kernels(waiting: bool) -> None:
+    """Say why a run stalls at its start: another vosim process is compiling the kernels."""
+    if waiting:
+        print(
+            "vosim: waiting for another vosim process compiling the kernels (first run only)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -534,7 +544,7 @@ def _run(args: argparse.Namespace) -> int:
     if not reference():  # a cold cache: the kernels compile in parallel with the trace's read
         from vosim.core import precompile
 
-        precompile.start()
+        precompile.start(waiting=None if args.quiet else _waiting_for_kernels)
     from vosim.model import VOModel
 
     started = time.perf_counter()
