@@ -53,7 +53,7 @@ print(precompile.missing({COUNT!r}))
     assert filled.split("\n")[:4] == ["True", f"({COUNT!r},)", f"ok {COUNT}", "False"]
     # only the entry points' caches were written, not their helpers'
     written = {p.name.split("-")[0].rpartition(".")[2] for p in tmp_path.rglob("*.nbi")}
-    assert written == {"count_view_rows", "mark_held"}
+    assert written == {"count_view_rows", "mark_held", "take_idle"}
     loaded = _fresh(
         f"""
 import numpy as np
@@ -114,13 +114,14 @@ print(out.getvalue(), end="")
         tmp_path,
     )
     lines = out.splitlines()
-    assert lines[:3] == [
+    assert lines[:4] == [
         f"compiled {COUNT}.count_view_rows",
         f"compiled {COUNT}.mark_held",
+        f"compiled {COUNT}.take_idle",
         f"ok {COUNT}",
     ]
-    assert lines[3].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
-    assert len(lines) == 4
+    assert lines[4].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
+    assert len(lines) == 5
 
 
 def test_a_worker_that_dies_or_never_starts_ends_the_waits(monkeypatch):

@@ -1,12 +1,13 @@
 """count_rows: the plain count view's rows, by hand (the hypothesis comparison is in
-test_free_time.py, test_count_view_compiled_equals_plain); mark_held: a numpy mask."""
+test_free_time.py, test_count_view_compiled_equals_plain); mark_held: a numpy mask;
+take_idle: the plain rule per pool in numpy."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vosim.market.count_kernels import count_rows, mark_held, pool_levels
+from vosim.market.count_kernels import count_rows, mark_held, pool_levels, take_idle
 
 
 def test_count_rows_levels_a_pool_and_keeps_the_others():
@@ -51,3 +52,37 @@ def test_mark_held_marks_what_a_numpy_mask_marks(seed):
     plain = np.zeros(12, dtype=bool)
     plain[node[(a < until[pool[node]]) & (b > start) & (b > now)]] = True
     assert taken.tolist() == plain.tolist()
+
+
+def _take_idle_plain(nodes, of, taken, first, members):
+    """The rule in numpy, pool by pool: keep, else the lowest processors not held."""
+    left = []
+    for p in np.unique(of).tolist():
+        at = np.flatnonzero(of == p)
+        if not taken[nodes[at]].any():
+            continue
+        ids = members[first[p] : first[p + 1]]
+        idle = ids[~taken[ids]]
+        if idle.size >= at.size:
+            nodes[at] = idle[: at.size]
+        else:
+            left.append(p)
+    return left
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_take_idle_places_tasks_as_the_plain_rule(seed):
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 5, 30)
+    pool[:5] = np.arange(5)
+    first = np.zeros(6, dtype=np.int64)
+    np.cumsum(np.bincount(pool, minlength=5), out=first[1:])
+    members = np.argsort(pool, kind="stable").astype(np.int64)
+    taken = rng.random(30) < rng.uniform(0.1, 0.9)
+    nodes = rng.choice(30, size=int(rng.integers(1, 12)), replace=False).astype(np.int64)
+    of = pool[nodes]
+    plain = nodes.copy()
+    left = _take_idle_plain(plain, of, taken, first, members)
+    got = take_idle(nodes, of, taken, first, members)
+    assert got.tolist() == left
+    assert nodes.tolist() == plain.tolist()  # a pool left to pack keeps its processors

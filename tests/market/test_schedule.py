@@ -207,6 +207,8 @@ _OPS = st.lists(
                   min_size=1, max_size=3, unique=True), st.integers(0, 8)),
         st.tuples(st.just("prune"), st.integers(0, 8)),
         st.tuples(st.just("read"),),
+        st.tuples(st.just("move"), st.integers(0, 3), st.permutations([0, 1, 2]),
+                  st.integers(1, 3)),
     ),
     max_size=30,
 )  # fmt: skip
@@ -216,7 +218,8 @@ _OPS = st.lists(
 @given(_OPS)
 def test_node_schedule_buffers_equal_applying_each_call_at_once(ops):
     """Rows (in order) and dirty nodes after any mix of add, add_many (empty spans among
-    them), shorten, prune and reads equal a plain list of rows changed call by call."""
+    them), shorten, prune, move and reads equal a plain list of rows changed call by call
+    (a move as a shortening to nothing and an add_many of the moved spans)."""
     s = NodeSchedule([0, 1, 2], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
     rows: list[list] = []  # the oracle: [node, a, b, tag], in the order added
     touched: set[int] = set()
@@ -244,6 +247,17 @@ def test_node_schedule_buffers_equal_applying_each_call_at_once(ops):
         elif op[0] == "prune":
             s.prune(float(op[1]))
             rows = [r for r in rows if r[2] > op[1]]
+        elif op[0] == "move":  # the tag's rows on the first k nodes of a permutation
+            _, tag, order, k = op
+            old = [q for q in order if sum(r[3] == tag and r[0] == q for r in rows) == 1][:k]
+            new = [order[(order.index(q) + 1) % 3] for q in old]
+            if not old:
+                continue
+            s.move(tag, np.array(old), np.array(new))
+            held = {r[0]: r for r in rows if r[3] == tag and r[0] in old}
+            rows = [r for r in rows if not (r[3] == tag and r[0] in old)]
+            rows += [[q, held[p][1], held[p][2], tag] for p, q in zip(old, new, strict=True)]
+            touched.update(old + new)
         else:
             node, a, b, tag = s.intervals()
             got = list(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True))

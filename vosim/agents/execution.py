@@ -257,22 +257,15 @@ class Execution:
         np.maximum.at(until, of, spans.end)
         taken = np.zeros(pool.size, dtype=bool)
         owners = distinct(self._owner_id[nodes]).tolist()
-        mark = kernels("vosim.market.count_kernels").mark_held
+        compiled = kernels("vosim.market.count_kernels")
         for node, a, b, _ in (
             model.busy_time.reservations.intervals(),
             *(model.busy_time.local[k].intervals() for k in owners),
         ):
-            mark(node, a, b, pool, until, float(window.start), float(now), taken)
+            compiled.mark_held(node, a, b, pool, until, float(window.start), float(now), taken)
         moves: dict[int, dict[int, int]] = {}  # job index -> {old node: new node}
-        for p in distinct(of).tolist():
-            at = np.flatnonzero(of == p)
-            if not taken[nodes[at]].any():
-                continue  # its processors are free
-            ids = members[first[p] : first[p + 1]]
-            idle = ids[~taken[ids]]  # the lowest processors free over the span
-            if idle.size >= at.size:
-                nodes[at] = idle[: at.size]
-                continue
+        for p in compiled.take_idle(nodes, of, taken, first, members).tolist():
+            at = np.flatnonzero(of == p)  # too few processors free over the span: pack
             got = self._packed(p, np.full(at.size, window.start), spans.end[at], nodes[at], moves)
             if got is None:
                 return None
@@ -355,9 +348,7 @@ class Execution:
         spans = old.spans
         nodes = np.array([change.get(k, k) for k in spans.node.tolist()], dtype=np.int64)
         moved = nodes != spans.node
-        busy = model.busy_time
-        busy.reservations.shorten(i, spans.node[moved], np.full(int(moved.sum()), old.start))
-        busy.reserve(nodes[moved], old.start, spans.end[moved], i)
+        model.busy_time.reservations.move(i, spans.node[moved], nodes[moved])
         self.freed.update(spans.node[moved].tolist())
         bound = Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
         model.ledger.rebind(model.jobs[i], dataclasses.replace(old, slots=bound))

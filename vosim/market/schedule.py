@@ -204,6 +204,33 @@ class NodeSchedule:
         self._short.append((tag, nodes, ends))
         self._short_tags.add(tag)
 
+    def move(self, tag: int, old: np.ndarray, new: np.ndarray) -> None:
+        """Move the intervals of ``tag`` on ``old[i]`` to ``new[i]``, their spans unchanged.
+
+        ``old`` and ``new`` (int resource ids, shape (k,)): a reservation's tasks given other
+        processors of their pools (the caller guarantees each ``old[i]`` holds one interval
+        of ``tag`` and each ``new[i]`` is free over it). The rows leave their place and
+        follow the others in the order of ``old``, as a shortening to nothing and an
+        :meth:`add_many` would leave them, but no buffered shortening of another tag is
+        applied here. Both sets of nodes are marked changed (:meth:`dirty`). Raises nothing.
+        """
+        if tag in self._short_tags:  # a shortening buffered for this tag acts first
+            self._flush()
+        else:
+            self._write_pending()
+        old = np.asarray(old, dtype=np.int64)
+        new = np.asarray(new, dtype=np.int64)
+        mine = np.flatnonzero(self.tag == tag)
+        row = dict(zip(self.node[mine].tolist(), mine.tolist(), strict=True))
+        rows = np.array([row[k] for k in old.tolist()], dtype=np.int64)
+        n, k = self._n, rows.size
+        keep = np.ones(n, dtype=bool)
+        keep[rows] = False
+        for col, moved in zip(self._cols, (new, self.a[rows], self.b[rows], None), strict=True):
+            col[: n - k] = col[:n][keep]  # in place: the room past the rows in use stays
+            col[n - k : n] = tag if moved is None else moved
+        self._dirty_parts += [old, new]
+
     def _append(self, node: np.ndarray, *columns: np.ndarray | float | int) -> None:
         """Rows ``(node, a, b, tag)`` after the rows in use.
 
