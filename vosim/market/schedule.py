@@ -208,11 +208,17 @@ class NodeSchedule:
         """Move the intervals of ``tag`` on ``old[i]`` to ``new[i]``, their spans unchanged.
 
         ``old`` and ``new`` (int resource ids, shape (k,)): a reservation's tasks given other
-        processors of their pools (the caller guarantees each ``old[i]`` holds one interval
-        of ``tag`` and each ``new[i]`` is free over it). The rows leave their place and
-        follow the others in the order of ``old``, as a shortening to nothing and an
-        :meth:`add_many` would leave them, but no buffered shortening of another tag is
-        applied here. Both sets of nodes are marked changed (:meth:`dirty`). Raises nothing.
+        processors of their pools (the caller guarantees each ``new[i]`` is free over the
+        span). On each ``old[i]`` the last interval of ``tag`` moves: the reservation's own,
+        since an earlier attempt's rows (an interrupted job's) come before it. The rows
+        leave their place and follow the others in the order of ``old``, as a shortening to
+        nothing and an :meth:`add_many` would leave them, but no buffered shortening of
+        another tag is applied here. Both sets of nodes are marked changed (:meth:`dirty`).
+
+        Raises
+        ------
+        KeyError
+            Some ``old[i]`` holds no interval of ``tag``.
         """
         if tag in self._short_tags:  # a shortening buffered for this tag acts first
             self._flush()
