@@ -227,3 +227,14 @@ print(p.result({COUNT!r}), flush=True)
         f"started ({COUNT!r},)",  # still cold here: its own workers compile it
         f"ok {COUNT}",
     ]
+
+
+def test_a_lock_file_that_cannot_be_opened_lets_the_run_go_on(tmp_path):
+    # a read-only or missing cache folder: no lock (runs compile side by side), no error
+    told: list[bool] = []
+    assert precompile._hold(tmp_path / "no-such-folder" / "x.lock", told.append) is None
+    assert told == []
+    held = precompile._hold(tmp_path / "x.lock", told.append)
+    assert held is not None and not held.closed
+    precompile._release(held)
+    assert held.closed

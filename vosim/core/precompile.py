@@ -418,8 +418,9 @@ def lock_path(module: str = KERNEL_MODULES[0]) -> Path | None:
 def _hold(path: Path | None, waiting: Callable[[bool], None] | None) -> IO[str] | None:
     """Lock the file ``path``, waiting while another process holds it (``waiting`` told).
 
-    Returns the open file (closing it releases the lock), or ``None`` for no ``path`` or
-    where ``fcntl`` is missing (not POSIX: runs started together then compile side by side).
+    Returns the open file (closing it releases the lock), or ``None`` for no ``path``, a
+    file that cannot be opened (a read-only cache folder) or where ``fcntl`` is missing (not
+    POSIX): runs started together then compile side by side, as without the lock.
     """
     try:
         import fcntl
@@ -427,7 +428,10 @@ def _hold(path: Path | None, waiting: Callable[[bool], None] | None) -> IO[str] 
         return None
     if path is None:
         return None
-    handle = path.open("a")
+    try:
+        handle = path.open("a")
+    except OSError:
+        return None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
