@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from vosim.agents.cycle_log import CycleLog
 from vosim.agents.ledger import JobLedger
 from vosim.agents.local import LocalJobs
 from vosim.agents.periodic import PeriodicCycles
+from vosim.agents.replay import replay
 from vosim.agents.user import USER_CRITERIA
 from vosim.allocators.fallback import FallbackBudget
 from vosim.allocators.request_screen import BUDGET_TOO_LOW
@@ -872,8 +874,44 @@ class VOModel(mesa.Model):
             )
         )
 
+    def record_cycles(self, columns: Mapping[str, np.ndarray]) -> None:
+        """Append many cycle rows at once (a replayed run's, :mod:`vosim.agents.replay`).
+
+        ``columns`` maps each of ``time``, ``batch_size``, ``jobs_scheduled``,
+        ``alternatives``, ``queue_length``, ``running_jobs``, ``utilization``, ``revenue``,
+        ``users_active``, ``mean_satisfaction`` and ``completed`` to an array of shape (r,)
+        (units as :meth:`cycle_frame`); the other columns take the values
+        :meth:`record_cycle` reads now for every row (the evaluations NaN: no choice among
+        alternatives). Raises ``KeyError`` for a missing column, ``ValueError`` for lengths
+        that differ.
+        """
+        rows = len(columns["time"])
+        ms = self.metascheduler
+        now = (
+            ms.last_ua,
+            ms.last_vo_evaluation,
+            self.price_factor,
+            self.owners_active,
+            self.mean_balance,
+            *(self.local_jobs.counts(self.time) if self.local_jobs else _NO_LOCAL),
+        )
+        fixed = dict(
+            zip(
+                ("user_evaluation", "vo_evaluation", "price_factor", "owners_active",
+                 "mean_balance", *CYCLE_COLUMNS[-5:]),
+                now,
+                strict=True,
+            )
+        )  # fmt: skip
+        self._cycles.extend(
+            [
+                columns[name] if name in columns else np.full(rows, fixed[name])
+                for name in CYCLE_COLUMNS
+            ]
+        )
+
     # -- running -----------------------------------------------------------------------------
-    def run(self, progress=None, chunks: int = 200) -> None:
+    def run(self, progress=None, chunks: int = 200, *, replayed: bool = True) -> None:
         """Run to the horizon (or until every job is done), in ``chunks`` slices of time.
 
         Parameters
@@ -882,8 +920,16 @@ class VOModel(mesa.Model):
             Called after each slice with ``(jobs_done, jobs_total)``.
         chunks : int
             Number of time slices (>= 1) the run is split into for progress reports.
+        replayed : bool
+            Let a run that :func:`vosim.agents.replay.refusal` accepts (the traced machine
+            under FCFS or EASY, event driven) run in one compiled loop, with the same
+            tables (:mod:`vosim.agents.replay`); ``False`` steps the agents through every
+            event, as ``VOSIM_REFERENCE=1`` does (what a test of the agents' passes needs).
         """
         step = max(self.run_span / max(chunks, 1), self.cycle_period, 1.0)
+        if replayed and replay(self, step, progress):  # FCFS and EASY on the machine, compiled
+            self.finish()
+            return
         with deferred_full_collections():  # the run's records live to its end
             while not self.ended:
                 self.run_until(min(self.horizon, self.time + step))

@@ -57,3 +57,27 @@ def test_no_cycle_gives_typed_empty_columns():
     frame = CycleLog(NAMES, TYPES).frame()
     assert list(frame.columns) == list(NAMES) and len(frame) == 0
     assert list(frame.dtypes) == [np.float64, np.int64, np.float64]
+
+
+@given(rows)
+def test_extend_logs_what_append_logs_row_by_row(logged):
+    one, many = CycleLog(NAMES, TYPES), CycleLog(NAMES, TYPES)
+    one.append(logged[0])
+    many.append(logged[0])
+    for row in logged[1:]:
+        one.append(row)
+    columns = list(zip(*logged[1:], strict=True)) or [(), (), ()]
+    many.extend([np.array(columns[0], dtype=float), np.array(columns[1], dtype=np.int64),
+                 np.array(columns[2], dtype=float)])  # fmt: skip
+    pd.testing.assert_frame_equal(many.frame(), one.frame())
+
+
+def test_extend_refuses_what_append_refuses():
+    log = CycleLog(NAMES, TYPES)
+    with pytest.raises(ValueError, match="3 columns, got 2"):
+        log.extend([np.zeros(1), np.zeros(1, dtype=np.int64)])
+    with pytest.raises(ValueError, match="lengths"):
+        log.extend([np.zeros(1), np.zeros(2, dtype=np.int64), np.zeros(1)])
+    with pytest.raises(TypeError, match="'batch' is integer"):
+        log.extend([np.zeros(1), np.zeros(1), np.zeros(1)])
+    assert len(log) == 0

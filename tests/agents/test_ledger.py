@@ -7,6 +7,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -263,3 +264,47 @@ def test_only_the_ledger_writes_a_jobs_life():
                 ):
                     found.append(f"{path.relative_to(root)}:{node.lineno} .{column.attr}")
     assert not found, "a job's life written outside the ledger: " + ", ".join(found)
+
+
+def test_record_run_leaves_the_state_the_moves_leave():
+    """A whole run written at once equals the same lives moved one by one: one job
+    rejected, two queued, reserved and completed (the request object aside)."""
+    jobs = [_job(k) for k in range(3)]
+    moved, recorded = JobLedger(jobs), JobLedger(jobs)
+    for job, budget in zip(jobs, (5.0, 6.0, 7.0), strict=True):
+        moved.offer(job, budget, "cost")
+    moved.reject(jobs[1], "too wide")
+    for k in (0, 2):
+        moved.queue(jobs[k])
+        moved.choose(jobs[k], 1, 0.0, 3.0)
+        moved.reserve(jobs[k], _window(), (8.0, 9.0))
+        moved.complete(jobs[k], 1.5)
+    nan = math.nan
+    node = _window().spans.node
+    recorded.record_run(
+        np.array([5.0, 6.0, 7.0]), ["cost"] * 3, ["", "too wide", ""],
+        np.array([3.0, nan, 3.0]), [node, None, node], np.array([10.0, nan, 10.0]),
+        np.array([20.0, nan, 20.0]), np.array([9.0, nan, 9.0]), np.array([1.5, 0.0, 1.5]),
+        np.array([11.0, nan, 11.0]),
+    )  # fmt: skip
+    for name in LIFE_FIELDS - {"request", "nodes"}:
+        a, b = getattr(recorded, name), getattr(moved, name)
+        assert str(list(a)) == str(list(b)), name  # NaN == NaN as text
+    assert [list(x) if x is not None else None for x in recorded.nodes] == [
+        list(x) if x is not None else None for x in moved.nodes
+    ]
+    assert recorded.states() == moved.states()
+    assert recorded.completed == 2 and recorded.rejected == 1 and recorded.settled
+
+
+def test_record_run_refuses_a_ledger_begun_or_columns_short():
+    jobs = [_job(k) for k in range(2)]
+    ledger = JobLedger(jobs)
+    columns = (np.ones(2), ["cost"] * 2, ["", ""], np.zeros(2), [None, None], *[np.zeros(2)] * 5)
+    with pytest.raises(ValueError, match="refusal has 1 entries, not 2"):
+        ledger.record_run(*columns[:2], [""], *columns[3:])
+    ledger.offer(jobs[1], 1.0, "cost")
+    ledger.reject(jobs[1], "no")
+    with pytest.raises(JobStateError, match="trace row 1"):
+        ledger.record_run(*columns)
+    assert ledger.counts["pending"] == 1

@@ -23,7 +23,7 @@ def _run(policy: str, every_pass: bool, monkeypatch):
     model = VOModel(
         trace="UniLu-Gaia-2014-2", jobs=1500, machine=True, cycle_period=0, policy=policy, rng=5
     )
-    model.run()
+    model.run(replayed=False)  # the agents' passes, not the machine's compiled replay
     monkeypatch.undo()
     return model
 
@@ -87,7 +87,7 @@ def _late_at_every_pass(monkeypatch, kwargs):
 
     monkeypatch.setattr(MetaschedulerAgent, "cycle", checked)
     model = VOModel(cycle_period=0, **kwargs)
-    model.run()
+    model.run(replayed=False)  # the agents' passes, not the machine's compiled replay
     return model, late, inline
 
 
@@ -129,7 +129,7 @@ def test_simultaneous_arrivals_meet_in_one_pass(monkeypatch):
         by_time.setdefault(job.submit_time, set()).add(job.user)
     shared = sorted(t for t, users in by_time.items() if len(users) > 1)
     assert shared, "the prefix has a time at which two users submit"
-    model.run()
+    model.run(replayed=False)  # the agents' passes, not the machine's compiled replay
     first = shared[0]
     arrivals = sum(
         1

@@ -75,3 +75,13 @@ def test_views_carry_the_budget_a_policy_may_spend():
     )
     assert view.account == -1  # no per-period accounts
     assert queue.reserved(list) == []  # no reservation waits to start
+
+
+def test_refusal_is_what_admit_rejects_with():
+    """Read without a move: the reason admit gives, or "" for a job it queues."""
+    model = small_model()
+    queue, job = JobQueue(model), model.jobs[0]
+    budget = float(model.ledger.budget[job.index])
+    assert queue.refusal(job, budget) == ""
+    assert "budget C=0" in queue.refusal(job, 0.0)
+    assert model.ledger.state[job.index] == "pending"

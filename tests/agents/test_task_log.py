@@ -74,3 +74,45 @@ def test_a_released_log_takes_no_more_tasks():
     with pytest.raises(RuntimeError, match="released"):
         log.add(2, 1, 0, 1, 1.0, np.array([1]), np.array([9.0]), np.array([1.0]), np.array([8.0]))
     assert table["cost"].tolist() == [5.0]
+
+
+@given(windows)
+def test_extend_logs_what_add_logs_window_by_window(logged):
+    """Many windows at once (the replay's way) give the frame of one add per window."""
+    node, owner = np.arange(40) // 4, np.arange(40) % 3
+    one, many = TaskLog(), TaskLog()
+    for job_id, job, user, attempt, start, resources in logged:
+        r = np.array(resources)
+        ends = start + np.arange(r.size, dtype=float)
+        one.add(job_id, job, user, attempt, start, r, ends, np.full(r.size, 2.0), ends - start)
+    sizes = np.array([len(w[5]) for w in logged], dtype=np.int64)
+    resources = np.concatenate([np.array(w[5]) for w in logged] or [np.empty(0, np.int64)])
+    starts = np.array([w[4] for w in logged], dtype=float)
+    ends = np.repeat(starts, sizes) + np.concatenate(
+        [np.arange(s, dtype=float) for s in sizes] or [np.empty(0)]
+    )
+    many.extend(
+        {
+            **{k: np.array([w[i] for w in logged], dtype=np.int64)
+               for i, k in enumerate(("job_id", "job", "user", "attempt"))},
+            "start": starts,
+            "size": sizes,
+        },
+        {"resource": resources.astype(np.int64), "end": ends,
+         "price": np.full(ends.size, 2.0), "cost": ends - np.repeat(starts, sizes)},
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(many.frame(node, owner), one.frame(node, owner))
+
+
+def test_extend_refuses_columns_that_disagree():
+    log = TaskLog()
+    window = {k: np.zeros(1, dtype=np.int64) for k in ("job_id", "job", "user", "attempt")}
+    window |= {"start": np.zeros(1), "size": np.array([2])}
+    tasks = {"resource": np.zeros(1, dtype=np.int64), "end": np.zeros(1), "price": np.zeros(1),
+             "cost": np.zeros(1)}  # fmt: skip
+    with pytest.raises(ValueError, match="task column 'resource' has 1 values, not 2"):
+        log.extend(window, tasks)
+    assert len(log) == 0 and log.windows == 0
+    log.frame(np.arange(4), np.zeros(4, dtype=np.int64), release=True)
+    with pytest.raises(RuntimeError, match="released"):
+        log.extend(window, {k: np.zeros(2) for k in tasks})

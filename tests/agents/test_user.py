@@ -296,3 +296,18 @@ def test_interrupted_windows_credit_the_unused_part_back(monkeypatch):
     net = math.fsum(charges) - math.fsum(credits)
     assert net == pytest.approx(jobs["cost"].sum() + held, rel=1e-9)
     assert sum(credits) > 0
+
+
+def test_replayed_takes_the_end_of_a_run():
+    """What a replayed run hands each user: all jobs submitted, the scores, a change noted."""
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=30, machine=True, cycle_period=0, rng=1)
+    user = model.users[0]
+    model.users_changed = False
+    user.replayed(2, 0.5, 0.6, 0.7, 0.8)
+    assert (user.submitted, user.evaluated) == (len(user.jobs), 2)
+    assert (user.satisfaction, user.choice_part, user.wait_part, user.queue_part) == (
+        0.5, 0.6, 0.7, 0.8,
+    )  # fmt: skip
+    assert model.user_satisfaction[user.position] == 0.5 and model.users_changed
+    user.submit_due()  # its pending submission event: nothing left to submit
+    assert model.ledger.counts["pending"] == len(model.jobs)

@@ -19,6 +19,7 @@ from vosim.policies.batch_windows import (
     IdenticalSlots,
     candidate_starts,
     earliest_window,
+    equal_window_cost,
     task_starts,
     window_at,
 )
@@ -185,3 +186,15 @@ def test_cut_window_relevels_only_pools_of_several_processors(sizes, data):
     want = count_view(view.cut(window), pool, distinct(pool[window.spans.node]))
     for field in ("node", "start", "end", "price", "performance"):
         assert getattr(got, field).tolist() == getattr(want, field).tolist()
+
+
+@given(st.integers(0, 3000), st.floats(0.01, 100.0), st.floats(1.0, 1e6))
+def test_equal_window_cost_is_numpys_sum_of_the_terms(n, price, task_time):
+    """The n equal terms summed pairwise as numpy's sum does (not n x price x time)."""
+    assert equal_window_cost(n, price, task_time) == float(np.full(n, price * task_time).sum())
+
+
+def test_equal_window_cost_differs_from_the_product_in_the_last_bits():
+    """Why the replay sums as window_at does: a case where the two roundings differ."""
+    cases = [(n, 4.481689070338065, 0.1 * k) for n in range(2, 200) for k in range(1, 30)]
+    assert any(equal_window_cost(n, p, d) != n * (p * d) for n, p, d in cases)

@@ -65,6 +65,29 @@ class CycleLog:
                 column.pop()
             raise
 
+    def extend(self, columns: Sequence[np.ndarray]) -> None:
+        """Log many cycles at once: one array per column in the order of ``names``, shape (r,).
+
+        Raises
+        ------
+        ValueError
+            Not one array per column, or arrays of different lengths (nothing is logged).
+        TypeError
+            A float array for an integer column (nothing is logged).
+        """
+        if len(columns) != len(self._columns):
+            raise ValueError(f"cycles have {len(self._columns)} columns, got {len(columns)}")
+        if len({len(c) for c in columns}) > 1:
+            raise ValueError(f"cycle columns of lengths {sorted({len(c) for c in columns})}")
+        typed = []
+        for name, column, values in zip(self.names, self._columns, columns, strict=True):
+            values = np.asarray(values)
+            if column.typecode == "q" and values.dtype.kind == "f":
+                raise TypeError(f"cycle column {name!r} is integer, got floats")
+            typed.append(values.astype(_DTYPES[column.typecode]))
+        for column, values in zip(self._columns, typed, strict=True):
+            column.frombytes(values.tobytes())
+
     def frame(self) -> pd.DataFrame:
         """The cycles logged so far, one row each; int64 and float64 columns ``names``."""
         return pd.DataFrame(

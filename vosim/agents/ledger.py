@@ -624,6 +624,88 @@ class JobLedger:
         self.reason[i] = reason
         self.left_time[i] = at
 
+    def record_run(
+        self,
+        budget: np.ndarray,
+        criterion: Sequence[str],
+        refusal: Sequence[str],
+        start: np.ndarray,
+        nodes: Sequence[np.ndarray | None],
+        window_runtime: np.ndarray,
+        window_cost: np.ndarray,
+        finish: np.ndarray,
+        paid: np.ndarray,
+        node_time: np.ndarray,
+    ) -> None:
+        """Every job's whole life at once, as a run that was not stepped through computed it.
+
+        Each job is offered with its ``budget`` and ``criterion``; then rejected with its
+        ``refusal`` when that is not empty, else queued, given one window (its only attempt,
+        the only alternative, user evaluation ``U`` 0, its start the earliest it could
+        afford) and completed at ``finish`` having paid ``paid`` for ``node_time``. The
+        end state is the one the moves one by one (:meth:`offer`, :meth:`reject` or
+        :meth:`queue`, :meth:`choose`, :meth:`reserve`, :meth:`complete`) leave, but for
+        :attr:`request`, which stays ``None`` (no policy reads it after the run).
+
+        Parameters
+        ----------
+        budget : numpy.ndarray of float, shape (J,)
+            Budget ``C`` of each job, cost units.
+        criterion, refusal : sequence of str, length J
+            Its user's criterion; why it was rejected ("" if it was not).
+        start, window_runtime, window_cost : numpy.ndarray of float, shape (J,)
+            Its window's start and runtime (model time units) and cost (cost units).
+        nodes : sequence of numpy.ndarray of int or None, length J
+            Its window's node ids, shape (n,) (``None`` for a rejected job).
+        finish, paid, node_time : numpy.ndarray of float, shape (J,)
+            Its last task's end (model time units), what it paid (cost units) and the
+            processor time its window reserved (time units).
+
+        The float columns of a rejected job are ignored (they stay NaN, its payment 0).
+
+        Raises
+        ------
+        JobStateError
+            A job is not pending (nothing is changed).
+        ValueError
+            A column's length is not the number of jobs (nothing is changed).
+        """
+        k = len(self.jobs)
+        columns = {
+            "budget": budget, "criterion": criterion, "refusal": refusal, "start": start,
+            "nodes": nodes, "window_runtime": window_runtime, "window_cost": window_cost,
+            "finish": finish, "paid": paid, "node_time": node_time,
+        }  # fmt: skip
+        for name, column in columns.items():
+            if len(column) != k:
+                raise ValueError(f"record_run: {name} has {len(column)} entries, not {k}")
+        if self.counts["pending"] != k:
+            busy = next(i for i, state in enumerate(self.state) if state != "pending")
+            raise JobStateError(
+                f"job {self.jobs[busy].job_id} (trace row {busy}) is {self.state[busy]}: a "
+                "run is recorded at once only over jobs all pending"
+            )
+        ran = np.array([not r for r in refusal], dtype=bool)
+        nan = np.nan
+
+        def kept(values: np.ndarray, otherwise: float = nan) -> list:
+            return np.where(ran, values, otherwise).tolist()
+
+        self.budget[:] = budget
+        self.criterion = list(criterion)
+        self.state = ["completed" if r else "rejected" for r in ran.tolist()]
+        self.reason = [r or old for r, old in zip(refusal, self.reason, strict=True)]
+        self.counts = Counter(self.state)
+        self.counts["pending"] = 0
+        self.nodes = [w if r else None for w, r in zip(nodes, ran.tolist(), strict=True)]
+        self.start = kept(start)
+        self.earliest_start = list(self.start)
+        self.window_runtime, self.window_cost = kept(window_runtime), kept(window_cost)
+        self.finish, self.node_time, self.paid = kept(finish), kept(node_time), kept(paid, 0.0)
+        self.attempt = ran.astype(np.int64).tolist()
+        self.alternatives = list(self.attempt)
+        self.user_evaluation = kept(np.zeros(k))
+
     def table(self, owner_of_node: Sequence, *, workload_name: str = "") -> pd.DataFrame:
         """The per-job table ``jobs.parquet`` (columns :data:`JOB_COLUMNS`), one row per job.
 

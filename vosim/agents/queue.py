@@ -75,14 +75,7 @@ class JobQueue:
         was queued. (VO Preferences §2: a job no window can serve within ``C``.)
         """
         model, ledger = self.model, self.model.ledger
-        reason = job.reason or unservable_reason(
-            job.n,
-            job.volume,
-            float(ledger.budget[job.index]),
-            model.node_price,
-            model.node_performance,
-            self._least_per_work,
-        )
+        reason = self.refusal(job, float(ledger.budget[job.index]))
         if reason:
             ledger.reject(job, reason)
             return False
@@ -90,6 +83,23 @@ class JobQueue:
         ledger.queue(job, account)
         self.arrived.append(job.index)
         return True
+
+    def refusal(self, job: Job, budget: float) -> str:
+        """Why ``job``, submitted with budget ``C`` (cost units), can never run here.
+
+        The reason its trace mapping gave, else :func:`unservable_reason` of its request on
+        the domain's nodes; "" if the queue admits it. Reading the state only. VO
+        Preferences §2: a job no window can serve within ``C``.
+        """
+        model = self.model
+        return job.reason or unservable_reason(
+            job.n,
+            job.volume,
+            budget,
+            model.node_price,
+            model.node_performance,
+            self._least_per_work,
+        )
 
     def withdraw(self, index: int) -> None:
         """Take the job at model ``index`` out of the queue (its user withdrew it)."""

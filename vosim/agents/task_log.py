@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -87,6 +89,46 @@ class TaskLog:
         for name, values in zip(_TASK_NAMES, (resources, ends, prices, costs), strict=True):
             self._t[name][t : t + n] = values
         self.windows, self._tasks = w + 1, t + n
+
+    def extend(self, windows: Mapping[str, np.ndarray], tasks: Mapping[str, np.ndarray]) -> None:
+        """Log many windows' tasks at once, in order (what :meth:`add` logs one window of).
+
+        Parameters
+        ----------
+        windows : mapping of str to numpy.ndarray, shape (w,) each
+            ``job_id``, ``job``, ``user``, ``attempt``, ``start`` (model time units) and
+            ``size`` (tasks of the window) of each window.
+        tasks : mapping of str to numpy.ndarray, shape (sum of sizes,) each
+            ``resource``, ``end`` (model time units), ``price`` (cost units per time unit)
+            and ``cost`` (cost units) of each task, window after window.
+
+        Raises
+        ------
+        ValueError
+            A column missing, or columns whose lengths disagree (nothing is logged).
+        RuntimeError
+            The log was released (:meth:`frame` with ``release``).
+        """
+        if self._t is None:
+            raise RuntimeError("the task log was released to a task table: nothing more is logged")
+        w = len(windows["size"])
+        n = int(np.sum(windows["size"]))
+        for name, values in ((k, windows[k]) for k, _ in _WINDOW):
+            if len(values) != w:
+                raise ValueError(f"window column {name!r} has {len(values)} values, not {w}")
+        for name, values in ((k, tasks[k]) for k in _TASK_NAMES):
+            if len(values) != n:
+                raise ValueError(f"task column {name!r} has {len(values)} values, not {n}")
+        at_w, at_t = self.windows, self._tasks
+        if at_w + w > self._w["job"].size:
+            self._w = _grown(self._w, at_w + w)
+        if at_t + n > self._t["end"].size:
+            self._t = _grown(self._t, at_t + n)
+        for name, _ in _WINDOW:
+            self._w[name][at_w : at_w + w] = windows[name]
+        for name in _TASK_NAMES:
+            self._t[name][at_t : at_t + n] = tasks[name]
+        self.windows, self._tasks = at_w + w, at_t + n
 
     def frame(
         self, resource_node: np.ndarray, owner_of_resource: np.ndarray, *, release: bool = False

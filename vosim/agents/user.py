@@ -192,6 +192,26 @@ class UserAgent(mesa.Agent):
             self.left_at = float(self.model.time)
             self.parts_at_leaving = (self.choice_part, self.wait_part, self.queue_part)
 
+    def replayed(
+        self,
+        evaluated: int,
+        satisfaction: float,
+        choice_part: float,
+        wait_part: float,
+        queue_part: float,
+    ) -> None:
+        """Take the end of a run replayed in one loop: every job submitted, ``evaluated`` scored.
+
+        ``satisfaction`` and its parts (each in [0, 1]) are the values :meth:`evaluate` left
+        after the last of this user's ``evaluated`` jobs (:mod:`vosim.agents.replay`). Its
+        pending submission event then submits nothing. Raises nothing.
+        """
+        self._next = self.submitted = len(self.jobs)
+        self.evaluated = evaluated
+        self.satisfaction = satisfaction
+        self.choice_part, self.wait_part, self.queue_part = choice_part, wait_part, queue_part
+        self.model.users_changed = True
+
     def submit_due(self) -> None:
         """Submit every job whose submit time has come, then schedule the next submission.
 

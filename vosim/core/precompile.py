@@ -67,6 +67,7 @@ KERNEL_MODULES = (
     "vosim.policies.sleep_kernels",
     "vosim.market.window_availability_kernels",
     "vosim.allocators.availability_kernels",
+    "vosim.agents.replay_kernels",
 )
 
 

@@ -46,10 +46,12 @@ __all__ = [
     "release",
     "IdenticalSlots",
     "NotIdentical",
+    "RELATIVE_TOLERANCE",
+    "equal_window_cost",
 ]
 
 #: Relative tolerance on budgets and task lengths (float noise of volume / performance).
-_EPS = 1e-9
+RELATIVE_TOLERANCE = _EPS = 1e-9
 
 
 def window_at(slots: SlotList, start: float, job: ResourceRequest) -> Window | None:
@@ -346,6 +348,17 @@ class NotIdentical(Exception):
     """A pass the count form of :class:`IdenticalSlots` does not cover (use the node form)."""
 
 
+def equal_window_cost(n: int, price: float, task_time: float) -> float:
+    """The cost of ``n`` tasks of ``task_time`` at one ``price``, summed as :func:`window_at` does.
+
+    ``n`` equal terms ``price * task_time`` (cost units per time unit times model time
+    units) added by numpy's sum, whose pairwise order makes it differ from ``n * price *
+    task_time`` in the last bits. Raises ``ValueError`` for ``n < 0``. AEP §2.1: a window's
+    cost is the sum over its slots of price times time.
+    """
+    return float(np.add.reduce(filled(n, price * task_time)))  # ndarray.sum without its wrapper
+
+
 class _Group:
     """Processors free now whose slots end at one time ``end``; ``nodes[off:]`` are left."""
 
@@ -494,8 +507,8 @@ class IdenticalSlots:
         return d
 
     def _cost(self, n: int, d: float) -> float:
-        """The window cost as :func:`window_at` sums it (``n`` equal terms, numpy's sum)."""
-        return float(np.add.reduce(filled(n, self.price * d)))  # ndarray.sum without its wrapper
+        """The window cost as :func:`window_at` sums it (:func:`equal_window_cost`)."""
+        return equal_window_cost(n, self.price, d)
 
     def _window(
         self, parts: list[tuple[np.ndarray, float]], start: float, d: float, cost: float
