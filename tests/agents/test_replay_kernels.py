@@ -141,3 +141,12 @@ def test_tasks_ending_at_two_times_stop_the_payment():
     assert rk._end(0, *args)[2] == rk.PARTS_DIFFER
     win[3][0] = 30.0
     assert rk._end(0, *args) == (60.0, True, rk.DONE)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 5.0, 1e6, -3.0]), min_size=1, max_size=30),
+       st.data())  # fmt: skip
+def test_kth_least_is_numpys_partition(values, data):
+    k = data.draw(st.integers(1, len(values)))
+    a = np.array([*values, 99.0, 99.0])  # room beyond the size, never read
+    assert rk._kth_least(a, len(values), k) == np.partition(np.array(values), k - 1)[k - 1]

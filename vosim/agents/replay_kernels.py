@@ -132,6 +132,35 @@ def _take_now(j, t, big_e, n, d, eps, f, groups, win):  # pragma: no cover
 
 
 @_jit
+def _kth_least(values, size, k):  # pragma: no cover
+    """The ``k``-th least of ``values[:size]`` (1-based), reordering them in place.
+
+    Hoare's selection; the value ``np.partition(values[:size], k - 1)[k - 1]`` gives
+    (numba's own ``partition`` takes seconds to compile).
+    """
+    lo, hi, want = 0, size - 1, k - 1
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i += 1
+                j -= 1
+        if want <= j:
+            hi = j
+        elif want >= i:
+            lo = i
+        else:
+            break
+    return values[want]
+
+
+@_jit
 def _releases(t, big_e, until, st, ends, noted, later):  # pragma: no cover
     """The releases before ``E`` into ``later``; returns how many.
 
@@ -198,7 +227,7 @@ def _hold_head(j, t, big_e, n, d, eps, f, until, groups):  # pragma: no cover
         k = nj - g_free
         if size < k:
             return 0
-        shadow = np.partition(later[:size], k - 1)[k - 1]
+        shadow = _kth_least(later, size, k)
         if not shadow <= hi:
             return 0
     if not big_e - shadow >= need:
