@@ -6,6 +6,7 @@ The end-to-end tests run in fresh processes on an empty cache of their own
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -238,3 +239,17 @@ def test_a_lock_file_that_cannot_be_opened_lets_the_run_go_on(tmp_path):
     assert held is not None and not held.closed
     precompile._release(held)
     assert held.closed
+
+
+def test_modules_compiled_at_first_use_are_not_compiled_ahead():
+    """The replay's kernels compile where a run first calls them; every other module ahead."""
+    assert set(precompile.AT_FIRST_USE) <= set(precompile.KERNEL_MODULES)
+    assert set(precompile.AHEAD) == set(precompile.KERNEL_MODULES) - set(precompile.AT_FIRST_USE)
+    assert "vosim.agents.replay_kernels" not in precompile.AHEAD
+    assert [m for m in precompile.KERNEL_MODULES if m in precompile.AHEAD] == list(
+        precompile.AHEAD
+    )  # the longest first, as declared
+    for module in precompile.AT_FIRST_USE:  # one signature per entry point
+        importlib.import_module(module)
+        assert precompile.declared(module)
+        assert all(len(sigs) == 1 for sigs in precompile.declared(module).values())

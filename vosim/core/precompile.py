@@ -6,7 +6,8 @@ kernels spends ~70 s of one core compiling ~200 functions. At the first use of a
 module (:func:`vosim.core.code_path.kernels`), :func:`start` looks each declared signature
 (:mod:`vosim.core.kernel_signatures`) up in numba's cache index. If some are missing, it
 starts one worker process per core (:func:`worker`). The workers compile
-whole modules, in :data:`KERNEL_MODULES`' order, and write numba's cache.
+whole modules, in :data:`KERNEL_MODULES`' order, and write numba's cache; the modules of
+:data:`AT_FIRST_USE` are left to the run that first calls them.
 
 :func:`wait` holds a run's first use of a module until its worker is done; the run then loads
 the module's kernels from the cache, as a warm run does. A module whose worker failed or died
@@ -41,6 +42,8 @@ from typing import IO, ClassVar, TextIO
 from vosim.core import registry
 
 __all__ = [
+    "AHEAD",
+    "AT_FIRST_USE",
     "KERNEL_MODULES",
     "compile_module",
     "declare",
@@ -69,6 +72,15 @@ KERNEL_MODULES = (
     "vosim.allocators.availability_kernels",
     "vosim.agents.replay_kernels",
 )
+
+#: Kernel modules compiled at their first use instead of ahead of a run: one kind of run
+#: alone calls them (the traced machine's FCFS and EASY, replayed), and workers compiling
+#: them beside every other run's first start slowed it by 5-9 % on 2 cores. Each declares
+#: one signature per entry point, so runs compiling one side by side write the same code.
+AT_FIRST_USE = ("vosim.agents.replay_kernels",)
+
+#: What :func:`start` compiles by default: :data:`KERNEL_MODULES` less :data:`AT_FIRST_USE`.
+AHEAD = tuple(module for module in KERNEL_MODULES if module not in AT_FIRST_USE)
 
 
 #: The registry's kind holding each kernel module's declared entry points.
@@ -278,7 +290,7 @@ def _cores() -> int:
 
 
 def start(
-    modules: tuple[str, ...] = KERNEL_MODULES,
+    modules: tuple[str, ...] = AHEAD,
     processes: int | None = None,
     waiting: Callable[[bool], None] | None = None,
 ) -> tuple[str, ...]:
