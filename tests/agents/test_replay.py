@@ -214,3 +214,27 @@ def test_a_job_of_no_run_time_frees_its_processors_for_another_pass_at_once():
     _assert_same_run(fast, agents)
     assert fast.job_frame()["starting_time"].tolist() == [0.0, 0.0]
     assert fast.cycle_frame()["time"].tolist() == [0.0, 0.0]
+
+
+def test_ctrl_c_while_the_records_are_written_waits_for_them(monkeypatch):
+    """SIGINT between two writers is held until all are written, then raised: jobs
+    completed always have their tasks and passes."""
+    import os
+    import signal
+
+    import vosim.agents.replay as module
+
+    log_tasks = module._log_tasks
+
+    def interrupted(*args):
+        os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C after the ledger, before the tasks
+        log_tasks(*args)
+
+    monkeypatch.setattr(module, "_log_tasks", interrupted)
+    model = _model(trace=GAIA, jobs=300, policy="easy")
+    with pytest.raises(KeyboardInterrupt):
+        replay(model, 1000.0)
+    assert model.ledger.completed == 300
+    assert len(model.task_frame()) == int(model.job_frame()["requested_number_of_resources"].sum())
+    assert len(model.cycle_frame()) == model.metascheduler.cycles > 0
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -24,8 +24,11 @@ events of a run stepped through.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -155,23 +158,45 @@ def replay(model, step: float, progress: Callable[[int, int], None] | None = Non
             costs[key] = equal_window_cost(key[0], price, key[1])
         window_cost[i] = costs[key]
     nodes = [procs[first[i] : first[i + 1]] for i in range(count)]
-    model.ledger.record_run(
-        budget,
-        [users[k].criterion for k in where.tolist()],
-        refusals,
-        start,
-        nodes,
-        np.where(admitted, task_time, np.nan),
-        window_cost,
-        finish,
-        paid,
-        node_time,
-    )
-    _log_tasks(model, order, start, finish, split, end1, end2, procs, first, n, price)
-    _log_cycles(model, c_time, c_int, c_rev, e_user, e_sat)
-    _settle_agents(model, parts, paid[order], admitted, until, c_int)
-    _advance(model, step, progress, np.where(admitted, finish, submit))
+    with _interrupts_after():  # the records are written whole
+        model.ledger.record_run(
+            budget,
+            [users[k].criterion for k in where.tolist()],
+            refusals,
+            start,
+            nodes,
+            np.where(admitted, task_time, np.nan),
+            window_cost,
+            finish,
+            paid,
+            node_time,
+        )
+        _log_tasks(model, order, start, finish, split, end1, end2, procs, first, n, price)
+        _log_cycles(model, c_time, c_int, c_rev, e_user, e_sat)
+        _settle_agents(model, parts, paid[order], admitted, until, c_int)
+        _advance(model, step, progress, np.where(admitted, finish, submit))
     return True
+
+
+@contextlib.contextmanager
+def _interrupts_after() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block is done, then hand it to the handler it had.
+
+    The replay's records go to several writers one after another; an interrupt between two
+    would leave jobs completed without their tasks. In the main thread only (signals reach
+    no other); elsewhere the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[tuple] = []
+    previous = signal.signal(signal.SIGINT, lambda *args: caught.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught and callable(previous):
+        previous(*caught[0])
 
 
 def _log_tasks(model, order, start, finish, split, end1, end2, procs, first, n, price) -> None:
