@@ -123,10 +123,9 @@ def replay(model, step: float, progress: Callable[[int, int], None] | None = Non
     run_time = np.array([j.run_time for j in jobs], dtype=float)
     requested = np.array([j.requested_time for j in jobs], dtype=float)
     where = model.job_user_index
-    factor = np.array([u.budget_factor for u in users], dtype=float)[where]
-    per_work = np.array([u.cost_per_work for u in users], dtype=float)[where]
-    with np.errstate(invalid="ignore"):  # 0 x inf: a job of no work has a NaN budget there too
-        budget = factor * n * volume * per_work  # UserAgent.budget_for, term by term
+    budget = np.array(
+        [users[k].budget_for(job) for k, job in zip(where.tolist(), jobs, strict=True)]
+    )
     queue = model.metascheduler.queue
     refusals = [queue.refusal(job, c) for job, c in zip(jobs, budget.tolist(), strict=True)]
     admitted = np.array([not r for r in refusals], dtype=bool)
