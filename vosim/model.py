@@ -883,7 +883,8 @@ class VOModel(mesa.Model):
         (units as :meth:`cycle_frame`); the other columns take the values
         :meth:`record_cycle` reads now for every row (the evaluations NaN: no choice among
         alternatives). Raises ``KeyError`` for a missing column, ``ValueError`` for lengths
-        that differ.
+        that differ. Source: none (vosim's record of its cycles; VO Preferences §2's cyclic
+        scheme).
         """
         rows = len(columns["time"])
         ms = self.metascheduler

@@ -74,6 +74,10 @@ class CycleLog:
             Not one array per column, or arrays of different lengths (nothing is logged).
         TypeError
             A float array for an integer column (nothing is logged).
+
+        References
+        ----------
+        vosim's record of its cycles (VO Preferences §2: the metascheduler's cyclic scheme).
         """
         if len(columns) != len(self._columns):
             raise ValueError(f"cycles have {len(self._columns)} columns, got {len(columns)}")

@@ -669,6 +669,11 @@ class JobLedger:
             A job is not pending (nothing is changed).
         ValueError
             A column's length is not the number of jobs (nothing is changed).
+
+        References
+        ----------
+        VO Preferences §2 (a job waits, gets a window within its budget ``C``, runs);
+        vosim's rule: every job of the trace in exactly one state.
         """
         k = len(self.jobs)
         columns = {

@@ -88,8 +88,8 @@ class JobQueue:
         """Why ``job``, submitted with budget ``C`` (cost units), can never run here.
 
         The reason its trace mapping gave, else :func:`unservable_reason` of its request on
-        the domain's nodes; "" if the queue admits it. Reading the state only. VO
-        Preferences §2: a job no window can serve within ``C``.
+        the domain's nodes; "" if the queue admits it. Reading the state only; raises
+        nothing. VO Preferences §2: a job no window can serve within ``C``.
         """
         model = self.model
         return job.reason or unservable_reason(

@@ -108,6 +108,10 @@ class TaskLog:
             A column missing, or columns whose lengths disagree (nothing is logged).
         RuntimeError
             The log was released (:meth:`frame` with ``release``).
+
+        References
+        ----------
+        None: vosim's record of the tasks that ran (what users paid owners for).
         """
         if self._t is None:
             raise RuntimeError("the task log was released to a task table: nothing more is logged")

@@ -204,7 +204,8 @@ class UserAgent(mesa.Agent):
 
         ``satisfaction`` and its parts (each in [0, 1]) are the values :meth:`evaluate` left
         after the last of this user's ``evaluated`` jobs (:mod:`vosim.agents.replay`). Its
-        pending submission event then submits nothing. Raises nothing.
+        pending submission event then submits nothing. Raises nothing. Source: as
+        :meth:`evaluate` (VO Preferences §1-3; the satisfaction rule is vosim's).
         """
         self._next = self.submitted = len(self.jobs)
         self.evaluated = evaluated
