@@ -152,6 +152,20 @@ def test_fast_scan_of_any_method_equals_its_full_scan(inst):
             assert CALLS["n"] - before - p.shape[1] == fast.stats["evaluations"]
 
 
+def test_fast_scan_equals_full_scan_on_subnormal_products():
+    # the n largest (0.46875 first) times 5e-324 round to 0; the full scan's order, to 5e-324:
+    # no certificate below _TINY, and the bounds allow for the subnormal rounding
+    p = np.array([[0, 1], [0, 1], [0, 0.625], [0, 5e-324], [0, 0.75]])
+    fast = time_scan(p, np.zeros(5), 5, 0, fast=True)
+    assert_same_answer(fast, time_scan(p, np.zeros(5), 5, 0))
+    assert (fast.time_index, fast.probability) == (1, 5e-324)
+    for method in [name for name in ("greedy_united", "max_p") if name in methods()]:
+        assert_same_answer(
+            time_scan(p, np.zeros(5), 5, 0, method=method, fast=True),
+            time_scan(p, np.zeros(5), 5, 0, method=method),
+        )
+
+
 def stepped_instance(seed, m=24, K=300, events=12):
     """Availability that changes only at a few event times (repeated columns), with zeros."""
     rng = np.random.default_rng(seed)

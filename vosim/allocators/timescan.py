@@ -45,8 +45,12 @@ _METHOD_MODULES = ("knapsack", "greedy", "exact", "groups")
 
 #: Relative slack added to the Lagrangian upper bounds, which are computed in log space.
 _BOUND_SLACK = 1e-9
-#: Below this best value the Lagrangian bounds (which may underflow) are not used.
+#: Below this best value the Lagrangian bounds (which may underflow) are not used, and no
+#: column is certified from its n largest entries: products of subnormal numbers taken in
+#: two orders may differ by more than any relative tolerance (one rounds to 0, one to 5e-324).
 _TINY = 1e-290
+#: The least positive float (subnormal), the absolute rounding step of products below _TINY.
+_LEAST_SUBNORMAL = float(np.nextafter(0.0, 1.0))
 #: Columns solved by the first vectorised DP round (the count doubles every round).
 _FIRST_CHUNK = 16
 #: Consecutive distinct columns bounded together before any column bound is computed.
@@ -616,6 +620,18 @@ def _united_scan(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanResu
 # the fast exact scan
 
 
+def _any_order_bound(product: np.ndarray, smallest: np.ndarray, n: int) -> np.ndarray:
+    """Upper bounds of ``n``-factor products however their factors are multiplied: (U,) -> (U,).
+
+    ``product`` is one order's product and ``smallest`` its least factor. In the subnormal
+    range a rounding is absolute (up to half of the least subnormal each), so a product that
+    one order rounds to 0 may be positive in another; ``n`` least subnormals are added where
+    every factor is positive. Relative roundings of normal products stay within
+    :data:`TIE_RTOL`, which every comparison with a bound allows for.
+    """
+    return product + (smallest > 0) * (n * _LEAST_SUBNORMAL)
+
+
 def _runs(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Runs of identical consecutive rows of ``Q`` (K, m): first index of each run, row -> run."""
     new = np.empty(Q.shape[0], dtype=bool)
@@ -798,7 +814,7 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
         block_max = np.vstack([block_max, Q[full * _BLOCK :].max(axis=0)])
     part_b = np.sort(block_max, axis=1)[:, r - n :]  # not partition: see bound()
     rest_b = np.prod(part_b[:, 1:], axis=1)
-    upper_b = rest_b * part_b[:, 0]
+    upper_b = _any_order_bound(rest_b * part_b[:, 0], part_b[:, 0], n)
     closed = np.zeros(starts_b.size, dtype=bool)  # blocks whose columns are bounded
     part = np.zeros((U, n))
     rest = np.zeros(U)  # product of the n - 1 largest entries of a column
@@ -840,20 +856,23 @@ def _fast_knapsack(p: np.ndarray, c: np.ndarray, n: int, b: float) -> TimeScanRe
         pt = np.sort(Qi, axis=1)[:, r - n :]
         part[cols] = pt
         rest[cols] = np.prod(pt[:, 1:], axis=1)
-        upper[cols] = rest[cols] * pt[:, 0]
+        value = rest[cols] * pt[:, 0]
+        upper[cols] = _any_order_bound(value, pt[:, 0], n)
         # The bound is reached by the resources above the n-th largest value and the
         # cheapest of those tied with it (free processors tie at 1): if they fit, it is the
-        # optimum.
+        # optimum (when it is not subnormal: see _TINY). An n-th largest of 0 makes every
+        # n-set's product 0.
         over, tie = Qi > pt[:, :1], Qi == pt[:, :1]
         need = n - over.sum(axis=1)  # >= 1, at most the tied count
         tie_c = tie[:, by_cost]  # the tied resources in cost order: take the first `need`
         taken = tie_c & (np.cumsum(tie_c, axis=1) <= need[:, None])
-        ok = (over @ cost_f + taken @ cost_f[by_cost] <= B) | (upper[cols] == 0)
-        exact[cols[ok]] = upper[cols[ok]]
+        fits = over @ cost_f + taken @ cost_f[by_cost] <= B
+        ok = (fits & (value >= _TINY)) | (pt[:, 0] == 0)
+        exact[cols[ok]] = value[ok]
         unique = need == tie.sum(axis=1)  # no tie at the n-th: the n largest are one set
-        is_top[cols[ok]] = (upper[cols[ok]] > 0) & unique[ok]
+        is_top[cols[ok]] = (value[ok] > 0) & unique[ok]
         stats["certified"] += int(ok.sum())
-        best = max(best, float(np.max(upper[cols[ok]], initial=0.0)))
+        best = max(best, float(np.max(value[ok], initial=0.0)))
         return cols[~ok]
 
     def live(idx: np.ndarray, floor_: float, M: np.ndarray = Q, R: np.ndarray = rest) -> np.ndarray:
@@ -996,8 +1015,8 @@ def _fast_generic(p: np.ndarray, c: np.ndarray, n: int, b: float, method: str) -
     Q = np.ascontiguousarray(p.T)
     first, inverse = _runs(Q)
     U = first.size
-    top = np.argpartition(Q[first], m - n, axis=1)[:, m - n :]
-    upper = np.prod(np.take_along_axis(Q[first], top, axis=1), axis=1)
+    top = np.take_along_axis(Q[first], np.argpartition(Q[first], m - n, axis=1)[:, m - n :], axis=1)
+    upper = _any_order_bound(np.prod(top, axis=1), top.min(axis=1), n)
     solve = _solver(p[:, first], c, n, b, method)
     results: dict[int, AvailabilityResult] = {}
     best = -1.0
