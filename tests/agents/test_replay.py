@@ -219,7 +219,6 @@ def test_a_job_of_no_run_time_frees_its_processors_for_another_pass_at_once():
 def test_ctrl_c_while_the_records_are_written_waits_for_them(monkeypatch):
     """SIGINT between two writers is held until all are written, then raised: jobs
     completed always have their tasks and passes."""
-    import os
     import signal
 
     import vosim.agents.replay as module
@@ -227,7 +226,10 @@ def test_ctrl_c_while_the_records_are_written_waits_for_them(monkeypatch):
     log_tasks = module._log_tasks
 
     def interrupted(*args):
-        os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C after the ledger, before the tasks
+        # as Ctrl-C after the ledger, before the tasks; raise_signal delivers it to this
+        # thread before it returns (os.kill may deliver it to another thread of the
+        # process, e.g. a progress bar's monitor, after it returns)
+        signal.raise_signal(signal.SIGINT)
         log_tasks(*args)
 
     monkeypatch.setattr(module, "_log_tasks", interrupted)
