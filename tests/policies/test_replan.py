@@ -342,24 +342,3 @@ def test_the_freed_node_filter_is_necessary_and_the_same_for_all_at_once(case):
         assert may == at_once
         if not may:
             assert earlier_window(slots, job, old, now, near) is None
-
-
-def test_a_window_bound_to_other_processors_of_its_pools_is_the_one_searched():
-    """On counts a search reads a window by its pools: re-binding it to other processors of
-    the same pools (the binding at reservation, a packing) keeps it known; another pool, start
-    or cost does not."""
-    from vosim.policies.replan import _same
-
-    def window(nodes, start=10.0, cost=40.0):
-        spans = tuple(Slot(n, start, start + 20.0, 1.0, 1.0) for n in nodes)
-        return Window(slots=spans, start=start, runtime=20.0, cost=cost)
-
-    pool = np.array([0, 0, 0, 1, 1, 1])
-    searched = window([0, 3])
-    assert _same(searched, window([2, 4]), pool)  # other processors, the same pools
-    assert _same(searched, window([5, 1]), pool)  # in another order
-    assert not _same(searched, window([2, 4]))  # by processors: another window
-    assert not _same(searched, window([0, 1]), pool)  # two tasks on pool 0, none on pool 1
-    assert not _same(searched, window([2, 4], start=5.0), pool)
-    assert not _same(searched, window([2, 4], cost=39.0), pool)
-    assert not _same(None, searched, pool)

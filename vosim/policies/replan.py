@@ -443,23 +443,20 @@ def _given(state: CycleState, name: str) -> Any:
     return state.__dict__.get(name, state.__dict__[f"_{name}_source"])
 
 
-def _same(searched: Window | None, held: Window, pool: np.ndarray | None = None) -> bool:
+def _same(searched: Window | None, held: Window) -> bool:
     """Whether ``held`` is the window ``searched`` at the last pass: start, cost and nodes.
 
     The owners keep a reserved window in another form (its spans as columns), so a window
-    a move found is not the object the next pass reads back. With ``pool`` (each node's pool,
-    shape (n_nodes,): the pass reads a count view) the nodes compare by their pools: a search
-    on counts puts a window's spans back into its pools' counts whichever processors hold
-    them, so binding (or re-binding) a window to other processors of the same pools leaves
-    its search unchanged.
+    a move found is not the object the next pass reads back.
     """
     if searched is held:
         return True
-    if searched is None or searched.start != held.start or searched.cost != held.cost:
-        return False
-    if pool is None:
-        return np.array_equal(searched.spans.node, held.spans.node)
-    return np.array_equal(np.sort(pool[searched.spans.node]), np.sort(pool[held.spans.node]))
+    return (
+        searched is not None
+        and searched.start == held.start
+        and searched.cost == held.cost
+        and np.array_equal(searched.spans.node, held.spans.node)
+    )
 
 
 class Replanner:
@@ -531,16 +528,12 @@ class Replanner:
         search = replan if reference() else compress  # the plain pass, or its compiled form
         if not self.static or state.refreshed:
             result = search(state)  # time or money may have appeared anywhere: search all
-        elif not state.freed.size and all(
-            _same(seen.get(j.index), w, state.pool) for j, w in state.reserved
-        ):
+        elif not state.freed.size and all(_same(seen.get(j.index), w) for j, w in state.reserved):
             # nothing freed and every reservation searched as it is: the search would look
             # only where time was freed, so nothing moves (no slot list needed)
             result = Replanned(Decisions().settle(), None, list(state.reserved), _NONE)
         else:
-            result = search(
-                state, lambda job, w: _same(seen.get(job.index), w, state.pool), state.freed
-            )
+            result = search(state, lambda job, w: _same(seen.get(job.index), w), state.freed)
         self._seen = {job.index: w for job, w in result.reserved}
         moves = result.decisions
         if result.slots is None:
