@@ -480,15 +480,15 @@ class Replanner:
         and a window earlier than it and no worse would have been no worse than the one it
         left, so found then unless it uses time freed since (the old window's nodes are
         among those freed). Otherwise, and after a budget refresh, every reservation is
-        searched in full. Both give the same moves on the static markets the tests compare,
-        but not on every one: a 5,000-job Gaia run with alternatives and a limit ``U_a``
-        differs (``docs/decisions.md``, "The static market's shortcut is not exact"). Per-period accounts
-        do not break this: a move costs at most the held window, so a balance never enables
-        one. With utilization uncertainty (``state.availability``) a move must also keep
-        ``P_a^w`` no lower, and ``P_a^w`` changes with the pass time alone; the same rule
-        then decides when a reservation is searched again (where time was freed since its
-        last search), so a move refused for ``P_a^w`` is retried only with freed time: a
-        rule of vosim's, not the full search (which made 300 Gaia jobs 10x slower).
+        searched in full. Both give the same moves on the static markets the tests compare, but
+        not on every one: a 5,000-job Gaia run with alternatives and a limit ``U_a`` differs
+        (``docs/decisions.md``, "The static market's shortcut is not exact"). Per-period
+        accounts do not break this: a move costs at most the held window, so a balance never
+        enables one. With utilization uncertainty (``state.availability``) a move must also keep
+        ``P_a^w`` no lower, and ``P_a^w`` changes with the pass time alone; the same rule then
+        decides when a reservation is searched again (where time was freed since its last
+        search), so a move refused for ``P_a^w`` is retried only with freed time: a rule of
+        vosim's, not the full search (which made 300 Gaia jobs 10x slower).
 
     Attributes
     ----------
