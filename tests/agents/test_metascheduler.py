@@ -137,3 +137,41 @@ def test_simultaneous_arrivals_meet_in_one_pass(monkeypatch):
         if j.submit_time == first and model.ledger[j.index].state != "rejected"
     )
     assert arrivals >= 2 and batches[first][0] == arrivals
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_window_decided_but_not_bound_frees_its_nodes_for_the_next_pass(moved, monkeypatch):
+    """A decided window no packing binds (a move's with ``moved``, else a new reservation's)
+    stays free, but the pass's later searches saw it taken: its nodes must be in ``freed`` at
+    the next pass, or a search that found nothing because of it (the static market's
+    shortcut, a sleeping request class) is never made again. The job waits and completes."""
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=120, rng=1)
+    meta = model.metascheduler
+    bind, apply = meta.execution.bind, meta._apply
+    target: list = []  # the window refused, then whether its nodes were freed
+
+    def refuse(window):
+        return None if target and window is target[0] else bind(window)
+
+    def applied(decisions, state):
+        if not target:  # on nodes no cancellation frees (those are freed anyway)
+            held = model.ledger.window
+            cancelled = {p for k in decisions.cancel for p in held[k].spans.node.tolist()}
+            kind = [
+                w
+                for k, w in decisions.reserve
+                if (k in decisions.cancel) == moved and cancelled.isdisjoint(w.spans.node.tolist())
+            ]
+            target.extend(kind[:1])
+        count = apply(decisions, state)
+        if len(target) == 1:
+            nodes = set(target[0].spans.node.tolist())
+            target.append(sorted(nodes - meta._freed))
+        return count
+
+    monkeypatch.setattr(meta.execution, "bind", refuse)
+    monkeypatch.setattr(meta, "_apply", applied)
+    model.run()
+    assert len(target) == 2, "no window of this kind was decided"
+    assert target[1] == [], f"nodes {target[1]} of the window not bound are not freed"
+    assert (model.job_frame()["state"] == "completed").all()

