@@ -18,6 +18,7 @@ from vosim.runs.experiments.validation import (
     COLUMNS,
     intervals,
     local_load_rows,
+    log_ticks,
     recorded_summary,
     step_order,
 )
@@ -111,6 +112,13 @@ def test_intervals_are_t_intervals_in_ladder_order():
     assert (fcfs["mean"], fcfs["low"], fcfs["high"]) == pytest.approx((2.0, 0.0, 14.706205))
     recorded = frame.iloc[0]  # one repetition: no interval
     assert recorded["mean"] == 5.0 and np.isnan(recorded["high"])
+
+
+def test_log_ticks_label_every_decade_up_to_the_largest_value():
+    assert log_ticks(17_148.0) == [0.0, 1.0, 10.0, 100.0, 1_000.0, 10_000.0, 100_000.0]
+    assert log_ticks(100.0) == [0.0, 1.0, 10.0, 100.0]
+    assert log_ticks(75.3) == [0.0, 1.0, 10.0, 100.0]
+    assert log_ticks(0.5) == log_ticks(float("nan")) == [0.0, 1.0]
 
 
 # -- the local load beside its matched controls --------------------------------------------------

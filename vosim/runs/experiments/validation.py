@@ -67,6 +67,7 @@ __all__ = [
     "STEPS",
     "intervals",
     "local_load_rows",
+    "log_ticks",
     "recorded_summary",
     "step_order",
 ]
@@ -428,6 +429,18 @@ def intervals(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return frame.sort_values("step", key=lambda c: c.map(order)).reset_index(drop=True)
 
 
+def log_ticks(top: float) -> list[float]:
+    """Tick values of a symmetric log axis up to ``top``: 0 and the powers of ten.
+
+    Vega-Lite's own ticks on a ``symlog`` scale leave the decades below the largest value
+    unlabelled (a wait of 25 s and one of 2,000 s then read alike). ``top`` (the axis's
+    largest value, any unit; NaN or below 1 gives ``[0, 1]``) sets the last power of ten:
+    the first at or above it.
+    """
+    last = math.ceil(math.log10(top)) if math.isfinite(top) and top > 1 else 0
+    return [0.0, *(10.0**k for k in range(last + 1))]
+
+
 def _kind(step: str) -> str:
     if step == "recorded":
         return "recorded"
@@ -452,9 +465,13 @@ def chart(table: pd.DataFrame, trace: str, jobs: int) -> alt.TopLevelMixin:
     panels = []
     for metric, title in _METRICS.items():
         log = metric in ("mean_wait", "mean_bounded_slowdown")
-        scale = alt.Scale(type="symlog") if log else alt.Scale(domain=[0, 1])
-        axis = alt.Axis(format=",.0f" if log else "%", tickCount=6)
         summary = intervals(table, metric)
+        scale = alt.Scale(type="symlog") if log else alt.Scale(domain=[0, 1])
+        axis = (
+            alt.Axis(format=",.0f", values=log_ticks(summary[["mean", "high"]].max().max()))
+            if log
+            else alt.Axis(format="%", tickCount=6)
+        )
         summary["kind"] = summary["step"].map(_kind)
         x = alt.X("step:N", sort=steps, title=None, axis=alt.Axis(labelAngle=-40))
         base = alt.Chart(summary).encode(x=x)
@@ -490,7 +507,7 @@ def chart(table: pd.DataFrame, trace: str, jobs: int) -> alt.TopLevelMixin:
                 "mean(value):Q",
                 title="mean wait by user criterion (s, log)",
                 scale=alt.Scale(type="symlog"),
-                axis=alt.Axis(format=",.0f", tickCount=6),
+                axis=alt.Axis(format=",.0f", values=log_ticks(by_criterion["value"].max())),
             ),
             color=alt.Color("criterion:N", title="user criterion"),
             tooltip=["step", "criterion", alt.Tooltip("mean(value):Q", format=",.4g")],
