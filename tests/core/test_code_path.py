@@ -19,6 +19,9 @@ from vosim.runs.cli import main
 
 GAIA, NASA, LCG = "UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1"
 
+#: NASA-iPSC's whole-machine jobs wait long: a short patience ends a prefix's run sooner.
+DAYS_2 = 2 * 86400.0
+
 #: Every user criterion's search, the cost users' a fallback chain (counted per search).
 CHAIN = {"finish": "min_finish", "runtime": "min_runtime", "cost": "min_cost>amp"}
 
@@ -28,14 +31,24 @@ CASES = [
     *[(GAIA, 1500, {"policy": p, "machine": True}) for p in ("easy", "fcfs", "conservative")],
     *[(GAIA, 400, {"local_priority": p}) for p in ("queue", "preempt")],
     (LCG, 600, {}),
+    # the other traces under every policy and local priority (LCG's availability knapsack
+    # searches 24,515 nodes a cycle, so a shorter prefix)
+    *[(NASA, 200, {"policy": p, "patience": DAYS_2}) for p in ("availability", "conservative")],
+    *[(NASA, 200, {"policy": p, "patience": DAYS_2}) for p in ("easy", "fcfs", "knapsack")],
+    (NASA, 200, {"policy": "knapsack+easy", "patience": DAYS_2}),
+    *[(LCG, 300, {"policy": p}) for p in ("conservative", "easy", "fcfs")],
+    *[(LCG, 300, {"policy": p}) for p in ("knapsack", "knapsack+easy")],
+    (LCG, 60, {"policy": "availability"}),
+    *[(NASA, 200, {"local_priority": p, "patience": DAYS_2}) for p in ("queue", "preempt")],
+    *[(LCG, 200, {"local_priority": p}) for p in ("queue", "preempt")],
     # the VO-policy study's scheme: three alternatives, so every waiting job each cycle (a
     # burst of identical jobs in the first 600: half the searches are a repeated failure)
     (GAIA, 600, {"max_alternatives": 3, "offered_load": 0.6, "vo_objective": "runtime"}),
     (GAIA, 300, {"max_alternatives": 3, "budget_period": 86400.0, "criterion_allocators": CHAIN}),
-    (NASA, 300, {"patience": 2 * 86400.0}),
+    (NASA, 300, {"patience": DAYS_2}),
     # windows that can fail: the request classes sleep only after failures P_a cannot undo
     (GAIA, 300, {"availability": True}),
-    (NASA, 300, {"availability": True, "patience": 2 * 86400.0}),
+    (NASA, 300, {"availability": True, "patience": DAYS_2}),
 ]
 
 
