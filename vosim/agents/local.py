@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.agents.callbacks import callback
-from vosim.market.local_placement import place_local_job
+from vosim.market.local_placement import place_on_owner
 
 __all__ = ["LOCAL_JOB_COLUMNS", "LocalJobs"]
 
@@ -37,7 +37,7 @@ class LocalJobs:
 
     Each owner has its own flow (:mod:`vosim.market.local_flow`); the arrivals of all owners
     are one event stream. At an arrival the owner's local resource manager places the job
-    (:func:`~vosim.market.local_placement.place_local_job`) in the owner's schedule: the VO
+    (:func:`~vosim.market.local_placement.place_on_owner`) in the owner's schedule: the VO
     learns of it at its next cycle, from the slot list. Reservations in its way are cancelled
     (``displaced``) and running VO jobs in its way (``preempt``) interrupted; both go back to
     the VO's queue and are re-planned at the next cycle.
@@ -119,8 +119,8 @@ class LocalJobs:
         owner = model.owners[k]
         ms = model.metascheduler
         execution = ms.execution
-        p = place_local_job(
-            owner.node_ids, *owner.intervals(), arrival, size, length, self.priority
+        p = place_on_owner(
+            model.busy_time, owner.owner_id, owner.node_ids, arrival, size, length, self.priority
         )
         local_id = len(self._rows)
         if p is None:  # larger than the owner: never runs

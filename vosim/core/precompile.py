@@ -70,6 +70,7 @@ KERNEL_MODULES = (
     "vosim.policies.sleep_kernels",
     "vosim.market.window_availability_kernels",
     "vosim.allocators.availability_kernels",
+    "vosim.market.local_placement_kernels",
     "vosim.agents.replay_kernels",
 )
 

@@ -23,13 +23,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vosim.core.code_path import kernels, reference
 from vosim.core.windows import distinct
 from vosim.errors import ParameterError
 
-__all__ = ["LOCAL_PRIORITIES", "Placement", "place_local_job"]
+if TYPE_CHECKING:
+    from vosim.market.busy_time import BusyTime
+
+__all__ = ["LOCAL_PRIORITIES", "Placement", "place_local_job", "place_on_owner"]
 
 _NONE = np.empty(0, dtype=np.int64)
 _NONE.flags.writeable = False
@@ -135,12 +140,7 @@ def place_local_job(
     >>> place_local_job(res, *busy, now=10.0, size=2, length=5.0, priority="preempt").killed
     array([3])
     """
-    if priority not in LOCAL_PRIORITIES:
-        raise ParameterError(
-            f"local_priority must be one of {', '.join(LOCAL_PRIORITIES)}, got {priority!r}"
-        )
-    if size < 1 or not length > 0:
-        raise ParameterError(f"a local job needs size >= 1 and length > 0, got {size}, {length}")
+    _check(priority, size, length)
     resources = np.asarray(resources, dtype=np.int64)
     m = resources.size
     if size > m:
@@ -188,3 +188,75 @@ def place_local_job(
         displaced=distinct(tag[hit & ~running]),
         killed=distinct(tag[hit & running]),
     )
+
+
+def place_on_owner(
+    busy: BusyTime,
+    owner: int,
+    resources: np.ndarray,
+    now: float,
+    size: int,
+    length: float,
+    priority: str = "displace",
+) -> Placement | None:
+    """:func:`place_local_job` over ``owner``'s rows of the domain's busy time.
+
+    The plain form gathers the owner's busy intervals
+    (:meth:`BusyTime.owner_intervals <vosim.market.busy_time.BusyTime.owner_intervals>`) and
+    calls :func:`place_local_job`; it runs under ``VOSIM_REFERENCE=1``. Otherwise one compiled
+    call (:func:`vosim.market.local_placement_kernels.place`) reads the schedules' rows where
+    they are and decides step for step as the plain form does: the same placement.
+
+    Parameters
+    ----------
+    busy : BusyTime
+        The domain's busy time (the VO's reservations and every owner's local jobs).
+    owner : int
+        The owner's id, ``0 .. K-1``.
+    resources : numpy.ndarray of int, shape (m,)
+        The owner's resource ids (processors), ascending.
+    now, size, length, priority
+        As :func:`place_local_job`: the arrival and length in model time units, processors.
+
+    Returns
+    -------
+    Placement or None
+        As :func:`place_local_job`.
+
+    Raises
+    ------
+    ParameterError
+        ``priority`` unknown, ``size < 1`` or ``length <= 0``.
+
+    References
+    ----------
+    AEP §1 and VO Preferences §2 (local jobs have priority); the rule is vosim's.
+    """
+    if reference():
+        return place_local_job(resources, *busy.owner_intervals(owner), now, size, length, priority)
+    _check(priority, size, length)
+    resources = np.asarray(resources, dtype=np.int64)
+    if size > resources.size:
+        return None
+    rnode, ra, rb, rtag = busy.reservations.intervals()
+    lnode, la, lb, ltag = busy.local[owner].intervals()
+    start, taken, displaced, killed = kernels("vosim.market.local_placement_kernels").place(
+        resources, rnode, ra, rb, rtag, busy.owner, int(owner), lnode, la, lb, ltag,
+        float(now), int(size), float(length), LOCAL_PRIORITIES.index(priority),
+    )  # fmt: skip
+    return Placement(
+        float(start),
+        taken,
+        displaced if displaced.size else _NONE,
+        killed if killed.size else _NONE,
+    )
+
+
+def _check(priority: str, size: int, length: float) -> None:
+    """Raise :class:`~vosim.errors.ParameterError` for an unknown rule or an empty job."""
+    if priority not in LOCAL_PRIORITIES:
+        raise ParameterError(
+            f"local_priority must be one of {', '.join(LOCAL_PRIORITIES)}, got {priority!r}"
+        )
+    if size < 1 or not length > 0:
+        raise ParameterError(f"a local job needs size >= 1 and length > 0, got {size}, {length}")
