@@ -75,17 +75,26 @@ def test_cli_study_quick_runs_reports_and_resumes(tmp_path, capsys):
     assert "0 run now, 36 already done" in capsys.readouterr().out
 
 
-def test_cli_study_lcg_grid_quick(tmp_path, capsys):
-    """The real grid's quick variant: 32 runs of 500 LCG-2005-1 jobs on its 170 sites.
+def test_lcg_grid_quick_sweep_reports_the_vos(tmp_path, capsys):
+    """The real grid's quick variant, one 200-job window of it: 16 runs on the 170 sites.
 
-    Every run's VO tables add up to the run; the report has the VO section, its CSV and,
-    with vl-convert, its PNGs."""
+    The quick variant's file as ``vosim study lcg-grid --quick`` runs it (its factors, policies
+    and baselines), shrunk to one repetition of 200 jobs so that the suite stays within its
+    time; ``vosim sweep`` then ``vosim report`` are the two halves of ``vosim study`` (whose
+    own path the vo-policies test above runs). Every run's VO tables add up to the run; the
+    report has the VO section, its CSV and, with vl-convert, its PNGs."""
+    text = STUDIES["lcg-grid"].variants["quick"]
+    for full, small in (("jobs = 500", "jobs = 200"), ("repetitions = 2", "repetitions = 1")):
+        assert full in text
+        text = text.replace(full, small)
+    (tmp_path / "lcg.toml").write_text(text)
     out = tmp_path / "lcg"
-    args = ["study", "lcg-grid", "--quick", "--out", str(out), "--workers", "2", "--quiet"]
+    args = ["sweep", str(tmp_path / "lcg.toml"), "--out", str(out), "--workers", "2", "--quiet"]
     assert main(args) == 0
-    assert "32 run now, 0 already done, 0 failed" in capsys.readouterr().out
+    assert "16 run now, 0 already done, 0 failed" in capsys.readouterr().out
+    assert main(["report", str(out)]) == 0
     table = load_results(out)
-    assert len(table) == 32 and (table["status"] == "ok").all()
+    assert len(table) == 16 and (table["status"] == "ok").all()
     assert (table["node_count"] == 24515).all()
     groups, pairs = load_table(out, "groups"), load_table(out, "group_sites")
     per_run = groups.groupby("run_id")[["jobs_read", "completed", "jobs_entered"]].sum()

@@ -377,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     size = study.add_mutually_exclusive_group()
     size.add_argument(
-        "--quick", action="store_true", help="a small variant (about a minute; CI runs it)"
+        "--quick", action="store_true", help="a small variant (a few minutes on 2 cores)"
     )
     size.add_argument(
         "--full",

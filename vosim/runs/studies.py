@@ -3,9 +3,10 @@
 A study is a sweep file (:mod:`vosim.runs.config`) kept in this module; ``vosim study NAME
 --out DIR`` runs it like ``vosim sweep`` (resumable: the same ``DIR`` skips finished runs) and
 then writes the report (:func:`vosim.analysis.report.write_report`). Each study has three
-variants (:data:`VARIANTS`): ``quick`` (a minute, for trying it out and for CI), ``main``
-(the README's main command: what answers the headline question in 10 minutes on 2 cores)
-and ``full`` (the whole grid, for a cluster: ``--backend ray``).
+variants (:data:`VARIANTS`): ``quick`` (a few minutes on 2 cores, for trying it out; CI runs
+vo-policies' and one 200-job window of lcg-grid's), ``main`` (the README's main command: what
+answers the headline question in 10 minutes on 2 cores) and ``full`` (the whole grid, for a
+cluster: ``--backend ray``).
 
 Examples
 --------
@@ -33,7 +34,7 @@ def _tables(policies: list[str], baselines: list[str]) -> str:
     return "".join(named + [f'\n[[baseline]]\npolicy = "{b}"\n' for b in baselines])
 
 
-#: The sizes of a study: a minute, the README's main command, the whole grid.
+#: The sizes of a study: a few minutes, the README's main command, the whole grid.
 VARIANTS = ("quick", "main", "full")
 
 #: The VO-policy study on UniLu-Gaia. Each run is 5,000 consecutive jobs (about three weeks
