@@ -208,14 +208,17 @@ def test_summary_parameters_repeat_the_run(tmp_path, capsys):
 
     out = tmp_path / "o"
     args = ["run", "--trace", "NASA-iPSC-1993-3.1-cln", "--jobs", "40", "--seed", "7", "--quiet"]
+    # patience a day: the 4 jobs that find no window leave after it, not after 30 days of cycles
     extra = ["--max-alternatives", "3", "--ua", "25", "--budget-range", "0.8,1.2",
-             "--pricing-policy", "demand", "--look-ahead", "3"]  # fmt: skip
+             "--pricing-policy", "demand", "--look-ahead", "3",
+             "--patience", "86400"]  # fmt: skip
     assert main([*args, *extra, "--out", str(out)]) == 0
     capsys.readouterr()
     summary = json.loads((out / "summary.json").read_text())
     parameters = summary["parameters"]
     assert set(parameters) == set(PARAMETERS)
     assert parameters["ua"] == 25 and parameters["budget_range"] == [0.8, 1.2]
+    assert parameters["patience"] == 86400
     model = VOModel(**Scenario(**parameters).kwargs(), rng=summary["seed"])
     model.run()
     again = model.job_frame().drop(columns="workload_name")
