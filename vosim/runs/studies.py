@@ -5,7 +5,7 @@ A study is a sweep file (:mod:`vosim.runs.config`) kept in this module; ``vosim 
 then writes the report (:func:`vosim.analysis.report.write_report`). Each study has three
 variants (:data:`VARIANTS`): ``quick`` (a few minutes on 2 cores, for trying it out; CI runs
 vo-policies' and one 200-job window of lcg-grid's), ``main`` (the README's main command: what
-answers the headline question in 10 minutes on 2 cores) and ``full`` (the whole grid, for a
+answers the headline question in 20-27 minutes on 2 cores) and ``full`` (the whole grid, for a
 cluster: ``--backend ray``).
 
 Examples
