@@ -71,6 +71,7 @@ KERNEL_MODULES = (
     "vosim.market.window_availability_kernels",
     "vosim.allocators.availability_kernels",
     "vosim.market.local_placement_kernels",
+    "vosim.market.schedule_kernels",
     "vosim.agents.replay_kernels",
 )
 

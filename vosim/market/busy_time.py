@@ -175,8 +175,10 @@ class BusyTime:
         for s in changed:
             mark[list(s.dirty)] = True
             s.dirty.clear()
-        if pool is not None:
-            mark = np.isin(pool, pool[mark])
+        if pool is not None:  # every resource of a marked one's pool
+            changed = np.zeros(int(pool.max()) + 1, dtype=bool)
+            changed[pool[mark]] = True
+            mark = changed[pool]
         dirty = np.flatnonzero(mark)
         owners = np.unique(self.owner[dirty]).tolist()  # their local jobs too
         parts = [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vosim.core.code_path import kernels, reference
 from vosim.core.slots import SlotList
 from vosim.core.windows import distinct, filled
 from vosim.errors import SlotError
@@ -118,8 +119,10 @@ class NodeSchedule:
     def _apply_shortenings(self) -> None:
         """End each buffered ``(tag, node)`` interval at its buffered end; drop empty ones.
 
-        One vectorised pass over the rows for all shortenings buffered since the last read;
-        of several ends buffered for one interval the earliest holds.
+        One pass over the rows for all shortenings buffered since the last read; of several
+        ends buffered for one interval the earliest holds. Compiled
+        (``vosim.market.schedule_kernels.shorten_rows``, in place); the numpy below runs
+        under ``VOSIM_REFERENCE=1``.
         """
         short, self._short = self._short, []
         self._short_tags = set()
@@ -129,6 +132,11 @@ class NodeSchedule:
         )
         node = np.concatenate([nodes for _, nodes, _ in short])
         end = np.concatenate([ends for _, _, ends in short])
+        if not reference():  # compiled: one pass, in place (the same rows in the same order)
+            self._n = kernels("vosim.market.schedule_kernels").shorten_rows(
+                *self._cols, self._n, tag, node, end.astype(float, copy=False)
+            )
+            return
         tags = distinct(tag)  # sorted: each row's tag is found by a binary search
         tag_at = np.searchsorted(tags, tag)
         rows_tag = self.tag
@@ -260,8 +268,10 @@ class NodeSchedule:
         """Remove ``rows`` (positions in the columns, shape (k,))."""
         keep = np.ones(self._n, dtype=bool)
         keep[rows] = False
-        self._cols = [col[: self._n][keep] for col in self._cols]
-        self._n = self._cols[0].size
+        n = int(np.count_nonzero(keep))
+        for col in self._cols:  # in place: the room past the rows in use stays
+            col[:n] = col[: self._n][keep]
+        self._n = n
 
     def prune(self, now: float, min_share: float = 0.0) -> None:
         """Forget intervals that ended by ``now``.
