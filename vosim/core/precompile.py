@@ -72,6 +72,7 @@ KERNEL_MODULES = (
     "vosim.allocators.availability_kernels",
     "vosim.market.local_placement_kernels",
     "vosim.market.schedule_kernels",
+    "vosim.market.binding_kernels",
     "vosim.agents.replay_kernels",
 )
 

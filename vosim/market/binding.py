@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vosim.core.code_path import kernels, reference
 from vosim.errors import SlotError
 
 __all__ = ["pack"]
@@ -62,7 +63,9 @@ def pack(
     a processor then are fewer than ``c``, and nothing given later starts earlier (the
     greedy colouring of an interval graph). Fixed intervals that start later (local jobs
     placed ahead on part of the pool) can make it fail where a packing exists (extending a
-    pre-colouring of an interval graph is NP-complete). ``O(h c log f)``.
+    pre-colouring of an interval graph is NP-complete). ``O(h c log f)``. Compiled
+    (``vosim.market.binding_kernels.pack_pool``); the Python below runs under
+    ``VOSIM_REFERENCE=1``.
 
     References
     ----------
@@ -86,6 +89,12 @@ def pack(
             f"pack: tasks of shapes {start.shape}, {end.shape}, {prefer.shape} and fixed rows "
             f"of shapes {fnode.shape}, {fa.shape}, {fb.shape} differ"
         )
+    if not reference():  # compiled: the same processors
+        got, done = kernels("vosim.market.binding_kernels").pack_pool(
+            np.asarray(ids, dtype=np.int64), fnode.astype(np.int64, copy=False),
+            fa.astype(float, copy=False), fb.astype(float, copy=False), start, end, prefer,
+        )  # fmt: skip
+        return got if done else None
     order = sorted(ids)
     busy: dict[int, tuple[list[float], list[float]]] = {}  # processor -> sorted (a, b)
     for q in order:

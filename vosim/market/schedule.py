@@ -222,6 +222,8 @@ class NodeSchedule:
         leave their place and follow the others in the order of ``old``, as a shortening to
         nothing and an :meth:`add_many` would leave them, but no buffered shortening of
         another tag is applied here. Both sets of nodes are marked changed (:meth:`dirty`).
+        Compiled (``vosim.market.schedule_kernels.move_rows``, in place); the numpy below
+        runs under ``VOSIM_REFERENCE=1``.
 
         Raises
         ------
@@ -234,6 +236,14 @@ class NodeSchedule:
             self._write_pending()
         old = np.asarray(old, dtype=np.int64)
         new = np.asarray(new, dtype=np.int64)
+        if not reference():  # compiled: the same rows in the same order, in place
+            at = kernels("vosim.market.schedule_kernels").move_rows(
+                *self._cols, self._n, int(tag), old, new
+            )
+            if at >= 0:
+                raise KeyError(int(old[at]))
+            self._dirty_parts += [old, new]
+            return
         mine = np.flatnonzero(self.tag == tag)
         row = dict(zip(self.node[mine].tolist(), mine.tolist(), strict=True))
         rows = np.array([row[k] for k in old.tolist()], dtype=np.int64)

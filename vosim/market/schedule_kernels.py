@@ -69,3 +69,50 @@ def shorten_rows(node, a, b, tag, n, stag, snode, send):  # pragma: no cover - c
         node[w], a[w], b[w], tag[w] = node[r], a[r], end, t
         w += 1
     return w
+
+
+@entry((I8, F8, F8, I8, i8, i8, I8, I8))
+@_jit
+def move_rows(node, a, b, tag, n, t, old, new):  # pragma: no cover - compiled
+    """Move the last row of tag ``t`` on each ``old[i]`` to ``new[i]``, after the other rows.
+
+    ``node, a, b, tag`` and ``n``: the columns, written in place, and the rows in use, as
+    :func:`shorten_rows` takes them (a move keeps ``n``). ``t``: the tag (a VO job's index).
+    ``old``, ``new`` (int, shape (k,) each): distinct resource ids holding a row of ``t``,
+    and the ids the rows move to.
+
+    Returns
+    -------
+    int
+        ``-1`` when moved: the other rows keep their order, the moved ones follow in the
+        order of ``old`` with their spans; else the first ``i`` whose ``old[i]`` holds no
+        row of ``t`` (nothing changed).
+
+    Raises nothing (compiled). Source: as ``NodeSchedule.move`` (vosim's binding of
+    reservations held by count, Mu'alem & Feitelson 2001, §2).
+    """
+    k = old.size
+    rows = np.full(k, -1, dtype=np.int64)
+    for r in range(n):
+        if tag[r] == t:
+            for i in range(k):
+                if node[r] == old[i]:
+                    rows[i] = r  # the last one holds
+    for i in range(k):
+        if rows[i] < 0:
+            return i
+    moved = np.zeros(n, dtype=np.bool_)
+    sa = np.empty(k)
+    sb = np.empty(k)
+    for i in range(k):
+        moved[rows[i]] = True
+        sa[i], sb[i] = a[rows[i]], b[rows[i]]
+    w = 0
+    for r in range(n):
+        if not moved[r]:
+            if w != r:
+                node[w], a[w], b[w], tag[w] = node[r], a[r], b[r], tag[r]
+            w += 1
+    for i in range(k):
+        node[w + i], a[w + i], b[w + i], tag[w + i] = new[i], sa[i], sb[i], t
+    return -1
