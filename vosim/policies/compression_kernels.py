@@ -92,6 +92,14 @@ def _window_at(free, t, n, volume, budget, out):  # pragma: no cover - compiled
         return False
     rows = ok[:k]
     cost = fprice[rows] * d[rows]
+    if k > n:  # the first n by (cost, slack, idle, node) cost at most the n-th least cost:
+        bar = np.partition(cost, n - 1)[n - 1]  # only those rows are sorted (the same n)
+        c = 0
+        for q in range(k):
+            if cost[q] <= bar:
+                rows[c], cost[c] = rows[q], cost[q]
+                c += 1
+        rows, cost = rows[:c], cost[:c]
     slack = fend[rows] - (t + d[rows])
     idle = t - fstart[rows]
     order = _lexsort4(cost, slack, idle, fnode[rows].astype(np.float64))[:n]
