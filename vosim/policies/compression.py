@@ -148,19 +148,17 @@ class _Reservations:
     """The reservations of a pass as the kernels' columns, in priority order."""
 
     def __init__(self, reserved: list[tuple[ResourceRequest, Window]]) -> None:
-        jobs = [job for job, _ in reserved]
-        windows = [old for _, old in reserved]
-        spans = [old.spans for old in windows]
-        sizes = np.fromiter((len(sp) for sp in spans), dtype=np.int64, count=len(spans))
+        # one row of scalars per reservation, read in one pass (n is exact as a float)
+        scalars = np.array(
+            [(job.n, job.volume, job.budget, w.start, w.runtime, w.cost) for job, w in reserved],
+            dtype=float,
+        ).T.copy()  # (6, R), each row contiguous
+        spans = [old.spans for _, old in reserved]
         offsets = np.zeros(len(spans) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
+        np.cumsum([sp.node.size for sp in spans], out=offsets[1:])
         self.columns = (
-            np.fromiter((job.n for job in jobs), dtype=np.int64, count=len(jobs)),
-            np.fromiter((job.volume for job in jobs), dtype=float, count=len(jobs)),
-            np.fromiter((job.budget for job in jobs), dtype=float, count=len(jobs)),
-            np.fromiter((w.start for w in windows), dtype=float, count=len(jobs)),
-            np.fromiter((w.runtime for w in windows), dtype=float, count=len(jobs)),
-            np.fromiter((w.cost for w in windows), dtype=float, count=len(jobs)),
+            scalars[0].astype(np.int64),
+            *scalars[1:],
             offsets,
             np.concatenate([sp.node for sp in spans]).astype(np.int64, copy=False),
             np.concatenate([sp.start for sp in spans]).astype(float, copy=False),
