@@ -1,10 +1,12 @@
-"""The compiled form of :meth:`vosim.market.schedule.NodeSchedule`'s buffered shortenings (numba).
+"""The compiled forms of :class:`vosim.market.schedule.NodeSchedule`'s row edits (numba).
 
 A separate module so that importing vosim does not import numba. :func:`shorten_rows` applies
 every shortening buffered since the rows were last read in one pass over the rows, in place,
 where the plain form (``VOSIM_REFERENCE=1``, ``NodeSchedule._apply_shortenings``) makes about
 fifteen numpy calls and copies every column when a row empties: a pass of re-planning cancels
 reservations (shortenings to their start), and the VO's rows are read at every cycle.
+:func:`move_rows` moves a re-bound reservation's rows in place (``NodeSchedule.move``'s plain
+form builds a dict of the tag's rows and copies every column).
 """
 
 from __future__ import annotations
