@@ -54,7 +54,7 @@ print(precompile.missing({COUNT!r}))
     assert filled.split("\n")[:4] == ["True", f"({COUNT!r},)", f"ok {COUNT}", "False"]
     # only the entry points' caches were written, not their helpers'
     written = {p.name.split("-")[0].rpartition(".")[2] for p in tmp_path.rglob("*.nbi")}
-    assert written == {"count_view_rows", "mark_held", "take_idle"}
+    assert written == {"count_view_rows", "cut_view_rows", "mark_held", "take_idle"}
     loaded = _fresh(
         f"""
 import numpy as np
@@ -115,14 +115,15 @@ print(out.getvalue(), end="")
         tmp_path,
     )
     lines = out.splitlines()
-    assert lines[:4] == [
+    assert lines[:5] == [
         f"compiled {COUNT}.count_view_rows",
+        f"compiled {COUNT}.cut_view_rows",
         f"compiled {COUNT}.mark_held",
         f"compiled {COUNT}.take_idle",
         f"ok {COUNT}",
     ]
-    assert lines[4].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
-    assert len(lines) == 5
+    assert lines[5].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
+    assert len(lines) == 6
 
 
 def test_a_worker_that_dies_or_never_starts_ends_the_waits(monkeypatch):

@@ -317,9 +317,7 @@ class SlotList:
                     & keep
                 )
                 if hit.size == 0:
-                    raise SlotError(
-                        f"reserved span {span} lies in no free slot of node {span.node}"
-                    )
+                    raise span_outside(span)
                 i = int(hit[0])
                 keep[i] = False
                 node, s, e, p, perf = (
@@ -359,7 +357,7 @@ class SlotList:
             )
             if bad >= 0:
                 span = spans[bad]
-                raise SlotError(f"reserved span {span} lies in no free slot of node {span.node}")
+                raise span_outside(span)
             return SlotList.trusted(*columns)
         inside = (
             (self.node[None, :] == node[:, None])
@@ -369,7 +367,7 @@ class SlotList:
         found = inside.any(axis=1)
         if not found.all():
             bad = spans[int(np.flatnonzero(~found)[0])]
-            raise SlotError(f"reserved span {bad} lies in no free slot of node {bad.node}")
+            raise span_outside(bad)
         hit = inside.argmax(axis=1)  # slots of one node are disjoint: one holds the span
         # The remainder [start, a) of a hit slot keeps its (start, node) key, so it stays in
         # the hit slot's row; only the remainders [b, end) need placing.
@@ -394,6 +392,15 @@ class SlotList:
             order = lexsort_order(extra[1], extra[0])
             extra = [e[order] for e in extra]
         return SlotList.trusted(*merge_rows(cols, extra))
+
+
+def span_outside(span: Slot) -> SlotError:
+    """The error for a reserved ``span`` that lies in no free slot of its node.
+
+    Returned, not raised, so that every cut raises it with one message. Source: AEP §3.1
+    (a window is cut from the free slots that hold it).
+    """
+    return SlotError(f"reserved span {span} lies in no free slot of node {span.node}")
 
 
 def merge_rows(cols: list[np.ndarray], extra: list[np.ndarray]) -> list[np.ndarray]:

@@ -1,4 +1,7 @@
-"""The compiled form of :func:`vosim.market.free_time.count_view` (numba).
+"""The compiled forms of the count view and of a window cut out of it (numba).
+
+:func:`vosim.market.free_time.count_view` and, on a count view,
+:func:`vosim.policies.batch_windows.cut_window`.
 
 A separate module so that importing vosim does not import numba: only a run whose slot list
 is a count view loads it. :func:`count_rows` gives the rows the plain function gives, in
@@ -113,6 +116,184 @@ def count_view_rows(
             on[o], os_[o], oe[o], op[o], of[o] = ln[r], ls[r], le[r], lp[r], lf[r]
             y += 1
     return on, os_, oe, op, of, -1
+
+
+@entry((I8, F8, F8, F8, F8, I8, F8, F8, I8, I8, I8))
+@_jit
+def cut_view_rows(
+    node, start, end, price, perf, wnode, a, b, pool, first, members
+):  # pragma: no cover - compiled
+    """A window cut out of a count view, its pools of several processors re-levelled, at once.
+
+    ``node, start, end, price, perf``: the count view's columns ordered by (start, node),
+    shape (m,), times in model time units; ``wnode, a, b``: the window's spans ``[a_i,
+    b_i)`` on distinct processors, shape (n,); ``pool``, ``first``, ``members``: as
+    :func:`count_rows`. Each span must lie in a row of its processor. The rows of the
+    window's pools that hold one processor are cut as :func:`vosim.core.slot_kernels.
+    cut_distinct` cuts them; the rows of its other pools are cut the same way and
+    re-levelled (:func:`_levels`) without being written back first; all rows come out
+    ordered by (start, node), as ``count_view(cut, pool, pools)`` orders them. Returns
+    ``(bad, node, start, end, price, perf)``: ``bad`` is ``-1``; or the first span in no row
+    of its processor, or ``-2`` when two spans share a processor, with no rows (the caller
+    raises, or cuts by the plain path). ``O(m + k log k)`` for ``k`` rows of the re-levelled
+    pools: one pass over the rows to find them, one to copy the others. Raises nothing
+    (compiled). Source: AEP §3.1 (a found window leaves the slot list); Mu'alem & Feitelson
+    (2001), §2 (processors counted).
+    """
+    columns = (node, start, end, price, perf)
+    pos, flag, relevel = _marks(wnode, pool, first, members)
+    if pos.size == 0:  # two spans on one processor
+        return np.int64(-2), node[:0], start[:0], end[:0], price[:0], perf[:0]
+    hit = np.full(wnode.size, -1, dtype=np.int64)  # the row that holds each span
+    gone = np.empty(node.size, dtype=np.int64)  # rows not copied as they are, ascending
+    g = 0
+    for r in range(node.size):  # the only pass over every row before the copy
+        f = flag[node[r]]
+        if f & 1:
+            i = pos[node[r]]
+            if hit[i] < 0 and start[r] <= a[i] and end[r] >= b[i]:
+                hit[i] = r
+                gone[g] = r
+                g += 1
+                continue
+        if f & 2:
+            gone[g] = r
+            g += 1
+    for i in range(wnode.size):
+        if hit[i] < 0:
+            return i, node[:0], start[:0], end[:0], price[:0], perf[:0]
+    pieces = _pieces(columns, gone[:g], pos, hit, a, b)
+    new = _new_rows(pieces, pool, relevel, first, members)
+    out = _merged(columns, gone[:g], new)
+    return np.int64(-1), out[0], out[1], out[2], out[3], out[4]
+
+
+@_jit
+def _marks(wnode, pool, first, members):  # pragma: no cover - compiled
+    """Each processor's span (``-1``: none), its flags and the pools to re-level.
+
+    Flags: 1 a span on the processor, 2 its pool re-levelled (several processors, one of them
+    holding a span). Returns empty arrays when two spans share a processor.
+    """
+    pos = np.full(pool.size, -1, dtype=np.int64)
+    flag = np.zeros(pool.size, dtype=np.int8)
+    relevel = np.zeros(first.size - 1, dtype=np.bool_)
+    for i in range(wnode.size):
+        if pos[wnode[i]] >= 0:
+            return pos[:0], flag[:0], relevel
+        pos[wnode[i]] = i
+        flag[wnode[i]] |= 1
+        p = pool[wnode[i]]
+        if first[p + 1] - first[p] > 1 and not relevel[p]:
+            relevel[p] = True
+            for q in range(first[p], first[p + 1]):
+                flag[members[q]] |= 2
+    return pos, flag, relevel
+
+
+@_jit
+def _pieces(columns, gone, pos, hit, a, b):  # pragma: no cover - compiled
+    """The rows ``gone`` after the cut: a row as it is, a cut one its head and tail.
+
+    The head ``[start, a)`` and the tail ``[b, end)`` of the row that holds a span are kept
+    where not empty. Returns the five columns of the pieces.
+    """
+    node, start, end, price, perf = columns
+    size = gone.size + hit.size
+    pn, ps, pe = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size)
+    pp, pf = np.empty(size), np.empty(size)
+    c = 0
+    for r in gone:
+        i = pos[node[r]]
+        lo, hi = (a[i], b[i]) if i >= 0 and hit[i] == r else (end[r], end[r])
+        if lo > start[r]:  # the row, or the head of a cut one
+            pn[c], ps[c], pe[c], pp[c], pf[c] = node[r], start[r], lo, price[r], perf[r]
+            c += 1
+        if end[r] > hi:  # the tail of a cut row
+            pn[c], ps[c], pe[c], pp[c], pf[c] = node[r], hi, end[r], price[r], perf[r]
+            c += 1
+    return pn[:c], ps[:c], pe[:c], pp[:c], pf[:c]
+
+
+@_jit
+def _new_rows(pieces, pool, relevel, first, members):  # pragma: no cover - compiled
+    """The rows that replace the gone ones, ordered by (start, node).
+
+    Pieces on pools of one processor as they are; on the pools re-levelled, their levels
+    (:func:`pool_levels`, at most as many rows as pieces).
+    """
+    pn, ps, pe, pp, pf = pieces
+    c = pn.size
+    new = (np.empty(c, dtype=np.int64), np.empty(c), np.empty(c), np.empty(c), np.empty(c))
+    x = np.int64(0)  # typed: see _jit
+    of = pool[pn]
+    for q in range(c):
+        if not relevel[of[q]]:
+            new[0][x], new[1][x], new[2][x], new[3][x], new[4][x] = (
+                pn[q], ps[q], pe[q], pp[q], pf[q],
+            )  # fmt: skip
+            x += 1
+    by_pool = np.argsort(of, kind="mergesort")
+    lo = 0
+    while lo < c:  # each re-levelled pool's pieces, levelled on its processors
+        p = of[by_pool[lo]]
+        hi = lo
+        while hi < c and of[by_pool[hi]] == p:
+            hi += 1
+        if relevel[p]:
+            mine = by_pool[lo:hi]
+            x = pool_levels(ps[mine], pe[mine], pp[mine], pf[mine],
+                            members[first[p] : first[p + 1]], new, x)  # fmt: skip
+        lo = hi
+    by = np.argsort(new[0][:x], kind="mergesort")
+    by = by[np.argsort(new[1][:x][by], kind="mergesort")]
+    return new[0][by], new[1][by], new[2][by], new[3][by], new[4][by]
+
+
+@_jit
+def _merged(columns, gone, new):  # pragma: no cover - compiled
+    """The rows not ``gone`` (ascending indices) with the ``new`` rows, by (start, node).
+
+    Both are ordered by (start, node) and share no key: each new row goes before the first
+    row after it, found by a binary search; the rows between are copied in runs.
+    """
+    node, start, end, price, perf = columns
+    ln, ls, le, lp, lf = new
+    m, g, x = node.size, gone.size, ln.size
+    total = m - g + x
+    out = (np.empty(total, dtype=np.int64), np.empty(total), np.empty(total), np.empty(total),
+           np.empty(total))  # fmt: skip
+    o, r, q, y = 0, 0, 0, 0  # next output row, row of the view, gone row, new row
+    while True:
+        stop_gone = gone[q] if q < g else m
+        stop_new = m
+        if y < x:  # the first row after new row y by (start, node)
+            lo, hi = r, m
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if start[mid] < ls[y] or (start[mid] == ls[y] and node[mid] <= ln[y]):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            stop_new = lo
+        stop = min(stop_gone, stop_new)
+        for v in range(r, stop):
+            out[0][o], out[1][o], out[2][o], out[3][o], out[4][o] = (
+                node[v], start[v], end[v], price[v], perf[v],
+            )  # fmt: skip
+            o += 1
+        r = stop
+        if y < x and stop_new <= stop_gone:
+            out[0][o], out[1][o], out[2][o], out[3][o], out[4][o] = (
+                ln[y], ls[y], le[y], lp[y], lf[y],
+            )  # fmt: skip
+            o += 1
+            y += 1
+        elif q < g:
+            r += 1
+            q += 1
+        else:
+            return out
 
 
 @_jit

@@ -33,7 +33,7 @@ import numpy as np
 from vosim.allocators.base import Window
 from vosim.core import ResourceRequest, Slot, SlotList
 from vosim.core.code_path import kernels, reference
-from vosim.core.slots import lexsort_order, merge_rows
+from vosim.core.slots import lexsort_order, merge_rows, span_outside
 from vosim.core.windows import Spans, distinct, filled
 from vosim.market.free_time import count_view, members_of
 from vosim.policies.base import CycleState
@@ -253,13 +253,27 @@ def cut_window(slots: SlotList, window: Window, pool: np.ndarray | None = None) 
     ``k`` tasks wherever ``k`` processors are free. A pool of one processor needs none: its
     spans left by the cut are its levels already (maximal, none touching), so a window on
     such pools only is the cut alone.
-    ``pool``: each node's pool, shape (n_nodes,). Raises what
-    :meth:`~vosim.core.slots.SlotList.cut` raises. AEP §2.1 (a chosen window leaves the
-    slot list); the levels are vosim's.
+    ``pool``: each node's pool, int64, shape (n_nodes,). Raises what
+    :meth:`~vosim.core.slots.SlotList.cut` raises. Compiled with ``pool``
+    (``vosim.market.count_kernels.cut_view_rows``: one pass, no cut list written between);
+    the cut then :func:`~vosim.market.free_time.count_view` below runs under
+    ``VOSIM_REFERENCE=1`` and when spans share a processor. AEP §2.1 (a chosen window
+    leaves the slot list); the levels are vosim's.
     """
-    left = slots.cut(window)
     if pool is None:
-        return left
+        return slots.cut(window)
+    if not reference():  # compiled: cut and re-levelled in one pass, the same rows
+        pool, spans = np.asarray(pool, dtype=np.int64), window.spans
+        first, ids = members_of(pool)
+        bad, *columns = kernels("vosim.market.count_kernels").cut_view_rows(
+            slots.node, slots.start, slots.end, slots.price, slots.performance,
+            spans.node, spans.start, spans.end, pool, first, ids,
+        )  # fmt: skip
+        if bad == -1:
+            return SlotList.trusted(*columns)
+        if bad >= 0:
+            raise span_outside(spans[bad])
+    left = slots.cut(window)  # plain, or spans sharing a processor
     pools = distinct(pool[window.spans.node])
     first, _ = members_of(pool)
     pools = pools[first[pools + 1] - first[pools] > 1]
