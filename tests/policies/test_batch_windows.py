@@ -252,6 +252,23 @@ def test_cut_window_relevels_a_pool_whose_processors_each_hold_a_span():
     assert [(s.node, s.start, s.end) for s in got] == [(1, 20.0, 30.0), (2, 20.0, 30.0)]
 
 
+def test_cut_window_names_a_node_with_no_pool_on_both_paths():
+    """A row or span on a processor beyond ``pool`` raises ``IndexError`` on both paths
+    (the compiled pass reads no memory outside ``pool``)."""
+    import pytest
+
+    from vosim.policies.batch_windows import cut_window
+
+    pool = np.array([0, 0], dtype=np.int64)
+    free = SlotList([Slot(0, 0.0, 10.0, 1.0, 1.0), Slot(5, 0.0, 10.0, 1.0, 1.0)])
+    inside = Window(slots=(Slot(0, 0.0, 5.0, 1.0, 1.0),), start=0.0, runtime=5.0, cost=5.0)
+    beyond = Window(slots=(Slot(5, 0.0, 5.0, 1.0, 1.0),), start=0.0, runtime=5.0, cost=5.0)
+    for window in (inside, beyond):
+        for env in ({}, {REFERENCE_ENV: "1"}):
+            with mock.patch.dict(os.environ, env), pytest.raises(IndexError):
+                cut_window(free, window, pool)
+
+
 @given(st.integers(0, 3000), st.floats(0.01, 100.0), st.floats(1.0, 1e6))
 def test_equal_window_cost_is_numpys_sum_of_the_terms(n, price, task_time):
     """The n equal terms summed pairwise as numpy's sum does (not n x price x time)."""

@@ -134,20 +134,23 @@ def cut_view_rows(
     re-levelled (:func:`_levels`) without being written back first; all rows come out
     ordered by (start, node), as ``count_view(cut, pool, pools)`` orders them. Returns
     ``(bad, node, start, end, price, perf)``: ``bad`` is ``-1``; or the first span in no row
-    of its processor, or ``-2`` when two spans share a processor, with no rows (the caller
-    raises, or cuts by the plain path). ``O(m + k log k)`` for ``k`` rows of the re-levelled
-    pools: one pass over the rows to find them, one to copy the others. Raises nothing
-    (compiled). Source: AEP §3.1 (a found window leaves the slot list); Mu'alem & Feitelson
-    (2001), §2 (processors counted).
+    of its processor, or ``-2`` when two spans share a processor or a row or span lies on a
+    processor with no entry in ``pool``, with no rows (the caller raises, or cuts by the
+    plain path, which raises ``IndexError`` for the latter). ``O(m + k log k + x log m)``
+    for ``k`` rows of the re-levelled pools and ``x`` new rows: one pass over the rows to
+    find them, one to copy the others. Raises nothing (compiled). Source: AEP §3.1 (a found
+    window leaves the slot list); Mu'alem & Feitelson (2001), §2 (processors counted).
     """
     columns = (node, start, end, price, perf)
     pos, flag, relevel = _marks(wnode, pool, first, members)
-    if pos.size == 0:  # two spans on one processor
+    if pos.size == 0:  # two spans on one processor, or a processor with no pool
         return np.int64(-2), node[:0], start[:0], end[:0], price[:0], perf[:0]
     hit = np.full(wnode.size, -1, dtype=np.int64)  # the row that holds each span
     gone = np.empty(node.size, dtype=np.int64)  # rows not copied as they are, ascending
     g = 0
     for r in range(node.size):  # the only pass over every row before the copy
+        if node[r] < 0 or node[r] >= pool.size:  # a row with no pool: the plain path raises
+            return np.int64(-2), node[:0], start[:0], end[:0], price[:0], perf[:0]
         f = flag[node[r]]
         if f & 1:
             i = pos[node[r]]
@@ -173,13 +176,14 @@ def _marks(wnode, pool, first, members):  # pragma: no cover - compiled
     """Each processor's span (``-1``: none), its flags and the pools to re-level.
 
     Flags: 1 a span on the processor, 2 its pool re-levelled (several processors, one of them
-    holding a span). Returns empty arrays when two spans share a processor.
+    holding a span). Returns empty arrays when two spans share a processor or one lies on a
+    processor with no pool.
     """
     pos = np.full(pool.size, -1, dtype=np.int64)
     flag = np.zeros(pool.size, dtype=np.int8)
     relevel = np.zeros(first.size - 1, dtype=np.bool_)
     for i in range(wnode.size):
-        if pos[wnode[i]] >= 0:
+        if wnode[i] < 0 or wnode[i] >= pool.size or pos[wnode[i]] >= 0:
             return pos[:0], flag[:0], relevel
         pos[wnode[i]] = i
         flag[wnode[i]] |= 1

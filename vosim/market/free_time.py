@@ -237,6 +237,9 @@ def count_view(
     """
     pool = np.asarray(pool, dtype=np.int64)
     if not reference():  # compiled: the same rows, sorted here
+        top = int(slots.node.max()) if len(slots) else -1
+        if top >= pool.size:  # the kernel would read outside pool: the plain path's error
+            raise IndexError(f"node {top} has no entry in pool (of size {pool.size})")
         first, ids = members_of(pool)
         relevel = np.ones(first.size - 1, dtype=np.bool_)
         if pools is not None:

@@ -257,7 +257,8 @@ def cut_window(slots: SlotList, window: Window, pool: np.ndarray | None = None) 
     :meth:`~vosim.core.slots.SlotList.cut` raises. Compiled with ``pool``
     (``vosim.market.count_kernels.cut_view_rows``: one pass, no cut list written between);
     the cut then :func:`~vosim.market.free_time.count_view` below runs under
-    ``VOSIM_REFERENCE=1`` and when spans share a processor. AEP §2.1 (a chosen window
+    ``VOSIM_REFERENCE=1``, when spans share a processor and when a node has no pool
+    (``IndexError``). AEP §2.1 (a chosen window
     leaves the slot list); the levels are vosim's.
     """
     if pool is None:
@@ -273,7 +274,7 @@ def cut_window(slots: SlotList, window: Window, pool: np.ndarray | None = None) 
             return SlotList.trusted(*columns)
         if bad >= 0:
             raise span_outside(spans[bad])
-    left = slots.cut(window)  # plain, or spans sharing a processor
+    left = slots.cut(window)  # plain, spans sharing a processor, or a node with no pool
     pools = distinct(pool[window.spans.node])
     first, _ = members_of(pool)
     pools = pools[first[pools + 1] - first[pools] > 1]
