@@ -134,7 +134,7 @@ def test_an_entry_point_still_compiling_is_waited_for_with_the_notice_on(monkeyp
     count = "vosim.market.count_kernels"
     calls, waited = [], []
     monkeypatch.setattr(precompile, "start", lambda **kwargs: ())
-    still = {(count, None), (count, "mark_held")}  # the module and one entry point compiling
+    still = {(count, None), (count, "cut_view_rows")}  # the module and one entry point compiling
     monkeypatch.setattr(precompile, "pending", lambda m, e=None: (m, e) in still)
     monkeypatch.setattr(precompile, "wait", lambda m, e=None: waited.append((m, e, list(calls))))
     code_path.on_compile(calls.append)
@@ -143,9 +143,9 @@ def test_an_entry_point_still_compiling_is_waited_for_with_the_notice_on(monkeyp
         assert module.__name__ == count and waited == []  # nothing read yet
         from vosim.market import count_kernels
 
-        assert module.mark_held is count_kernels.mark_held
-        assert waited == [(count, "mark_held", [True])] and calls == [True, False]
-        assert module.mark_held is count_kernels.mark_held  # kept: no second wait
+        assert module.cut_view_rows is count_kernels.cut_view_rows
+        assert waited == [(count, "cut_view_rows", [True])] and calls == [True, False]
+        assert module.cut_view_rows is count_kernels.cut_view_rows  # kept: no second wait
         assert module.count_rows is count_kernels.count_rows  # not compiling: no wait
         assert len(waited) == 1 and calls == [True, False]
         plain = code_path.kernels.__wrapped__("vosim.core.slot_kernels")  # nothing to wait for

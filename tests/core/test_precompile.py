@@ -54,7 +54,7 @@ print(precompile.missing({COUNT!r}))
     assert filled.split("\n")[:4] == ["True", f"({COUNT!r},)", f"ok {COUNT}", "False"]
     # only the entry points' caches were written, not their helpers'
     written = {p.name.split("-")[0].rpartition(".")[2] for p in tmp_path.rglob("*.nbi")}
-    assert written == {"count_view_rows", "cut_view_rows", "mark_held", "take_idle"}
+    assert written == {"count_view_rows", "cut_view_rows"}
     loaded = _fresh(
         f"""
 import numpy as np
@@ -72,9 +72,9 @@ class Listener(event.Listener):
 
 event.register("numba:compile", Listener())
 print(precompile.start(({COUNT!r},)))
-i, f = np.zeros(1, dtype=np.int64), np.zeros(1)
-held = np.zeros(1, dtype=bool)
-kernels({COUNT!r}).mark_held(i, f, f, i, f, 0.0, 1.0, held)
+i, f = np.zeros(1, dtype=np.int64), np.ones(1)
+first, keep = np.array([0, 1]), np.zeros(1, dtype=bool)
+kernels({COUNT!r}).count_view_rows(i, i * 0.0, f, f, f, i, keep, first, i)
 print(compiled)
 """,
         tmp_path,
@@ -91,9 +91,9 @@ from vosim.market import count_kernels
 
 print(precompile.missing({COUNT!r}))
 precompile._write_only([])  # every cache off, as in a worker compiling another module
-(sig,) = declared({COUNT!r})["mark_held"]
-count_kernels.mark_held.compile(sig)
-precompile._write_only([count_kernels.count_view_rows, count_kernels.mark_held])
+(sig,) = declared({COUNT!r})["cut_view_rows"]
+count_kernels.cut_view_rows.compile(sig)
+precompile._write_only([count_kernels.count_view_rows, count_kernels.cut_view_rows])
 print(precompile.missing({COUNT!r}))
 precompile.compile_module({COUNT!r})
 print(precompile.missing({COUNT!r}))
@@ -115,15 +115,13 @@ print(out.getvalue(), end="")
         tmp_path,
     )
     lines = out.splitlines()
-    assert lines[:5] == [
+    assert lines[:3] == [
         f"compiled {COUNT}.count_view_rows",
         f"compiled {COUNT}.cut_view_rows",
-        f"compiled {COUNT}.mark_held",
-        f"compiled {COUNT}.take_idle",
         f"ok {COUNT}",
     ]
-    assert lines[5].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
-    assert len(lines) == 6
+    assert lines[3].startswith("failed vosim.no_such_kernels: ModuleNotFoundError")
+    assert len(lines) == 4
 
 
 def test_a_worker_that_dies_or_never_starts_ends_the_waits(monkeypatch):
@@ -149,9 +147,9 @@ def test_a_worker_that_dies_or_never_starts_ends_the_waits(monkeypatch):
 
 def test_waiting_for_a_module_no_worker_has_returns_at_once(monkeypatch):
     monkeypatch.setattr(precompile._State, "workers", None)
-    assert not precompile.pending(COUNT) and not precompile.pending(COUNT, "mark_held")
+    assert not precompile.pending(COUNT) and not precompile.pending(COUNT, "cut_view_rows")
     precompile.wait(COUNT)
-    precompile.wait(COUNT, "mark_held")
+    precompile.wait(COUNT, "cut_view_rows")
     assert precompile.result(COUNT) is None
 
 
@@ -172,22 +170,22 @@ class Never(precompile._Workers):  # workers that never finish, and no thread
     def __init__(self, entries):
         self.held, self.entries, self.pid, self.procs = None, entries, os.getpid(), []
         self.lock = threading.Lock()
-        keys = [({COUNT!r}, None), ({COUNT!r}, "mark_held")]
+        keys = [({COUNT!r}, None), ({COUNT!r}, "cut_view_rows")]
         self.done = {{key: threading.Event() for key in keys}}
 
-precompile._State.workers = workers = Never({{{COUNT!r}: ["mark_held"]}})
-print(precompile.pending({COUNT!r}, "mark_held"))
+precompile._State.workers = workers = Never({{{COUNT!r}: ["cut_view_rows"]}})
+print(precompile.pending({COUNT!r}, "cut_view_rows"))
 read, write = os.pipe()
 pid = os.fork()
 if pid == 0:  # the child: no worker of its own, so nothing pending and no wait
-    free = not precompile.pending({COUNT!r}, "mark_held")
-    precompile.wait({COUNT!r}, "mark_held")
+    free = not precompile.pending({COUNT!r}, "cut_view_rows")
+    precompile.wait({COUNT!r}, "cut_view_rows")
     workers.stop()  # the inherited exit handler: not the child's workers to stop
     os.write(write, b"free" if free else b"held")
     os._exit(0)
 os.close(write)
 print(os.read(read, 4).decode(), os.waitpid(pid, 0)[1])
-print(precompile.pending({COUNT!r}, "mark_held"))  # the parent still waits for its own
+print(precompile.pending({COUNT!r}, "cut_view_rows"))  # the parent still waits for its own
 """,
         tmp_path,
     )

@@ -31,6 +31,18 @@ def test_a_window_over_two_owners_is_one_record_each_owner_sees_its_part(busy):
     assert (node.tolist(), tag.tolist()) == ([2, 4], [7, LOCAL])
 
 
+def test_local_rows_are_those_of_the_resources_owners_only(busy):
+    busy.local[0].add(1, 0.0, 5.0, LOCAL)
+    busy.local[1].add(4, 2.0, 9.0, LOCAL)
+    busy.reserve([0], 1.0, np.array([3.0]), 7)  # a reservation is no local row
+    node, a, b = busy.local_rows(np.array([0, 2]))  # both of owner 0
+    assert (node.tolist(), a.tolist(), b.tolist()) == ([1], [0.0], [5.0])
+    rows = sorted(zip(*(c.tolist() for c in busy.local_rows(np.array([3, 0]))), strict=True))
+    assert rows == [(1, 0.0, 5.0), (4, 2.0, 9.0)]  # two owners: both owners' rows
+    with pytest.raises(IndexError):
+        busy.local_rows(np.array([5]))
+
+
 def test_changes_name_the_resources_and_all_their_rows(busy):
     """A reservation changed resource 4: its owner's local job there is among the rows read."""
     busy.local[1].add(4, 0.0, 20.0, LOCAL)

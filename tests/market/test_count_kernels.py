@@ -1,13 +1,11 @@
 """count_rows: the plain count view's rows, by hand (the hypothesis comparison is in
-test_free_time.py, test_count_view_compiled_equals_plain); mark_held: a numpy mask;
-take_idle: the plain rule per pool in numpy."""
+test_free_time.py, test_count_view_compiled_equals_plain)."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from vosim.market.count_kernels import count_rows, mark_held, pool_levels, take_idle
+from vosim.market.count_kernels import count_rows, pool_levels
 
 
 def test_count_rows_levels_a_pool_and_keeps_the_others():
@@ -35,54 +33,3 @@ def test_pool_levels_stacks_levels_on_the_pools_processors_in_order():
     rows = sorted(zip(*(o[:top].tolist() for o in out[:3]), strict=True))
     # 2 free on [0, 8), 1 on [8, 10) from the first two rows, plus 1 on [5, 10)
     assert rows == [(7, 0.0, 10.0), (9, 0.0, 10.0), (11, 5.0, 8.0)]
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_mark_held_marks_what_a_numpy_mask_marks(seed):
-    rng = np.random.default_rng(seed)
-    pool = rng.integers(0, 4, 12)
-    pool[:4] = np.arange(4)  # every pool has a resource
-    node = rng.integers(0, 12, 40)
-    a = rng.uniform(0, 100, 40)
-    b = a + rng.uniform(0.5, 30, 40)
-    until = np.where(rng.random(4) < 0.3, -np.inf, rng.uniform(20, 120, 4))
-    start, now = 30.0, float(rng.uniform(0, 40))
-    taken = np.zeros(12, dtype=bool)
-    mark_held(node, a, b, pool, until, start, now, taken)
-    plain = np.zeros(12, dtype=bool)
-    plain[node[(a < until[pool[node]]) & (b > start) & (b > now)]] = True
-    assert taken.tolist() == plain.tolist()
-
-
-def _take_idle_plain(nodes, of, taken, first, members):
-    """The rule in numpy, pool by pool: keep, else the lowest processors not held."""
-    left = []
-    for p in np.unique(of).tolist():
-        at = np.flatnonzero(of == p)
-        if not taken[nodes[at]].any():
-            continue
-        ids = members[first[p] : first[p + 1]]
-        idle = ids[~taken[ids]]
-        if idle.size >= at.size:
-            nodes[at] = idle[: at.size]
-        else:
-            left.append(p)
-    return left
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_take_idle_places_tasks_as_the_plain_rule(seed):
-    rng = np.random.default_rng(seed)
-    pool = rng.integers(0, 5, 30)
-    pool[:5] = np.arange(5)
-    first = np.zeros(6, dtype=np.int64)
-    np.cumsum(np.bincount(pool, minlength=5), out=first[1:])
-    members = np.argsort(pool, kind="stable").astype(np.int64)
-    taken = rng.random(30) < rng.uniform(0.1, 0.9)
-    nodes = rng.choice(30, size=int(rng.integers(1, 12)), replace=False).astype(np.int64)
-    of = pool[nodes]
-    plain = nodes.copy()
-    left = _take_idle_plain(plain, of, taken, first, members)
-    got = take_idle(nodes, of, taken, first, members)
-    assert got.tolist() == left
-    assert nodes.tolist() == plain.tolist()  # a pool left to pack keeps its processors

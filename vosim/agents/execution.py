@@ -14,9 +14,8 @@ import pandas as pd
 from vosim.agents.callbacks import callback
 from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
-from vosim.core.code_path import kernels
 from vosim.core.windows import Spans, distinct
-from vosim.market.binding import pack
+from vosim.market.binding import idle_processors, pack
 from vosim.market.free_time import members_of
 from vosim.market.uncertainty import (
     local_chains_schedule,
@@ -234,7 +233,8 @@ class Execution:
 
         Per pool of the window: its node ids are kept if no busy row (local job, started
         task or reservation) holds those processors over the spans; else the pool's lowest
-        processors that none holds are taken; otherwise the pool's unstarted reservations
+        processors that none holds are taken (both by
+        :func:`~vosim.market.binding.idle_processors`); otherwise the pool's unstarted reservations
         and the window's tasks are packed again (:meth:`_packed`), and every reservation
         whose processors changed is re-bound at the owners and in the ledger. Returns the
         window on its processors, or ``None`` (nothing changed) when no packing was found:
@@ -246,32 +246,29 @@ class Execution:
         Mu'alem & Feitelson (2001), §2 (processors counted, not named); the packing rule is
         vosim's (:mod:`vosim.market.binding`).
         """
-        model, now = self.model, self.model.time
+        model, busy = self.model, self.model.busy_time
         pool = model.free_time.pool
         first, members = members_of(pool)
         spans = window.spans
-        nodes = spans.node.copy()
-        of = pool[nodes]
-        # processors held over a task's span by any busy row (each pool's tasks share a span)
-        until = np.full(first.size - 1, -np.inf)
-        np.maximum.at(until, of, spans.end)
-        taken = np.zeros(pool.size, dtype=bool)
-        owners = distinct(self._owner_id[nodes]).tolist()
-        compiled = kernels("vosim.market.count_kernels")
-        for node, a, b, _ in (
-            model.busy_time.reservations.intervals(),
-            *(model.busy_time.local[k].intervals() for k in owners),
-        ):
-            compiled.mark_held(node, a, b, pool, until, float(window.start), float(now), taken)
+        nodes, left = idle_processors(
+            spans.node, spans.end, window.start, model.time, pool, first, members,
+            busy.reservations.intervals()[:3], busy.local_rows(spans.node),
+        )  # fmt: skip
         moves: dict[int, dict[int, int]] = {}  # job index -> {old node: new node}
-        for p in compiled.take_idle(nodes, of, taken, first, members).tolist():
-            at = np.flatnonzero(of == p)  # too few processors free over the span: pack
-            got = self._packed(p, np.full(at.size, window.start), spans.end[at], nodes[at], moves)
-            if got is None:
-                return None
-            nodes[at] = got
+        if left.size:  # too few processors free over a pool's span: pack it
+            of = pool[nodes]
+            for p in left.tolist():
+                at = np.flatnonzero(of == p)
+                got = self._packed(
+                    p, np.full(at.size, window.start), spans.end[at], nodes[at], moves
+                )
+                if got is None:
+                    return None
+                nodes[at] = got
         for j, change in moves.items():
             self._rebind(j, change)
+        if np.array_equal(nodes, spans.node) and isinstance(window.slots, Spans):
+            return window
         return dataclasses.replace(
             window, slots=Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
         )

@@ -17,7 +17,105 @@ import numpy as np
 from vosim.core.code_path import kernels, reference
 from vosim.errors import SlotError
 
-__all__ = ["pack"]
+__all__ = ["idle_processors", "pack"]
+
+#: Busy rows ``(node, a, b)``, shape (r,) each: processor, start and end, model time units.
+Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def idle_processors(
+    nodes: np.ndarray,
+    ends: np.ndarray,
+    start: float,
+    now: float,
+    pool: np.ndarray,
+    first: np.ndarray,
+    members: np.ndarray,
+    vo: Rows,
+    local: Rows,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A count view's window on processors free over its spans, and the pools left to pack.
+
+    Each pool's tasks share a span ``[start, until_p)``, ``until_p`` the latest end of its
+    tasks. A processor is held when a busy row on it (``vo`` or ``local``) overlaps its
+    pool's span and has not ended by ``now``. A pool none of whose tasks sits on a held
+    processor keeps them; else its tasks, in window order, take the pool's lowest processors
+    not held; a pool with fewer such processors than tasks is left to a packing
+    (:func:`pack`) and keeps its processors here.
+
+    Parameters
+    ----------
+    nodes : numpy.ndarray of int64, shape (n,)
+        Each task's processor in the count view (not changed).
+    ends : numpy.ndarray of float, shape (n,)
+        Each task's span end, model time units.
+    start, now : float
+        The window's start and the time, model time units.
+    pool : numpy.ndarray of int64, shape (R,)
+        Each resource's pool.
+    first, members : numpy.ndarray of int64, shapes (P + 1,) and (R,)
+        Each pool's resources, ascending, as ``members[first[p]:first[p + 1]]``
+        (:func:`~vosim.market.free_time.members_of`).
+    vo, local : tuple of numpy.ndarray
+        Busy rows ``(node, a, b)``: the VO's reservations, and the local jobs of the
+        window's owners.
+
+    Returns
+    -------
+    tuple of numpy.ndarray of int64
+        The tasks' processors, shape (n,), and the pools left to pack, ascending.
+
+    Raises
+    ------
+    IndexError
+        A node or row beyond ``pool`` (plain path; the compiled one is given valid ids).
+
+    Notes
+    -----
+    ``O(n + r + c)`` for ``r`` busy rows and the ``c`` processors of the window's pools.
+    Compiled (``vosim.market.binding_kernels.idle_processors``, one call); the numpy below
+    runs under ``VOSIM_REFERENCE=1``.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), §2 (processors counted, named only to run); the rule is
+    vosim's.
+
+    Examples
+    --------
+    Pool 0 is processors 0 and 1; a reservation holds processor 0 over the window's span:
+
+    >>> pool, first, members = np.array([0, 0]), np.array([0, 2]), np.array([0, 1])
+    >>> vo = (np.array([0]), np.array([0.0]), np.array([50.0]))
+    >>> none = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
+    >>> got, left = idle_processors(
+    ...     np.array([0]), np.array([20.0]), 10.0, 0.0, pool, first, members, vo, none
+    ... )
+    >>> got.tolist(), left.tolist()
+    ([1], [])
+    """
+    if not reference():
+        return kernels("vosim.market.binding_kernels").idle_processors(
+            nodes, ends, float(start), float(now), pool, first, members, *vo, *local
+        )
+    of = pool[nodes]
+    until = np.full(first.size - 1, -np.inf)
+    np.maximum.at(until, of, ends)
+    taken = np.zeros(pool.size, dtype=bool)
+    for node, a, b in (vo, local):
+        taken[node[(b > now) & (b > start) & (a < until[pool[node]])]] = True
+    out, left = nodes.copy(), []
+    for p in np.unique(of).tolist():
+        at = np.flatnonzero(of == p)
+        if not taken[out[at]].any():
+            continue
+        ids = members[first[p] : first[p + 1]]
+        idle = ids[~taken[ids]]
+        if idle.size >= at.size:
+            out[at] = idle[: at.size]
+        else:
+            left.append(p)
+    return out, np.array(left, dtype=np.int64)
 
 
 def pack(

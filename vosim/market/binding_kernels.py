@@ -1,10 +1,11 @@
-"""The compiled form of :func:`vosim.market.binding.pack` (numba).
+"""The compiled forms of :func:`vosim.market.binding.pack` and ``idle_processors`` (numba).
 
 A separate module so that importing vosim does not import numba. :func:`pack_pool` packs as
 the plain function packs, step for step (tasks in order of start, end, position; a task keeps
 its processor if free, else takes the lowest free one), over arrays instead of a dictionary of
-lists per processor: the plain function is its oracle (``VOSIM_REFERENCE=1`` runs it, and a
-test compares the two on random pools).
+lists per processor; :func:`idle_processors` gives a window's processors in one call. The
+plain functions are their oracles (``VOSIM_REFERENCE=1`` runs them, and tests compare the two
+on random pools).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from vosim.core.kernel_signatures import F8, I8, entry
+from vosim.core.kernel_signatures import F8, I8, entry, f8
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -92,3 +93,109 @@ def pack_pool(ids, fnode, fa, fb, start, end, prefer):  # pragma: no cover - com
         out[t] = order[k]
         until[k] = e
     return out, True
+
+
+@_jit
+def _mark_held(node, a, b, pool, until, start, now, taken):  # pragma: no cover - compiled
+    """Mark in ``taken`` each resource that a busy row holds over its pool's span.
+
+    ``node, a, b`` (shape (r,)): busy rows ``[a, b)``, model time units; ``pool`` (shape
+    (R,)): each resource's pool; ``until`` (shape (P,)): each pool's span ``[start,
+    until[p])`` (``-inf``: no span); ``now``: rows ended by then hold nothing; ``taken``
+    (bool, shape (R,)): set where a row overlaps its pool's span. One pass over the rows,
+    for :meth:`~vosim.agents.execution.Execution.bind`. Raises nothing (compiled). Source:
+    Mu'alem & Feitelson (2001), §2 (processors counted, named only to run); vosim's rule.
+    """
+    for r in range(node.size):
+        j = node[r]
+        if b[r] > now and b[r] > start and a[r] < until[pool[j]]:
+            taken[j] = True
+
+
+@_jit
+def _take_idle(nodes, of, taken, first, members):  # pragma: no cover - compiled
+    """Move a window's tasks off held processors, pool by pool; the pools left to pack.
+
+    ``nodes`` (int64, shape (n,)): each task's processor, changed in place; ``of`` (shape
+    (n,)): each task's pool; ``taken`` (bool, shape (R,)): processors a busy row holds over
+    their pool's span (:func:`_mark_held`); ``first`` (shape (P + 1,)) and ``members`` (shape
+    (R,)): each pool's processors, ascending. A pool none of whose tasks sits on a held
+    processor keeps them; else its tasks, in window order, take the pool's lowest processors
+    not held. Returns the pools (ascending) with fewer such processors than tasks, which only
+    a packing of the pool can place. Raises nothing (compiled). Source: Mu'alem & Feitelson
+    (2001), §2 (processors counted, named only to run); the rule is vosim's (``bind``).
+    """
+    n = nodes.size
+    pools = np.empty(n, dtype=np.int64)  # the window's pools, ascending
+    d = 0
+    for i in range(n):
+        p = of[i]
+        k = d
+        while k > 0 and pools[k - 1] > p:
+            k -= 1
+        if k > 0 and pools[k - 1] == p:
+            continue
+        for j in range(d, k, -1):
+            pools[j] = pools[j - 1]
+        pools[k] = p
+        d += 1
+    left = np.empty(d, dtype=np.int64)
+    c = 0
+    for q in range(d):
+        p = pools[q]
+        held = False
+        need = 0
+        for i in range(n):
+            if of[i] == p:
+                need += 1
+                held = held or taken[nodes[i]]
+        if not held:
+            continue  # its processors are free
+        idle = 0
+        for r in range(first[p], first[p + 1]):
+            idle += not taken[members[r]]
+        if idle < need:
+            left[c] = p  # its tasks keep their processors for the packing
+            c += 1
+            continue
+        i = 0
+        r = first[p]
+        for _ in range(need):  # the lowest processors free over the span, in window order
+            while taken[members[r]]:
+                r += 1
+            while of[i] != p:
+                i += 1
+            nodes[i] = members[r]
+            i += 1
+            r += 1
+    return left[:c]
+
+
+@entry((I8, F8, f8, f8, I8, I8, I8, I8, F8, F8, I8, F8, F8))
+@_jit
+def idle_processors(
+    nodes, ends, start, now, pool, first, members, vnode, va, vb, lnode, la, lb
+):  # pragma: no cover - compiled
+    """:func:`~vosim.market.binding.idle_processors`: the window's processors, pools to pack.
+
+    ``nodes, ends`` (shape (n,)): the window's tasks (processor, end of span); ``start``,
+    ``now``: its start and the time, model time units; ``pool``, ``first``, ``members``: as
+    :func:`_take_idle`; ``vnode, va, vb`` and ``lnode, la, lb``: the VO's and the window's
+    owners' local busy rows. The same steps as the plain function, in one call: each pool's
+    span, the processors held over it (:func:`_mark_held`), then :func:`_take_idle` on a copy
+    of ``nodes``. Returns ``(processors, pools left to pack)``. Raises nothing (compiled).
+    Source: Mu'alem & Feitelson (2001), §2; the rule is vosim's.
+    """
+    until = np.full(first.size - 1, -np.inf)
+    for i in range(nodes.size):
+        p = pool[nodes[i]]
+        if ends[i] > until[p]:
+            until[p] = ends[i]
+    taken = np.zeros(pool.size, dtype=np.bool_)
+    _mark_held(vnode, va, vb, pool, until, start, now, taken)
+    _mark_held(lnode, la, lb, pool, until, start, now, taken)
+    out = nodes.copy()
+    of = np.empty(nodes.size, dtype=np.int64)
+    for i in range(nodes.size):
+        of[i] = pool[nodes[i]]
+    return out, _take_idle(out, of, taken, first, members)

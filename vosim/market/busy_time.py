@@ -155,6 +155,20 @@ class BusyTime:
             return local
         return _joined([local, (node[at], a[at], b[at], tag[at])])
 
+    def local_rows(self, resources: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The local jobs' busy rows ``(node, a, b)`` of the owners of ``resources``.
+
+        ``resources``: resource ids, int, shape (k,). Returns shape (r,) each, model time
+        units for ``a`` and ``b``; one owner's are views of its columns (read them before the
+        next change). ``O(k + r)``. Raises ``IndexError`` for an id outside ``0 .. R-1``.
+        VO Preferences §2: the owners' schedules hold their local jobs.
+        """
+        parts = [self.local[k].intervals()[:3] for k in set(self.owner[resources].tolist())]
+        if len(parts) == 1:
+            return parts[0]
+        node, a, b = (np.concatenate(column) for column in zip(*parts, strict=True))
+        return node, a, b
+
     def take_changes(
         self, pool: np.ndarray | None = None
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:

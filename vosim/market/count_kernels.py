@@ -13,7 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from vosim.core.kernel_signatures import B1, F8, I8, entry, f8
+from vosim.core.kernel_signatures import B1, F8, I8, entry
 
 _jit = numba.njit(cache=True, nogil=True)
 # Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
@@ -389,81 +389,3 @@ def pool_levels(start, end, price, perf, ids, out, top):  # pragma: no cover - c
     row (:func:`_levels`).
     """
     return _levels(start, end, price, perf, np.arange(start.size), ids, out, top)
-
-
-@entry((I8, F8, F8, I8, F8, f8, f8, B1))
-@_jit
-def mark_held(node, a, b, pool, until, start, now, taken):  # pragma: no cover - compiled
-    """Mark in ``taken`` each resource that a busy row holds over its pool's span.
-
-    ``node, a, b`` (shape (r,)): busy rows ``[a, b)``, model time units; ``pool`` (shape
-    (R,)): each resource's pool; ``until`` (shape (P,)): each pool's span ``[start,
-    until[p])`` (``-inf``: no span); ``now``: rows ended by then hold nothing; ``taken``
-    (bool, shape (R,)): set where a row overlaps its pool's span. One pass over the rows,
-    for :meth:`~vosim.agents.execution.Execution.bind`. Raises nothing (compiled). Source:
-    Mu'alem & Feitelson (2001), §2 (processors counted, named only to run); vosim's rule.
-    """
-    for r in range(node.size):
-        j = node[r]
-        if b[r] > now and b[r] > start and a[r] < until[pool[j]]:
-            taken[j] = True
-
-
-@entry((I8, I8, B1, I8, I8))
-@_jit
-def take_idle(nodes, of, taken, first, members):  # pragma: no cover - compiled
-    """Move a window's tasks off held processors, pool by pool; the pools left to pack.
-
-    ``nodes`` (int64, shape (n,)): each task's processor, changed in place; ``of`` (shape
-    (n,)): each task's pool; ``taken`` (bool, shape (R,)): processors a busy row holds over
-    their pool's span (:func:`mark_held`); ``first`` (shape (P + 1,)) and ``members`` (shape
-    (R,)): each pool's processors, ascending. A pool none of whose tasks sits on a held
-    processor keeps them; else its tasks, in window order, take the pool's lowest processors
-    not held. Returns the pools (ascending) with fewer such processors than tasks, which only
-    a packing of the pool can place. Raises nothing (compiled). Source: Mu'alem & Feitelson
-    (2001), §2 (processors counted, named only to run); the rule is vosim's (``bind``).
-    """
-    n = nodes.size
-    pools = np.empty(n, dtype=np.int64)  # the window's pools, ascending
-    d = 0
-    for i in range(n):
-        p = of[i]
-        k = d
-        while k > 0 and pools[k - 1] > p:
-            k -= 1
-        if k > 0 and pools[k - 1] == p:
-            continue
-        for j in range(d, k, -1):
-            pools[j] = pools[j - 1]
-        pools[k] = p
-        d += 1
-    left = np.empty(d, dtype=np.int64)
-    c = 0
-    for q in range(d):
-        p = pools[q]
-        held = False
-        need = 0
-        for i in range(n):
-            if of[i] == p:
-                need += 1
-                held = held or taken[nodes[i]]
-        if not held:
-            continue  # its processors are free
-        idle = 0
-        for r in range(first[p], first[p + 1]):
-            idle += not taken[members[r]]
-        if idle < need:
-            left[c] = p  # its tasks keep their processors for the packing
-            c += 1
-            continue
-        i = 0
-        r = first[p]
-        for _ in range(need):  # the lowest processors free over the span, in window order
-            while taken[members[r]]:
-                r += 1
-            while of[i] != p:
-                i += 1
-            nodes[i] = members[r]
-            i += 1
-            r += 1
-    return left[:c]
