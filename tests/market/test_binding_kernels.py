@@ -66,7 +66,7 @@ def test_mark_held_marks_what_a_numpy_mask_marks(seed):
     until = np.where(rng.random(4) < 0.3, -np.inf, rng.uniform(20, 120, 4))
     start, now = 30.0, float(rng.uniform(0, 40))
     taken = np.zeros(12, dtype=bool)
-    _mark_held(node, a, b, pool, until, start, now, taken)
+    assert _mark_held(node, a, b, pool, until, start, now, taken)
     plain = np.zeros(12, dtype=bool)
     plain[node[(a < until[pool[node]]) & (b > start) & (b > now)]] = True
     assert taken.tolist() == plain.tolist()
@@ -137,3 +137,21 @@ def test_idle_processors_by_hand():
                 nodes[:1], ends[:1], 10.0, 9.0, pool, first, members, vo, local
             )
         assert got.tolist() == [2] and left.tolist() == []
+
+
+@pytest.mark.parametrize("where", ["task", "vo", "local"])
+def test_a_processor_beyond_the_pools_raises_on_both_paths(where):
+    """The kernel reads nothing outside ``pool``: it hands such input to the plain path."""
+    pool, first, members = np.array([0, 0]), np.array([0, 2]), np.array([0, 1])
+    rows = {k: (np.array([0]), np.array([0.0]), np.array([50.0])) for k in ("vo", "local")}
+    nodes = np.array([0])
+    if where == "task":
+        nodes = np.array([2])
+    else:
+        rows[where] = (np.array([5]), np.array([0.0]), np.array([50.0]))
+    for path in ("", "1"):
+        with mock.patch.dict("os.environ", {REFERENCE_ENV: path}), pytest.raises(IndexError):
+            idle_processors(
+                nodes, np.array([20.0]), 10.0, 0.0, pool, first, members, rows["vo"],
+                rows["local"],
+            )  # fmt: skip

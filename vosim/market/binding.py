@@ -68,7 +68,7 @@ def idle_processors(
     Raises
     ------
     IndexError
-        A node or row beyond ``pool`` (plain path; the compiled one is given valid ids).
+        A task's or row's processor beyond ``pool``.
 
     Notes
     -----
@@ -95,9 +95,11 @@ def idle_processors(
     ([1], [])
     """
     if not reference():
-        return kernels("vosim.market.binding_kernels").idle_processors(
+        out, left, valid = kernels("vosim.market.binding_kernels").idle_processors(
             nodes, ends, float(start), float(now), pool, first, members, *vo, *local
         )
+        if valid:  # else an id beyond pool: the plain path below raises
+            return out, left
     of = pool[nodes]
     until = np.full(first.size - 1, -np.inf)
     np.maximum.at(until, of, ends)

@@ -105,11 +105,15 @@ def _mark_held(node, a, b, pool, until, start, now, taken):  # pragma: no cover 
     (bool, shape (R,)): set where a row overlaps its pool's span. One pass over the rows,
     for :meth:`~vosim.agents.execution.Execution.bind`. Raises nothing (compiled). Source:
     Mu'alem & Feitelson (2001), §2 (processors counted, named only to run); vosim's rule.
+    Returns ``False`` (``taken`` partly marked) at a row on no resource of ``pool``.
     """
     for r in range(node.size):
         j = node[r]
+        if j < 0 or j >= pool.size:
+            return False
         if b[r] > now and b[r] > start and a[r] < until[pool[j]]:
             taken[j] = True
+    return True
 
 
 @_jit
@@ -183,19 +187,27 @@ def idle_processors(
     :func:`_take_idle`; ``vnode, va, vb`` and ``lnode, la, lb``: the VO's and the window's
     owners' local busy rows. The same steps as the plain function, in one call: each pool's
     span, the processors held over it (:func:`_mark_held`), then :func:`_take_idle` on a copy
-    of ``nodes``. Returns ``(processors, pools left to pack)``. Raises nothing (compiled).
-    Source: Mu'alem & Feitelson (2001), §2; the rule is vosim's.
+    of ``nodes``. Returns ``(processors, pools left to pack, True)``, or ``False`` last when
+    a task or row names no resource of ``pool`` (nothing read outside it: the caller runs
+    the plain function, which raises). Raises nothing (compiled). Source: Mu'alem &
+    Feitelson (2001), §2; the rule is vosim's.
     """
+    none = np.empty(0, dtype=np.int64)
     until = np.full(first.size - 1, -np.inf)
     for i in range(nodes.size):
+        if nodes[i] < 0 or nodes[i] >= pool.size:
+            return nodes, none, False
         p = pool[nodes[i]]
         if ends[i] > until[p]:
             until[p] = ends[i]
     taken = np.zeros(pool.size, dtype=np.bool_)
-    _mark_held(vnode, va, vb, pool, until, start, now, taken)
-    _mark_held(lnode, la, lb, pool, until, start, now, taken)
+    if not (
+        _mark_held(vnode, va, vb, pool, until, start, now, taken)
+        and _mark_held(lnode, la, lb, pool, until, start, now, taken)
+    ):
+        return nodes, none, False
     out = nodes.copy()
     of = np.empty(nodes.size, dtype=np.int64)
     for i in range(nodes.size):
         of[i] = pool[nodes[i]]
-    return out, _take_idle(out, of, taken, first, members)
+    return out, _take_idle(out, of, taken, first, members), True
