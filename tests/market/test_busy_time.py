@@ -39,6 +39,7 @@ def test_local_rows_are_those_of_the_resources_owners_only(busy):
     assert (node.tolist(), a.tolist(), b.tolist()) == ([1], [0.0], [5.0])
     rows = sorted(zip(*(c.tolist() for c in busy.local_rows(np.array([3, 0]))), strict=True))
     assert rows == [(1, 0.0, 5.0), (4, 2.0, 9.0)]  # two owners: both owners' rows
+    assert [c.size for c in busy.local_rows(np.array([], dtype=np.int64))] == [0, 0, 0]
     with pytest.raises(IndexError):
         busy.local_rows(np.array([5]))
 

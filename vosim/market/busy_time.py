@@ -166,6 +166,8 @@ class BusyTime:
         parts = [self.local[k].intervals()[:3] for k in set(self.owner[resources].tolist())]
         if len(parts) == 1:
             return parts[0]
+        if not parts:  # no resource: no owner, no rows
+            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
         node, a, b = (np.concatenate(column) for column in zip(*parts, strict=True))
         return node, a, b
 
