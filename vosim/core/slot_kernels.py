@@ -5,10 +5,11 @@ cut of a process loads it. :func:`cut_distinct` is :meth:`vosim.core.slots.SlotL
 window's spans, :func:`release_window` is :func:`vosim.policies.batch_windows.release`. Each result
 is the numpy function's, row for row. In a cut each span's slot is
 the first row of its node that holds it (the slots of a node are disjoint, so the only one),
-the slot keeps ``[start, a)`` in its own row (dropped when empty), and the remainders
+the slot's head ``[start, a)`` keeps its place (dropped when empty), and the remainders
 ``[b, end)`` are merged into the rows in (start, node) order, each before the first row whose
 key is greater, as :func:`~vosim.core.slots.merge_rows`'s binary searches place them on rows
-in that order. ``VOSIM_REFERENCE=1`` runs the numpy method instead (the plain path, the oracle
+in that order. One merge (:func:`merge_runs`) serves every cut and put-back: the rows kept
+between two places are copied as blocks. ``VOSIM_REFERENCE=1`` runs the numpy method instead (the plain path, the oracle
 of the tests).
 
 References
@@ -24,7 +25,7 @@ import numpy as np
 
 from vosim.core.kernel_signatures import F8, I8, entry
 
-__all__ = ["cut_distinct", "merged_rows", "release_window"]
+__all__ = ["cut_distinct", "merge_runs", "merged_rows", "release_window"]
 
 _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other threads (the UI) run
 # Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
@@ -44,40 +45,40 @@ def cut_distinct(node, start, end, price, perf, wnode, a, b):  # pragma: no cove
     (compiled). Source: AEP §3.1 and VO Preferences §2 (a found window is cut out).
     """
     m, n = node.size, wnode.size
-    size = max(node.max(), wnode.max()) + 1
+    size = wnode.max() + 1  # rows of higher nodes hold no span
     pos = np.full(size, -1, dtype=np.int64)
     for i in range(n):
         pos[wnode[i]] = i
     hit = np.full(n, -1, dtype=np.int64)
+    found = 0
     for r in range(m):
-        i = pos[node[r]]
-        if i >= 0 and hit[i] < 0 and start[r] <= a[i] and end[r] >= b[i]:
-            hit[i] = r
+        k = node[r]
+        if k < size:
+            i = pos[k]
+            if i >= 0 and hit[i] < 0 and start[r] <= a[i] and end[r] >= b[i]:
+                hit[i] = r
+                found += 1
+                if found == n:  # a node's slots are disjoint: no later row holds a span
+                    break
     for i in range(n):
         if hit[i] < 0:
             return i, node[:0], start[:0], end[:0], price[:0], perf[:0]
-    new_end = end.copy()
-    gone = np.zeros(m, dtype=np.bool_)
-    right = np.int64(0)  # typed: see _jit
+    # each hit row leaves; its head [start, a) and tail [b, end) come back where not empty
+    pn, ps, pe, pp, pf = _rows(2 * n, node)
+    c = 0
     for i in range(n):
         r = hit[i]
-        new_end[r] = a[i]
-        if a[i] <= start[r]:
-            gone[r] = True
+        if a[i] > start[r]:
+            pn[c], ps[c], pe[c], pp[c], pf[c] = wnode[i], start[r], a[i], price[r], perf[r]
+            c += 1
         if end[r] > b[i]:
-            right += 1
-    # the remainders [b, end), by (start, node)
-    xn, xs, xe, xp, xf = _rows(right, node)
-    q = 0
-    for i in range(n):
-        r = hit[i]
-        if end[r] > b[i]:
-            xs[q], xn[q], xe[q], xp[q], xf[q] = b[i], wnode[i], end[r], price[r], perf[r]
-            q += 1
-    order = np.argsort(xn, kind="mergesort")
-    order = order[np.argsort(xs[order], kind="mergesort")]
-    merged = merged_rows(node, start, new_end, price, perf, gone, xn, xs, xe, xp, xf, order)
-    return -1, merged[0], merged[1], merged[2], merged[3], merged[4]
+            pn[c], ps[c], pe[c], pp[c], pf[c] = wnode[i], b[i], end[r], price[r], perf[r]
+            c += 1
+    order = np.argsort(pn[:c], kind="mergesort")
+    order = order[np.argsort(ps[:c][order], kind="mergesort")]
+    new = (pn[order], ps[order], pe[order], pp[order], pf[order])
+    out = merge_runs((node, start, end, price, perf), np.sort(hit), new)
+    return -1, out[0], out[1], out[2], out[3], out[4]
 
 
 @entry((I8, F8, F8, F8, F8, I8, F8, F8, F8, F8))
@@ -151,28 +152,56 @@ def merged_rows(node, start, end, price, perf, drop, xn, xs, xe, xp, xf, order):
     Raises nothing: compiled, the callers keep the indices in range. Source: AEP §2.1 (the
     slot list ordered by start time); the merge is vosim's.
     """
-    m, g = node.size, order.size
-    size_out = m - np.count_nonzero(drop) + g
-    o_node, o_start, o_end, o_price, o_perf = _rows(size_out, node)
-    r, q, o = 0, 0, 0
-    while o < size_out:
-        if r < m and drop[r]:
-            r += 1
-            continue
-        first = False
-        if q < g:
-            x = order[q]
-            first = r >= m or start[r] > xs[x] or (start[r] == xs[x] and node[r] > xn[x])
-        if first:
-            o_node[o], o_start[o], o_end[o] = xn[x], xs[x], xe[x]
-            o_price[o], o_perf[o] = xp[x], xf[x]
-            q += 1
-        else:
-            o_node[o], o_start[o], o_end[o] = node[r], start[r], end[r]
-            o_price[o], o_perf[o] = price[r], perf[r]
-            r += 1
-        o += 1
-    return o_node, o_start, o_end, o_price, o_perf
+    new = (xn[order], xs[order], xe[order], xp[order], xf[order])
+    return merge_runs((node, start, end, price, perf), np.flatnonzero(drop), new)
+
+
+@_jit
+def merge_runs(columns, gone, new):  # pragma: no cover - compiled
+    """The rows not ``gone`` and the ``new`` rows, merged in (start, node) order.
+
+    ``columns``: ``(node, start, end, price, perf)``, rows in (start, node) order, shape (m,)
+    each; ``gone``: the rows left out, ascending indices, shape (d,); ``new``: five columns
+    of rows in (start, node) order, shape (x,), none with the key of a row kept. Each new
+    row goes before the first row whose key is greater (a binary search from the last
+    place), and the rows kept between two places or gone rows are copied as a block, column
+    by column. Returns the five merged columns, shape (m - d + x,). ``O(m + x log m)``.
+    Raises nothing (compiled; the callers keep the indices in range). Source: AEP §2.1 (the
+    slot list ordered by start time); the merge is vosim's.
+    """
+    node, start, end, price, perf = columns
+    ln, ls, le, lp, lf = new
+    m, d, x = node.size, gone.size, ln.size
+    on, os_, oe, op, of = _rows(m - d + x, node)
+    o, r, q = 0, 0, 0  # next output row, next row, next gone row
+    for y in range(x + 1):
+        place = m
+        if y < x:  # the first row after new row y by (start, node)
+            lo, hi = r, m
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if start[mid] < ls[y] or (start[mid] == ls[y] and node[mid] <= ln[y]):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            place = lo
+        while r < place:  # the rows kept in [r, place), a block between gone rows at a time
+            stop = gone[q] if q < d and gone[q] < place else place
+            k = stop - r
+            on[o : o + k] = node[r:stop]
+            os_[o : o + k] = start[r:stop]
+            oe[o : o + k] = end[r:stop]
+            op[o : o + k] = price[r:stop]
+            of[o : o + k] = perf[r:stop]
+            o += k
+            r = stop
+            if q < d and gone[q] == stop and stop < place:
+                r += 1
+                q += 1
+        if y < x:
+            on[o], os_[o], oe[o], op[o], of[o] = ln[y], ls[y], le[y], lp[y], lf[y]
+            o += 1
+    return on, os_, oe, op, of
 
 
 @_jit

@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from vosim.core.kernel_signatures import B1, F8, I8, entry
+from vosim.core.slot_kernels import merge_runs
 
 _jit = numba.njit(cache=True, nogil=True)
 # Constants passed to compiled helpers are typed (np.int64(0), np.bool_(False)), and so is a
@@ -167,7 +168,7 @@ def cut_view_rows(
             return i, node[:0], start[:0], end[:0], price[:0], perf[:0]
     pieces = _pieces(columns, gone[:g], pos, hit, a, b)
     new = _new_rows(pieces, pool, relevel, first, members)
-    out = _merged(columns, gone[:g], new)
+    out = merge_runs(columns, gone[:g], new)
     return np.int64(-1), out[0], out[1], out[2], out[3], out[4]
 
 
@@ -252,52 +253,6 @@ def _new_rows(pieces, pool, relevel, first, members):  # pragma: no cover - comp
     by = np.argsort(new[0][:x], kind="mergesort")
     by = by[np.argsort(new[1][:x][by], kind="mergesort")]
     return new[0][by], new[1][by], new[2][by], new[3][by], new[4][by]
-
-
-@_jit
-def _merged(columns, gone, new):  # pragma: no cover - compiled
-    """The rows not ``gone`` (ascending indices) with the ``new`` rows, by (start, node).
-
-    Both are ordered by (start, node) and share no key: each new row goes before the first
-    row after it, found by a binary search; the rows between are copied in runs.
-    """
-    node, start, end, price, perf = columns
-    ln, ls, le, lp, lf = new
-    m, g, x = node.size, gone.size, ln.size
-    total = m - g + x
-    out = (np.empty(total, dtype=np.int64), np.empty(total), np.empty(total), np.empty(total),
-           np.empty(total))  # fmt: skip
-    o, r, q, y = 0, 0, 0, 0  # next output row, row of the view, gone row, new row
-    while True:
-        stop_gone = gone[q] if q < g else m
-        stop_new = m
-        if y < x:  # the first row after new row y by (start, node)
-            lo, hi = r, m
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if start[mid] < ls[y] or (start[mid] == ls[y] and node[mid] <= ln[y]):
-                    lo = mid + 1
-                else:
-                    hi = mid
-            stop_new = lo
-        stop = min(stop_gone, stop_new)
-        for v in range(r, stop):
-            out[0][o], out[1][o], out[2][o], out[3][o], out[4][o] = (
-                node[v], start[v], end[v], price[v], perf[v],
-            )  # fmt: skip
-            o += 1
-        r = stop
-        if y < x and stop_new <= stop_gone:
-            out[0][o], out[1][o], out[2][o], out[3][o], out[4][o] = (
-                ln[y], ls[y], le[y], lp[y], lf[y],
-            )  # fmt: skip
-            o += 1
-            y += 1
-        elif q < g:
-            r += 1
-            q += 1
-        else:
-            return out
 
 
 @_jit
