@@ -60,8 +60,15 @@ print("RESULT " + json.dumps({"us": 1e6 * best / len(calls), "rows": digest.hexd
 
 
 def record(trace: str, jobs: int, policy: str, every: int, path: Path) -> tuple[int, float]:
-    """Run the working tree's model and pickle every ``every``-th ``cut_distinct`` call's
-    arguments to ``path``; returns (cuts kept, mean slot-list rows of the kept cuts)."""
+    """Record the cuts of one run of the working tree's model.
+
+    ``VOModel(trace=trace, jobs=jobs, policy=policy, rng=1)`` runs with
+    ``slot_kernels.cut_distinct`` wrapped; every ``every``-th call's eight argument arrays
+    (the slot list's five columns, shape (m,), and the window's nodes, starts and ends, shape
+    (n,), model time units) are copied and pickled to ``path``. Returns (cuts kept, mean rows
+    of their slot lists). Raises ``SystemExit`` when the run makes no such call (a policy or
+    trace whose cuts take another kernel). Source: none (vosim's benchmark tooling).
+    """
     from vosim import VOModel
     from vosim.core.code_path import kernels
 
@@ -86,7 +93,12 @@ def record(trace: str, jobs: int, policy: str, every: int, path: Path) -> tuple[
 
 
 def replay(tree: Path, calls: Path, rounds: int) -> dict:
-    """The child's result for ``tree``: ``{"us", "rows", "vosim"}``."""
+    """Replay the cuts pickled at ``calls`` with the vosim in ``tree``, in a fresh interpreter.
+
+    Returns ``{"us": mean microseconds a cut (best of ``rounds`` replays), "rows": a SHA-1 of
+    every cut's result, "vosim": the package file imported}``. Raises ``SystemExit`` when the
+    child fails or imports another vosim than ``tree``'s. Source: none (benchmark tooling).
+    """
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(tree), str(calls), str(rounds)],
         capture_output=True,

@@ -9,8 +9,8 @@ the slot's head ``[start, a)`` keeps its place (dropped when empty), and the rem
 ``[b, end)`` are merged into the rows in (start, node) order, each before the first row whose
 key is greater, as :func:`~vosim.core.slots.merge_rows`'s binary searches place them on rows
 in that order. One merge (:func:`merge_runs`) serves every cut and put-back: the rows kept
-between two places are copied as blocks. ``VOSIM_REFERENCE=1`` runs the numpy method instead (the plain path, the oracle
-of the tests).
+between two places are copied as blocks. ``VOSIM_REFERENCE=1`` runs the numpy method
+instead (the plain path, the oracle of the tests).
 
 References
 ----------
@@ -165,7 +165,9 @@ def merge_runs(columns, gone, new):  # pragma: no cover - compiled
     of rows in (start, node) order, shape (x,), none with the key of a row kept. Each new
     row goes before the first row whose key is greater (a binary search from the last
     place), and the rows kept between two places or gone rows are copied as a block, column
-    by column. Returns the five merged columns, shape (m - d + x,). ``O(m + x log m)``.
+    by column. Columns: node ids (int), start and end (model time units), price (cost units
+    per time unit), performance. Returns the five merged columns, shape (m - d + x,) each.
+    ``O(m + x log m)``.
     Raises nothing (compiled; the callers keep the indices in range). Source: AEP §2.1 (the
     slot list ordered by start time); the merge is vosim's.
     """
