@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from vosim.core.code_path import REFERENCE_ENV
+from vosim.core.window_columns import WindowColumns
 from vosim.model import VOModel
 from vosim.policies import compression
 from vosim.policies import replan as replan_module
@@ -125,3 +126,28 @@ def test_reference_path_gives_the_same_tables(monkeypatch, trace, jobs):
     assert ref.moved == fast.moved > 0
     pd.testing.assert_frame_equal(jobs_ref, jobs_fast)
     pd.testing.assert_frame_equal(tasks_ref, tasks_fast)
+
+
+@pytest.mark.parametrize("options", [{}, {"local_priority": "preempt"}])
+def test_the_ledgers_kept_columns_are_the_windows_each_pass_reads(monkeypatch, options):
+    """The job ledger's ``WindowColumns`` hold exactly the reserved windows at every pass.
+
+    Re-bindings, cancellations, interruptions and starts all write or clear them; a pass
+    gathers them instead of reading the windows, so a stale row would move the wrong window.
+    """
+    monkeypatch.delenv(REFERENCE_ENV, raising=False)
+    built = compression._Reservations.__init__
+    checked = []
+
+    def check(self, reserved, held):
+        built(self, reserved, held)
+        index = np.array([job.index for job, _ in reserved], dtype=np.int64)
+        budget = np.array([job.budget for job, _ in reserved])
+        want = WindowColumns.of(reserved).columns(index, budget)
+        for got, expected in zip(self.columns, want, strict=True):
+            np.testing.assert_array_equal(got, expected)
+        checked.append(held is not None)
+
+    monkeypatch.setattr(compression._Reservations, "__init__", check)
+    VOModel(trace=GAIA, jobs=300, rng=3, **options).run()
+    assert len(checked) > 10 and all(checked)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from vosim.core import ResourceRequest, Window
+from vosim.core.window_columns import WindowColumns
 from vosim.market.workload import Job
 
 __all__ = [
@@ -374,6 +375,8 @@ class JobLedger:
         self.criterion: list[str] = [""] * k
         self.reason: list[str] = [job.reason for job in jobs]
         self.window: list[Window | None] = [None] * k
+        #: The reserved and running jobs' windows as columns (a re-planning pass reads them).
+        self.held = WindowColumns(k)
         self.task_ends: list[tuple[float, ...]] = [()] * k
         self.nodes: list[np.ndarray | None] = [None] * k
         self.start: list[float] = [nan] * k
@@ -535,6 +538,7 @@ class JobLedger:
         i = self._move(job, "reserve")
         ends = tuple(task_ends)
         self.window[i] = window
+        self._hold(i, window)
         self.nodes[i] = window.spans.node
         self.window_runtime[i], self.window_cost[i] = window.runtime, window.cost
         self.start[i] = window.start
@@ -554,6 +558,7 @@ class JobLedger:
         """
         i = self._require(job, "scheduled", "only a scheduled job's window can be re-bound")
         self.window[i] = window
+        self._hold(i, window)
         self.nodes[i] = window.spans.node
 
     def predict(self, job: Job, availability: float) -> None:
@@ -561,8 +566,14 @@ class JobLedger:
         i = self._require(job, "scheduled", "only a scheduled job's window has an availability")
         self.predicted_availability[i] = availability
 
+    def _hold(self, i: int, window: Window) -> None:
+        """Write job ``i``'s ``window`` into :attr:`held` (its request's ``n`` and volume)."""
+        request = self.request[i]
+        self.held.write(i, request.n, request.volume, window)
+
     def _unreserve(self, i: int) -> None:
         self.window[i] = self.nodes[i] = None
+        self.held.clear(i)
         self.start[i] = self.finish[i] = self.window_runtime[i] = self.window_cost[i] = math.nan
         self.task_ends[i] = ()
 
@@ -602,6 +613,7 @@ class JobLedger:
         start = self.start[i]
         self.node_time[i] = sum([e - start for e in self.task_ends[i]])
         self.window[i] = None
+        self.held.clear(i)
         self.task_ends[i] = ()
 
     def withdraw(self, job: Job, reason: str, at: float = math.nan) -> None:

@@ -197,6 +197,7 @@ class MetaschedulerAgent(mesa.Agent):
                 else None
             ),
             pool=model.free_time.pool if self.offers.pooled else None,
+            held=model.ledger.held,
         )
         self._freed.clear()
         self._refreshed = False

@@ -13,6 +13,7 @@ import numpy as np
 from vosim.allocators.base import Window
 from vosim.allocators.fallback import FallbackLog
 from vosim.core import ResourceRequest, Result, SlotList, Status, registry
+from vosim.core.window_columns import WindowColumns
 from vosim.errors import UnknownAllocatorError
 from vosim.market.utilization_schedule import UtilizationSchedule
 
@@ -122,6 +123,11 @@ class CycleState:
         (:func:`~vosim.market.free_time.count_view`: a pool's processors re-assigned as the
         levels of its free count, so a window's node ids are a count per pool until it is
         reserved); ``None`` (default): the slots are each processor's own.
+    held : WindowColumns, optional
+        The windows of ``reserved`` kept as columns by job index
+        (:class:`~vosim.core.window_columns.WindowColumns`, the job ledger's), which a
+        compiled re-planning pass gathers instead of reading every window; ``None``
+        (default): read from ``reserved`` itself.
 
     References
     ----------
@@ -143,6 +149,7 @@ class CycleState:
     availability: UtilizationSchedule | None = _Lazy(None)  # type: ignore[assignment]
     processors: tuple | None = _Lazy(None)  # type: ignore[assignment]
     pool: np.ndarray | None = field(default=None, compare=False)
+    held: WindowColumns | None = field(default=None, compare=False)
 
     def __init__(
         self,
@@ -160,10 +167,11 @@ class CycleState:
         availability: UtilizationSchedule | Callable[[], UtilizationSchedule] | None = None,
         processors: tuple | Callable[[], tuple | None] | None = None,
         pool: np.ndarray | None = None,
+        held: WindowColumns | None = None,
     ) -> None:
         # written straight into __dict__: a cycle builds one per pass, tens of thousands a run
         d = self.__dict__
-        d.update(time=time, until=until, owner=owner, freed=freed, pool=pool)
+        d.update(time=time, until=until, owner=owner, freed=freed, pool=pool, held=held)
         d.update(refreshed=refreshed, left=left, balance=balance)
         for name, value in (
             ("slots", slots),

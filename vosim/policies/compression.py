@@ -31,6 +31,7 @@ import numpy as np
 from vosim.allocators.base import Window
 from vosim.core import ResourceRequest, SlotList
 from vosim.core.code_path import kernels
+from vosim.core.window_columns import WindowColumns
 from vosim.core.windows import Spans, distinct
 from vosim.errors import SlotError
 from vosim.market.free_time import members, members_of
@@ -85,7 +86,7 @@ def compress(
     moved: list[np.ndarray] = []
     if reserved:
         kernels = _kernels()
-        jobs = _Reservations(reserved)
+        jobs = _Reservations(reserved, state.held)
         flags = np.zeros(len(reserved), dtype=np.bool_)
         if known is not None:
             flags[:] = [known(job, old) for job, old in reserved]
@@ -145,28 +146,22 @@ def _window(found: tuple[np.ndarray, ...], n: int) -> Window:
 
 
 class _Reservations:
-    """The reservations of a pass as the kernels' columns, in priority order."""
+    """The reservations of a pass as the kernels' columns, in priority order.
 
-    def __init__(self, reserved: list[tuple[ResourceRequest, Window]]) -> None:
-        # one row of scalars per reservation, read in one pass (n is exact as a float)
-        scalars = np.array(
-            [(job.n, job.volume, job.budget, w.start, w.runtime, w.cost) for job, w in reserved],
-            dtype=float,
-        ).T.copy()  # (6, R), each row contiguous
-        spans = [old.spans for _, old in reserved]
-        offsets = np.zeros(len(spans) + 1, dtype=np.int64)
-        np.cumsum([sp.node.size for sp in spans], out=offsets[1:])
-        self.columns = (
-            scalars[0].astype(np.int64),
-            *scalars[1:],
-            offsets,
-            np.concatenate([sp.node for sp in spans]).astype(np.int64, copy=False),
-            np.concatenate([sp.start for sp in spans]).astype(float, copy=False),
-            np.concatenate([sp.end for sp in spans]).astype(float, copy=False),
-            np.concatenate([sp.price for sp in spans]).astype(float, copy=False),
-            np.concatenate([sp.performance for sp in spans]).astype(float, copy=False),
-        )
-        self.nodes = int(self.columns[7].max()) + 1 if offsets[-1] else 0
+    Gathered from ``held`` (the windows kept as columns across passes) when given, else
+    from the windows of ``reserved`` themselves; the budgets are always ``reserved``'s (under
+    per-period accounts they are the pass's, not the request's).
+    """
+
+    def __init__(
+        self, reserved: list[tuple[ResourceRequest, Window]], held: WindowColumns | None = None
+    ) -> None:
+        count = len(reserved)
+        index = np.fromiter((job.index for job, _ in reserved), dtype=np.int64, count=count)
+        budget = np.fromiter((job.budget for job, _ in reserved), dtype=float, count=count)
+        held = WindowColumns.of(reserved) if held is None else held
+        self.columns = held.columns(index, budget)
+        self.nodes = int(self.columns[7].max()) + 1 if self.columns[6][-1] else 0
 
 
 class _Rows:
