@@ -1,5 +1,5 @@
-"""Charts (vosim.analysis.charts): long runs are thinned; chart files: the offline page equals
-altair's own, with vega's bundle cached on disk (those need vl-convert)."""
+"""Charts (vosim.analysis.charts): long runs are drawn through their envelope; chart files: the
+offline page equals altair's own, with vega's bundle cached on disk (those need vl-convert)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vosim.analysis import charts
-from vosim.analysis.charts import utilization_queue_chart
+from vosim.analysis.charts import PANEL_WIDTH, envelope, utilization_queue_chart
 
 
 @pytest.fixture
@@ -57,8 +59,42 @@ def test_unwritable_cache_still_gives_the_bundle(vlc, tmp_path, monkeypatch):
     charts.vega_bundle.cache_clear()
 
 
-def test_chart_thins_long_runs():
-    cycles = pd.DataFrame({"time": np.arange(20000.0), "utilization": 0.5, "queue_length": 3})
+def test_chart_draws_long_runs_through_their_envelope_and_keeps_a_spike():
+    """20,000 cycles: each panel at most two rows a pixel, and a one-cycle spike still drawn."""
+    queue = np.full(20000, 3)
+    queue[12345] = 500  # evenly spaced samples (every 5th) would miss it
+    cycles = pd.DataFrame({"time": np.arange(20000.0), "utilization": 0.5, "queue_length": queue})
     spec = utilization_queue_chart(cycles).to_dict()
-    rows = next(iter(spec["datasets"].values()))
-    assert len(rows) <= 4000
+    panels = list(spec["datasets"].values())
+    assert len(panels) == 2
+    assert all(len(rows) <= 2 * PANEL_WIDTH + 2 for rows in panels)
+    assert max(row.get("queue_length", 0) for rows in panels for row in rows) == 500
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.integers(-50, 50), min_size=1, max_size=300),
+    buckets=st.integers(1, 40),
+    gaps=st.integers(0, 2**16),
+)
+def test_envelope_keeps_every_buckets_extremes_in_order(values, buckets, gaps):
+    """Brute force: per bucket, the kept rows' least and greatest equal the full frame's."""
+    rng = np.random.default_rng(gaps)
+    time = np.cumsum(rng.integers(1, 1000, size=len(values))).astype(float)  # uneven steps
+    frame = pd.DataFrame({"time": time, "q": values})
+    kept = envelope(frame, "time", "q", buckets)
+    assert kept.index.is_monotonic_increasing and len(kept) <= max(len(frame), 2 * buckets + 2)
+    assert kept.index[0] == frame.index[0] and kept.index[-1] == frame.index[-1]
+    span = time[-1] - time[0] or 1.0
+
+    def bucket(t):
+        return np.minimum(((t - time[0]) / span * buckets).astype(int), buckets - 1)
+
+    full = frame.groupby(bucket(frame["time"].to_numpy()))["q"].agg(["min", "max"])
+    part = kept.groupby(bucket(kept["time"].to_numpy()))["q"].agg(["min", "max"])
+    pd.testing.assert_frame_equal(part, full)
+
+
+def test_envelope_needs_a_bucket():
+    with pytest.raises(ValueError, match="buckets must be >= 1, got 0"):
+        envelope(pd.DataFrame({"t": [0.0], "q": [1]}), "t", "q", 0)
