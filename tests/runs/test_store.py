@@ -4,7 +4,9 @@ import json
 import os
 import stat
 
+import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from vosim.runs import store
@@ -68,3 +70,25 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 10])
+def test_a_table_written_in_row_groups_reads_back_as_pandas_own_write(tmp_path, monkeypatch, rows):
+    """Row groups of 3 rows: the same frame as ``DataFrame.to_parquet`` gives, every dtype."""
+    monkeypatch.setattr(store, "ROW_GROUP", 3)
+    frame = pd.DataFrame(
+        {
+            "job": np.arange(10),
+            "state": pd.Categorical(list("abcabcxyzq")),
+            "reason": list("0123456789"),
+            "wait": [1.5] * 5 + [np.nan] * 5,
+            "site": [None, "u"] * 5,
+        }
+    ).iloc[:rows]
+    frame.to_parquet(tmp_path / "pandas.parquet", index=False)
+    store.write_table(frame, tmp_path / "vosim.parquet")
+    groups = pq.ParquetFile(tmp_path / "vosim.parquet").metadata.num_row_groups
+    assert groups == max(1, -(-rows // 3))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "vosim.parquet"), pd.read_parquet(tmp_path / "pandas.parquet")
+    )
