@@ -86,9 +86,12 @@ def test_of_holds_each_reserved_window_and_a_cleared_job_has_no_span():
     assert held.columns(np.array([3, 0]), np.zeros(2))[6].tolist() == [0, 0, 3]
 
 
-def test_a_negative_size_is_refused_by_name():
+def test_a_negative_size_or_job_index_is_refused_by_name():
     with pytest.raises(ValueError, match="size must be >= 0, got -1"):
         WindowColumns(-1)
+    w = window(np.random.default_rng(0), 1)
+    with pytest.raises(ValueError, match="job indices must be >= 0, got -2"):
+        WindowColumns.of([(ResourceRequest(index=-2, n=1, volume=1.0, budget=1.0), w)])
 
 
 def test_rewrites_past_the_store_compact_it_and_keep_every_window():

@@ -73,8 +73,11 @@ class WindowColumns:
     def of(cls, reserved: Sequence[tuple[ResourceRequest, Window]]) -> WindowColumns:
         """The columns of ``reserved`` ((request, window) pairs), sized by its largest index.
 
-        Raises ``ValueError`` for a negative job index.
+        Raises ``ValueError`` for a negative job index (it is named).
         """
+        low = min((job.index for job, _ in reserved), default=0)
+        if low < 0:
+            raise ValueError(f"job indices must be >= 0, got {low}")
         size = max((job.index for job, _ in reserved), default=-1) + 1
         held = cls(size)
         for job, window in reserved:
@@ -84,8 +87,8 @@ class WindowColumns:
     def write(self, job: int, n: int, volume: float, window: Window) -> None:
         """Hold ``window`` as job ``job``'s (its request: ``n`` tasks of ``volume`` each).
 
-        Replaces what the job held. Raises ``IndexError`` for a job index outside
-        ``0 .. size - 1``.
+        Replaces what the job held. ``job`` must be in ``0 .. size - 1``: ``IndexError`` for
+        one >= ``size`` (a negative one counts from the end, as numpy indexes).
         """
         spans = window.spans
         k = spans.node.size
@@ -111,7 +114,7 @@ class WindowColumns:
         self._live += k
 
     def clear(self, job: int) -> None:
-        """Let job ``job``'s window go (its span rows become garbage). ``IndexError`` as above."""
+        """Let job ``job``'s window go (its span rows become garbage); ``job`` as in ``write``."""
         self._live -= int(self.count[job])
         self.count[job] = 0
 
@@ -124,7 +127,7 @@ class WindowColumns:
         (R + 1,): job ``r``'s spans are rows ``offsets[r] .. offsets[r + 1]``); and the
         spans' ``node`` (int64), ``start``, ``end``, ``price`` and ``performance`` (shape
         (S,)). Model time units for times, cost units for costs. Raises ``IndexError`` for
-        an index outside ``0 .. size - 1``. A job that holds no window has no span.
+        an index >= ``size``. A job that holds no window has no span.
         """
         jobs = np.asarray(jobs, dtype=np.int64)
         offsets, rows = _rows(self.at[jobs], self.count[jobs])
