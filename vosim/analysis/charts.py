@@ -86,6 +86,11 @@ def envelope(frame: pd.DataFrame, x: str, y: str, buckets: int) -> pd.DataFrame:
     KeyError
         ``x`` or ``y`` is not a column.
 
+    References
+    ----------
+    No paper: min-max decimation of a line for display (each bucket's extremes kept);
+    ``x`` and ``y`` keep their own units (the run chart: model seconds and a share or jobs).
+
     Examples
     --------
     >>> f = pd.DataFrame({"t": range(8), "q": [0, 5, 1, 1, 2, 9, 2, 0]})
