@@ -46,9 +46,6 @@ from vosim.core.windows import Allocation, ResourceRequest, Spans, Window, disti
 
 __all__ = [
     "BUDGET_RTOL",
-    "CRITERION_CODES",
-    "SWEEP_CELLS",
-    "budget_limit",
     "amp",
     "amp_paper",
     "min_cost",
@@ -69,7 +66,7 @@ _MIN_BLOCK = 64
 _BLOCK_CELLS = 1_000_000
 #: Cells (task times x distinct costs) the compiled minFinish sweep may hold (~100 MB); a
 #: larger scan runs the numpy blocks.
-SWEEP_CELLS = 4_000_000
+_SWEEP_CELLS = 4_000_000
 
 
 #: The window value each exact criterion minimises (AEP §2.2): its :class:`Allocation`'s
@@ -129,12 +126,8 @@ def _members(index: np.ndarray, count: np.ndarray) -> np.ndarray:
     return np.arange(int(count.sum())) + np.repeat(index - offset, count)
 
 
-def budget_limit(request: ResourceRequest) -> float:
-    """The budget ``C`` with its rounding tolerance, finite (cost units): what a window fits.
-
-    ``C * (1 + BUDGET_RTOL)``, capped below ``inf``. Raises nothing. Source: AEP §2.1 (a
-    window's cost within the budget); the tolerance is vosim's.
-    """
+def _limit(request: ResourceRequest) -> float:
+    """The budget ``C`` with its rounding tolerance, finite (cost units)."""
     # capped below inf so that the inf sums of rows with fewer than n slots never fit
     return min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
 
@@ -154,7 +147,7 @@ def _sweep_scan(slots: SlotList, request: ResourceRequest) -> _Scan | str:
         np.nan if request.time is None else float(request.time),
         float(request.min_performance), request.n,
     )  # fmt: skip
-    scan = _Scan(index, *columns, budget_limit(request), count)
+    scan = _Scan(index, *columns, _limit(request), count)
     return _refused(slots, scan, request, floor) or scan
 
 
@@ -170,7 +163,7 @@ def _prepare(
     than computing them again (the node count only sizes blocks). The block scans read it;
     the compiled sweeps read :func:`_sweep_scan`.
     """
-    limit = budget_limit(request)
+    limit = _limit(request)
     if of is None:
         duration = request.durations(slots.performance)
         latest = slots.end - duration
@@ -518,7 +511,7 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     if not usable.any():
         return _single_refused(name, slots, request, None)
     cost = slots.price * duration
-    limit = budget_limit(request)
+    limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
     feasible = np.flatnonzero(usable & (cost <= limit))
     if feasible.size == 0:
         return _single_refused(name, slots, request, float(cost[usable].min()))
@@ -567,9 +560,7 @@ def _single_refused(
     return Allocation(None, reason, name, {"slots": len(slots)})
 
 
-#: The compiled kernels' code of each exact AEP criterion (``aep_kernels.single``'s
-#: ``criterion``; ``class_run_kernels.class_run`` takes the same).
-CRITERION_CODES = {"amp": 0, "min_cost": 1, "min_runtime": 2, "min_finish": 3}
+_SINGLE_CRITERIA = {"amp": 0, "min_cost": 1, "min_runtime": 2, "min_finish": 3}
 
 
 def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
@@ -579,8 +570,8 @@ def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Al
         np.nan if request.volume is None else float(request.volume),
         np.nan if request.time is None else float(request.time),
         float(request.min_performance),
-        budget_limit(request),
-        CRITERION_CODES[name],
+        min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX),
+        _SINGLE_CRITERIA[name],
     )  # fmt: skip
     if code:  # 1: no usable slot; 2: none within the budget, the cheapest costing floor
         return _single_refused(name, slots, request, None if code == 1 else floor)
@@ -980,7 +971,7 @@ def _min_finish_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     if isinstance(scan, str):
         return Allocation(None, scan, "min_finish", {"slots": len(slots)})
     cells = scan.durations.size * (scan.start.size + 1)
-    if cells <= SWEEP_CELLS and not reference():  # the compiled sweep: the same start
+    if cells <= _SWEEP_CELLS and not reference():  # the compiled sweep: the same start
         level = np.searchsorted(scan.durations, scan.duration)
         t, runtime = _kernels().earliest_finish(
             scan.start, scan.latest, scan.cost, scan.weight, level, scan.durations, request.n,

@@ -66,7 +66,6 @@ KERNEL_MODULES = (
     "vosim.market.slot_cache_kernels",
     "vosim.core.slot_kernels",
     "vosim.market.count_kernels",
-    "vosim.policies.class_run_kernels",
     "vosim.allocators.screen_kernels",
     "vosim.policies.sleep_kernels",
     "vosim.market.window_availability_kernels",

@@ -6,7 +6,6 @@ Registered as ``css`` (each user's criterion picks the window search) and ``avai
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -16,18 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from vosim.allocators.aep import CRITERION_CODES, SWEEP_CELLS, budget_limit
 from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
 from vosim.allocators.fallback import FallbackBudget, FallbackLog
 from vosim.allocators.request_screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
 from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
-from vosim.core import Slot, SlotList
-from vosim.core.code_path import kernels, reference
-from vosim.core.windows import Spans, filled
+from vosim.core import SlotList
+from vosim.core.code_path import reference
 from vosim.errors import ParameterError
-from vosim.market.free_time import members_of
 from vosim.market.uncertainty import window_availability
 from vosim.market.utilization_schedule import UtilizationSchedule
 from vosim.policies.base import CycleState, Decisions, Policy, register_policy
@@ -59,8 +55,6 @@ def one_criterion(name: str) -> dict[str, str]:
 
 #: Jobs searched at a time in a first-fit pass before the rest are screened again.
 _CHUNK = 64
-#: Windows a compiled run of one request class finds at most per call.
-_RUN = 256
 #: User evaluations of a job with a single alternative (or none), shared read-only.
 _ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
 _ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
@@ -382,17 +376,8 @@ class CyclicScheme(Policy):
         ]
         heapq.heapify(heap)
         taken, found = [], 0
-        # a run of one class's jobs is searched and cut in one compiled call where it can be
-        compiled = state.pool is not None and state.availability is None and self._balance is None
-        plain = (-1, -1)  # (class, position) of the job a compiled run left to the calls below
         while heap:
             j, k, c, b = heapq.heappop(heap)
-            if compiled and (c, k) != plain:
-                run = self._run(slots, heap, (j, k, c, b), state, decisions, taken)
-                if run is not None:
-                    slots, got, plain = run
-                    found += got
-                    continue
             search = self._search(j, state.availability, state)
             request = self._requests([j], [b])[0]
             result = _searched(slots, request, search)
@@ -419,47 +404,6 @@ class CyclicScheme(Policy):
             self._queue_fresh = False
         if not self._changed:
             self._sleep(np.concatenate(failed), slots, now)
-
-    def _run(
-        self,
-        slots: SlotList,
-        heap: list[tuple[int, int, int, float]],
-        head: tuple[int, int, int, float],
-        state: CycleState,
-        decisions: Decisions,
-        taken: list[int],
-    ) -> tuple[SlotList, int, tuple[int, int]] | None:
-        """The class loop's turns for ``head``'s class while its jobs come next, compiled.
-
-        ``head``: the job popped from ``heap`` (job index, position in its class, class,
-        budget). Its class's jobs before the next job of ``heap`` are searched and cut in one
-        call (:func:`_compiled_run`) where their criterion is an exact AEP one searched over
-        the whole interval; each window found is reserved as the loop reserves it (into
-        ``decisions`` and ``taken``) and the class's next job goes back on ``heap``. Returns
-        the slots after the cuts, the windows found, and ``(class, position)`` of a job the
-        run left to the loop's own calls (``(-1, -1)``: none); ``None`` where it does not
-        apply. Source: VO Preferences §2 (first fit in queue order).
-        """
-        j, k, c, b = head
-        name = self.criterion_allocators[self._criterion[j]]
-        if name not in CRITERION_CODES or self._own_end(j, state) is not None:
-            return None
-        members = self.classes.members[c]
-        stop = bisect.bisect_left(members, heap[0][0], lo=k) if heap else len(members)
-        jobs = min(stop - k, _RUN)
-        request = self._requests([j], [b])[0]
-        windows, earliest, slots = _compiled_run(slots, request, name, jobs, state)
-        for job, window, start in zip(members[k:], windows, earliest, strict=False):
-            decisions.reserve.append((job, window))
-            decisions.earliest[job] = start
-            taken.append(job)
-        k += len(windows)
-        plain = (-1, -1)
-        if k < len(members):
-            heapq.heappush(heap, (members[k], k, c, b))
-            if len(windows) < jobs:  # the loop's own calls decide this job
-                plain = (c, k)
-        return slots, len(windows), plain
 
     # -- queue, budgets, payment -------------------------------------------------------------
     def _dequeue(self, index: np.ndarray, taken: np.ndarray) -> None:
@@ -713,49 +657,6 @@ class CyclicScheme(Policy):
         if self.vo_policy.evaluation == "relative":
             return 100.0
         return float(max(alternatives - 1, 1))
-
-
-def _compiled_run(
-    slots: SlotList, request: ResourceRequest, name: str, jobs: int, state: CycleState
-) -> tuple[list[Window], list[float], SlotList]:
-    """Windows of ``jobs`` jobs asking ``request``, found and cut in turn in one call.
-
-    What ``jobs`` turns of :meth:`CyclicScheme._cycle_classes`' loop give (each job's
-    ``name`` window on the slots left by the previous ones, its earliest affordable start,
-    then its cut out of the count view ``slots``), by ``class_run_kernels.class_run``; it
-    stops at the first job it leaves to the loop's own calls (no window, or a search or cut
-    those calls make in numpy). Returns the windows found (in queue order), their earliest
-    starts (model time units) and the slots after their cuts. Reads ``state.pool`` (each
-    processor's pool: ``slots`` is a count view) and ``state.time``; ``name`` is a key of
-    ``aep.CRITERION_CODES``. Raises nothing else. Source: AEP §2.2, VO Preferences §2 (first
-    fit in queue order, each window cut before the next search).
-    """
-    pool = state.pool
-    first, members = members_of(pool)
-    done, wnode, wend, wprice, wperf, wt, runtime, cost, earliest, *columns = kernels(
-        "vosim.policies.class_run_kernels"
-    ).class_run(
-        slots.node, slots.start, slots.end, slots.price, slots.performance,
-        pool, first, members,
-        math.nan if request.volume is None else float(request.volume),
-        math.nan if request.time is None else float(request.time),
-        float(request.min_performance), request.n, budget_limit(request),
-        CRITERION_CODES[name], jobs, float(state.time), SWEEP_CELLS,
-    )  # fmt: skip
-    if not done:
-        return [], [], slots
-    n, windows = request.n, []
-    for q, t in enumerate(wt[:done].tolist()):
-        if n == 1:  # as aep's one-slot search gives it
-            spans = (Slot(int(wnode[q]), t, float(wend[q]), float(wprice[q]), float(wperf[q])),)
-        else:
-            rows = slice(q * n, q * n + n)
-            spans = Spans(
-                wnode[rows].copy(), filled(n, t), wend[rows].copy(), wprice[rows].copy(),
-                wperf[rows].copy(),
-            )  # fmt: skip
-        windows.append(Window(slots=spans, start=t, runtime=float(runtime[q]), cost=float(cost[q])))
-    return windows, earliest[:done].tolist(), SlotList.trusted(*columns)
 
 
 def _within(
