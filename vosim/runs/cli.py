@@ -576,9 +576,12 @@ def _run(args: argparse.Namespace) -> int:
     # One table at a time, each written before the next is built, and the pages its build
     # and write freed given back (release_memory): the peak is the model and the largest
     # table, not all of them. The largest first, the model's task log handed to it; the
-    # market and the site x VO view read it before its write.
+    # market and the site x VO view read it before its write. The run's own freed pages go
+    # back first.
+    release_memory(collect=False)
     tasks = model.task_frame(release=True)
     market = model.market_graph(tasks)
+    release_memory(collect=False)
     pairs = model.group_site_frame(tasks)
     release_memory(collect=False)
     write_table(tasks, out / "tasks.parquet")
@@ -595,6 +598,14 @@ def _run(args: argparse.Namespace) -> int:
     del pairs
     release_memory(collect=False)
     summary = model.summary(jobs, cycles, market)
+    failures = int(jobs["failures"].sum())
+    extra = []
+    if getattr(args, "csv", False):  # Batsim's _jobs.csv columns, for evalys and Batsim tools
+        from vosim.analysis.metrics import batsim_jobs
+
+        atomic_write_bytes(out / "jobs.csv", batsim_jobs(jobs).to_csv(index=False).encode())
+        extra.append("jobs.csv")
+    del jobs  # every table that reads it is written
     release_memory(collect=False)
     summary.update(
         {
@@ -622,7 +633,7 @@ def _run(args: argparse.Namespace) -> int:
             # what matters is the jobs brought to completion, not the jobs read
             "completed_jobs_per_second": summary["completed"] / wall if wall > 0 else None,
             "availability": model.availability,
-            "failures": int(jobs["failures"].sum()),
+            "failures": failures,
             "vo_policy": dataclasses.asdict(model.vo_policy),
             "pricing_policy": model.pricing_policy,
             "criterion_allocators": model.metascheduler.scheduler.criterion_allocators,
@@ -641,19 +652,13 @@ def _run(args: argparse.Namespace) -> int:
     if model.local_jobs is not None:
         write_table(model.local_jobs.frame(), out / "local_jobs.parquet")
     write_json(summary, out / "summary.json")
-    extra = []
-    if getattr(args, "csv", False):  # Batsim's _jobs.csv columns, for evalys and Batsim tools
-        from vosim.analysis.metrics import batsim_jobs
-
-        atomic_write_bytes(out / "jobs.csv", batsim_jobs(jobs).to_csv(index=False).encode())
-        extra.append("jobs.csv")
     attempts = model.attempt_frame() if model.availability else None
     if attempts is not None:
         write_table(attempts, out / "attempts.parquet")
         extra.append("attempts.parquet")
     local = model.local_jobs is not None
     # every table is written: the model is freed before the charts are drawn (lower peak)
-    del model, jobs
+    del model
     release_memory()
     from vosim.analysis.charts import calibration_chart, save_chart, utilization_queue_chart
 
