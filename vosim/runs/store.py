@@ -79,9 +79,11 @@ def write_table(frame: pd.DataFrame, path: Path) -> Path:
     Readable with ``pandas.read_parquet(path)`` (the same frame, without its index); the
     file is flushed to disk before it is renamed to ``path`` (see the module docstring).
     The rows are converted to Arrow and written :data:`ROW_GROUP` at a time, one row group
-    each, so the conversion holds one row group's copy, not the whole table's (writing whole
-    UniLu-Gaia's 517,768 tasks alone: 5.7 MiB more resident, against 18.7 MiB in row groups
-    of 131,072 rows and 21 MiB in one; the file 0.3 % larger than in 131,072). Raises what
+    each, so the conversion holds one row group's copy, not the whole table's. Writing whole
+    UniLu-Gaia's 517,768 tasks adds 5.7 MiB of resident memory in a process that wrote
+    Parquet before (18.7 MiB in row groups of 131,072 rows), 20.9 MiB as a process's first
+    write (26.9 in 131,072; ~13 MiB of it is Arrow's and Parquet's own first use, which
+    stays); the file is 0.3 % larger than in row groups of 131,072. Raises what
     pyarrow raises for a column it cannot store (e.g. mixed object types). Apache Parquet's
     row groups; no paper.
     """
