@@ -167,3 +167,35 @@ def test_live_slots_are_the_lexsort_of_the_live_rows(keys, loaded, alive):
     order = index[np.lexsort((node[index], start[index]))]
     for column, want in zip(got, (node, start, end, price, perf), strict=True):
         np.testing.assert_array_equal(column, want[order])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.integers(0, 20),
+            st.integers(0, 20),
+            st.sampled_from([0.5, 1.0, 2.5, 4.0, 9.0]),
+            st.integers(1, 4),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    k=st.integers(1, 12),
+)
+def test_least_k_is_no_more_than_any_starts_k_cheapest(entries, k):
+    """``_starts`` drops a job whose ``k`` cheapest tasks over all entries exceed its budget:
+    ``_least_k`` is the sum of the ``k`` cheapest slots (brute force: every slot listed), so
+    no start, which holds a subset of the entries, has a cheaper ``k``."""
+    kernels = compression._kernels()
+    lo = np.array([a for a, _, _, _ in entries], dtype=float)
+    hi = lo + np.array([b for _, b, _, _ in entries], dtype=float)
+    cost = np.array([c for _, _, c, _ in entries])
+    count = np.array([n for *_, n in entries], dtype=np.int64)
+    slots = np.sort(np.repeat(cost, count))
+    least = kernels._least_k(cost, count, np.argsort(cost, kind="mergesort"), k)
+    assert least == pytest.approx(slots[:k].sum(), rel=1e-12)
+    for t in lo:
+        here = np.sort(np.repeat(cost, count * ((lo <= t) & (t <= hi))))
+        if here.size >= k:
+            assert here[:k].sum() >= least * (1 - 1e-12)

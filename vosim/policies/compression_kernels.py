@@ -138,6 +138,23 @@ def _covered(points, lo, hi):  # pragma: no cover - compiled
 
 
 @_jit
+def _least_k(cost, count, by_cost, k):  # pragma: no cover - compiled
+    """The least total cost of ``k`` tasks on entries of ``count`` slots each at ``cost``.
+
+    ``by_cost``: the entries by increasing cost. Summed in that order, ``O(k)``.
+    """
+    total = 0.0
+    left = k
+    for r in by_cost:
+        take = min(count[r], left)
+        total += cost[r] * take
+        left -= take
+        if left == 0:
+            break
+    return total
+
+
+@_jit
 def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no cover - compiled
     """The starts before ``before`` where a window may hold ``k`` tasks, ascending.
 
@@ -149,13 +166,17 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
     loosened budget, as ``replan._affordable``): a sweep over the starts keeps the entries
     present in a Fenwick tree over their cost ranks (an entry leaves after its ``hi``,
     widened by ``1e-9`` relative as ``_affordable`` widens it). At the other starts no window
-    holds the job.
+    holds the job. None at all, before any sweep, when the ``k`` cheapest tasks of every
+    entry together (:func:`_least_k`) exceed ``limit``: a start holds a subset of them.
     """
     ok = np.flatnonzero(lo <= hi)
     if count[ok].sum() < k:
         return np.empty(0)
     lo, hi, cost, count, mine = lo[ok], hi[ok], cost[ok], count[ok], mine[ok]
     f = lo.size
+    by_cost = np.argsort(cost, kind="mergesort")
+    if _least_k(cost, count, by_cost, k) > limit * (1 + 1e-12):
+        return np.empty(0)  # a start's k cheapest cost no less than all entries' k cheapest
     by_lo = np.argsort(lo, kind="mergesort")
     by_hi = np.argsort(hi, kind="mergesort")
     # the distinct lo values (ascending) where at least k slots hold a task: slots with
@@ -181,7 +202,6 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
         cands = cands[_covered(cands, lo[mine], hi[mine])]
     if not cands.size:
         return cands
-    by_cost = np.argsort(cost, kind="mergesort")
     rank = np.empty(f, dtype=np.int64)
     cost_of_rank = np.empty(f + 1)
     for r in range(f):  # loops, not array assignments: see aep_kernels.unique_sorted
