@@ -31,9 +31,9 @@ class Both:
         self.passes = 0
         self.moves = 0
 
-    def __call__(self, state, known=None, freed=None, certificates=None):
+    def __call__(self, state, known=None, freed=None):
         plain = replan_module.replan(state, known, freed)
-        fast = compression.compress(state, known, freed, certificates)
+        fast = compression.compress(state, known, freed)
         at = f"pass at t={state.time}"
         assert fast.decisions.cancel == plain.decisions.cancel, at
         assert len(fast.decisions.reserve) == len(plain.decisions.reserve), at

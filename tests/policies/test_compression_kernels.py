@@ -98,7 +98,7 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
 
     plain_compress = compression.compress
 
-    def checked(state, known=None, freed=None, certificates=None):
+    def checked(state, known=None, freed=None):
         reserved = list(state.reserved)
         if reserved:
             jobs_ = compression._Reservations(reserved)
@@ -108,7 +108,7 @@ def test_price_floors_are_exact_at_load_and_lower_bounds_after_moves(
                 fast = kernels._cheapest_task(rows.columns, jobs_.columns, i, slow, False)
                 assert fast == replan_module._cheapest_task(state.slots, job, old)
                 counts["tasks"] += 1
-        return plain_compress(state, known, freed, certificates)
+        return plain_compress(state, known, freed)
 
     plain_apply = kernels.apply_move
 

@@ -45,7 +45,6 @@ def compress(
     state: CycleState,
     known: Callable[[ResourceRequest, Window], bool] | None = None,
     freed: np.ndarray | None = None,
-    certificates: dict[int, tuple[int, int, float]] | None = None,
 ) -> Replanned:
     """:func:`~vosim.policies.replan.replan` with its searches compiled: the same result.
 
@@ -59,11 +58,6 @@ def compress(
         window and found nothing; it is then searched only where time was freed since.
     freed : numpy.ndarray of int, shape (k,), optional
         Nodes that gained free time since the previous pass (``state.freed``).
-    certificates : dict of int to (int, int, float), optional
-        Job index -> ``(need, credit, low0)``: each reservation's certificate of its last failed
-        search (``compression_kernels.next_move``), read for the reservations ``known`` and
-        replaced by the pass's, for every reservation. The caller keeps it from pass to
-        pass beside ``known``; it only skips searches that would fail. ``None``: none kept.
 
     Returns
     -------
@@ -94,15 +88,8 @@ def compress(
         kernels = _kernels()
         jobs = _Reservations(reserved, state.held)
         flags = np.zeros(len(reserved), dtype=np.bool_)
-        need = np.zeros(len(reserved), dtype=np.int64)
-        credit = np.zeros(len(reserved), dtype=np.int64)
-        low0 = np.full(len(reserved), np.inf)
         if known is not None:
             flags[:] = [known(job, old) for job, old in reserved]
-            if certificates:
-                for r in np.flatnonzero(flags):
-                    held = certificates.get(reserved[r][0].index, (0, 0, np.inf))
-                    need[r], credit[r], low0[r] = held
         rows = _Rows(state.slots, jobs, freed, state.pool)
         most = max(job.n for job, _ in reserved)
         found = (
@@ -116,8 +103,7 @@ def compress(
         i = 0
         while True:
             columns = rows.columns, jobs.columns
-            certificate = need, credit, low0
-            i = kernels.next_move(*columns, flags, known is not None, now, i, found, *certificate)
+            i = kernels.next_move(*columns, flags, known is not None, now, i, found)
             if i >= len(reserved):
                 break
             job, old = reserved[i]
@@ -139,11 +125,6 @@ def compress(
             )
             reserved[i] = (job, window)
             i += 1
-        if certificates is not None:
-            certificates.clear()
-            indices = (job.index for job, _ in reserved)
-            kept = zip(need.tolist(), credit.tolist(), low0.tolist(), strict=True)
-            certificates.update(zip(indices, kept, strict=True))
     decisions.stats["moved"] = len(decisions.reserve)
     if not moved:
         return Replanned(decisions.settle(), None, reserved, np.empty(0, dtype=np.int64))

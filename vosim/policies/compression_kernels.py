@@ -138,37 +138,6 @@ def _covered(points, lo, hi):  # pragma: no cover - compiled
 
 
 @_jit
-def _held(lo, hi, count, before, by_lo, by_hi):  # pragma: no cover - compiled
-    """The distinct ``lo`` values before ``before`` (ascending) and the slots held at each.
-
-    Entries (a slot, or ``count`` alike slots) hold a task from any start in ``[lo, hi]``
-    (every ``lo <= hi``); ``by_lo`` and ``by_hi`` order them by ``lo`` and ``hi``
-    (mergesort). At a start ``t`` the slots held are those with ``lo <= t`` less those with
-    ``hi < t``, walked with two pointers: ``windows.candidate_starts``' count. ``O(f)``.
-    """
-    f = lo.size
-    points = np.empty(f)
-    held = np.empty(f, dtype=np.int64)
-    c = 0
-    now = 0
-    q = 0
-    e = 0
-    while q < f:
-        t = lo[by_lo[q]]
-        while q < f and lo[by_lo[q]] <= t:
-            now += count[by_lo[q]]
-            q += 1
-        while e < f and hi[by_hi[e]] < t:
-            now -= count[by_hi[e]]
-            e += 1
-        if t >= before:
-            break
-        points[c], held[c] = t, now
-        c += 1
-    return points[:c], held[:c]
-
-
-@_jit
 def _least_k(cost, count, by_cost, k):  # pragma: no cover - compiled
     """The least total cost of ``k`` tasks on entries of ``count`` slots each at ``cost``.
 
@@ -199,28 +168,40 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
     widened by ``1e-9`` relative as ``_affordable`` widens it). At the other starts no window
     holds the job. None at all, before any sweep, when the ``k`` cheapest tasks of every
     entry together (:func:`_least_k`) exceed ``limit``: a start holds a subset of them.
-
-    Returns the starts and the most slots held at one start before ``before`` (if fewer
-    than ``k`` slots hold a task at all, their number, which is no less).
     """
     ok = np.flatnonzero(lo <= hi)
-    total = count[ok].sum()
-    if total < k:
-        return np.empty(0), total
+    if count[ok].sum() < k:
+        return np.empty(0)
     lo, hi, cost, count, mine = lo[ok], hi[ok], cost[ok], count[ok], mine[ok]
     f = lo.size
     by_cost = np.argsort(cost, kind="mergesort")
     if _least_k(cost, count, by_cost, k) > limit * (1 + 1e-12):
-        return np.empty(0), total  # a start's k cheapest cost no less than all entries' k
+        return np.empty(0)  # a start's k cheapest cost no less than all entries' k cheapest
     by_lo = np.argsort(lo, kind="mergesort")
     by_hi = np.argsort(hi, kind="mergesort")
-    points, held = _held(lo, hi, count, before, by_lo, by_hi)
-    most = held.max() if held.size else 0
-    cands = points[held >= k]  # the distinct lo values where at least k slots hold a task
+    # the distinct lo values (ascending) where at least k slots hold a task: slots with
+    # lo <= t less those with hi < t, walked with two pointers
+    cands = np.empty(f)
+    c = 0
+    held = 0
+    q = 0
+    e = 0
+    while q < f:
+        t = lo[by_lo[q]]
+        while q < f and lo[by_lo[q]] <= t:
+            held += count[by_lo[q]]
+            q += 1
+        while e < f and hi[by_hi[e]] < t:
+            held -= count[by_hi[e]]
+            e += 1
+        if held >= k and t < before:
+            cands[c] = t
+            c += 1
+    cands = cands[:c]
     if near and cands.size:
         cands = cands[_covered(cands, lo[mine], hi[mine])]
     if not cands.size:
-        return cands, most
+        return cands
     rank = np.empty(f, dtype=np.int64)
     cost_of_rank = np.empty(f + 1)
     for r in range(f):  # loops, not array assignments: see aep_kernels.unique_sorted
@@ -253,7 +234,7 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
                 total -= count[r]
             e += 1
         keep[c] = total >= k and fenwick_smallest(counts, sums, cost_of_rank, step, k) <= limit
-    return cands[keep], most
+    return cands[keep]
 
 
 @_jit
@@ -330,7 +311,7 @@ def _cheapest_task(rows, jobs, i, slow, by_rows):  # pragma: no cover - compiled
 # Complexity above 15: compiled (numba): the plain earlier_window's steps (screen, starts, window,
 # budget) in one kernel, so a reservation is searched without Python between steps.
 @_jit
-def _search(rows, jobs, i, near, now, out, need, low0):  # noqa: C901 - pragma: no cover - compiled
+def _search(rows, jobs, i, near, now, out):  # noqa: C901 - pragma: no cover - compiled
     """``replan.earlier_window`` for reservation ``i``; ``near``: searched where time was freed.
 
     The slots searched are every row (as groups of alike rows), or with ``near`` and one
@@ -338,13 +319,8 @@ def _search(rows, jobs, i, near, now, out, need, low0):  # noqa: C901 - pragma: 
     (:func:`_own_runs`), the slots that cannot hold a task fast and cheap enough before the
     old start dropped, and the first start of :func:`_starts` at which :func:`_window_at`
     finds a window on the slots kept wins.
-
-    On return ``need[i]`` and ``low0[i]`` hold :func:`next_move`'s certificate: when the
-    search over every slot (not ``by_rows``) fails, the deficit (``k`` less the most entries
-    that hold a task at one start, :func:`_starts`) and the least task cost the entries
-    were screened with; else 0 and ``inf``.
     """
-    node, start, end, price, perf, alive, head, nxt, _, joined, jlist, jcount = rows[:12]
+    node, start, end, price, perf, alive, head, nxt, top, joined, jlist, jcount = rows[:12]
     gid, gstart, gend, gprice, gperf, gcount, gtop = rows[12:19]
     n, volume, budget, ostart, oruntime, ocost, soff, snode, sstart, send, sprice, sperf = jobs
     k = n[i]
@@ -355,10 +331,8 @@ def _search(rows, jobs, i, near, now, out, need, low0):  # noqa: C901 - pragma: 
     before = ostart[i]
     counted = rows[21].size > 0
     by_rows = near and k == 1
-    need[i], low0[i] = 0, np.inf
     low = _cheapest_task(rows, jobs, i, slow, by_rows)
-    if low == np.inf:  # no slot fast enough: none holds a task
-        need[i] = 0 if by_rows else k
+    if low == np.inf:
         return False
     bound = cap * (1 + _LOOSE) - (k - 1) * low
     # entries: slots (by_rows) or groups of the other nodes, then the old nodes' runs (or,
@@ -453,36 +427,15 @@ def _search(rows, jobs, i, near, now, out, need, low0):  # noqa: C901 - pragma: 
                 enode[f], est[f], een[f], epr[f], epf[f] = j, est[c], een[c], epr[c], epf[c]
                 ecount[f], emine[f] = 1, joined[j]
                 f += 1
-    entries = (enode, egroup, est, een, epr, epf, ecount, emine)
-    found, most = _first_window(rows, entries, f, own, k, v, cap, near, now, before, by_rows, out)
-    if not found and not by_rows:  # every start lacks at least k - most slots
-        need[i], low0[i] = max(k - most, 0), low
-    return found
-
-
-@_jit
-def _first_window(  # pragma: no cover - compiled
-    rows, entries, f, own, k, v, cap, near, now, before, by_rows, out
-):
-    """``_search``'s last steps on its first ``f`` entries: the first start with a window.
-
-    The candidate starts (:func:`_starts`), then the slots kept, one per row (a group's live
-    rows), as ``windows.window_at`` sees them; writes the window to ``out``. Returns whether
-    one was found and the most slots held at one start (as ``_starts``).
-    """
-    node, start, end, price, perf, alive = rows[:6]
-    top, gid, gtop = rows[8], rows[12], rows[18]
-    enode, egroup, est, een, epr, epf, ecount, emine = entries
-    total = ecount[:f].sum()
-    if total < k:
-        return False, total
+    if ecount[:f].sum() < k:
+        return False
     lo = np.maximum(est[:f], now)
     hi = een[:f] - v / epf[:f] * (1 - _EPS)
     cost = epr[:f] * (v / epf[:f])
-    limit = cap * (1 + _LOOSE)
-    starts, most = _starts(lo, hi, cost, ecount[:f], emine[:f], k, limit, near, before)
+    starts = _starts(lo, hi, cost, ecount[:f], emine[:f], k, cap * (1 + _LOOSE), near, before)
     if not starts.size:
-        return False, most
+        return False
+    # the slots kept, one per row (a group's live rows), as windows.window_at sees them
     keep = np.zeros(gtop[0], dtype=np.bool_)
     slots = 0
     for e in range(f):
@@ -511,8 +464,8 @@ def _first_window(  # pragma: no cover - compiled
     free = (fnode, fstart, fend, fprice, fperf)
     for t in starts:
         if _window_at(free, t, k, v, cap, out):
-            return True, most
-    return False, most
+            return True
+    return False
 
 
 @_jit
@@ -655,79 +608,22 @@ def _may_use(rows, jobs, i, now):  # pragma: no cover - compiled
     return least <= limit
 
 
+@entry((ROWS, JOBS, B1, b1, f8, i8, OUT))
 @_jit
-def _gained(rows, jobs, i, now):  # pragma: no cover - compiled
-    """How many slots time freed since the last pass may add to a window of reservation ``i``.
-
-    The joined nodes with a live row a task of ``i`` may lie on whatever the others cost
-    (fast enough, before the old start, fits from ``now``, within the budget), and the old
-    window's spans on joined nodes (put back in a search, each one slot at a start). A
-    node's processor holds at most one task at a start, and a count view's pool at a start
-    holds as many tasks as its levels' rows do (all its nodes are joined when it gains
-    time), so a start holds at most this many slots more than at the last search.
-    """
-    start, end, price, perf, alive, head, nxt = rows[1:8]
-    jlist, jcount = rows[10], rows[11]
-    joined = rows[9]
-    volume, budget, ostart, oruntime, ocost, soff, snode = jobs[1:8]
-    v = volume[i]
-    slow = oruntime[i] * (1 + _EPS)
-    capl = min(budget[i], ocost[i]) * (1 + _LOOSE)
-    gain = 0
-    for s in range(soff[i], soff[i + 1]):
-        gain += joined[snode[s]]
-    for q in range(jcount[0]):
-        r = head[jlist[q]]
-        while r >= 0:
-            task = v / perf[r]
-            if (
-                alive[r]
-                and start[r] < ostart[i]
-                and task <= slow
-                and max(start[r], now) <= end[r] - task * (1 - _EPS)
-                and price[r] * task <= capl
-            ):
-                gain += 1
-                break
-            r = nxt[r]
-    return gain
-
-
-@entry((ROWS, JOBS, B1, b1, f8, i8, OUT, I8, I8, F8))
-@_jit
-def next_move(rows, jobs, known, use_known, now, i0, out, need, credit, low0):  # pragma: no cover
+def next_move(rows, jobs, known, use_known, now, i0, out):  # pragma: no cover - compiled
     """The first reservation from ``i0`` on (priority order) that ``replan`` would move.
 
     A known reservation (searched before with this window) is searched only if time was
     freed on a node it may use (:func:`_may_use`), and then only for windows that use such
     time. Returns its index, with the window in ``out``; ``len(n)`` if none.
-
-    ``need``, ``credit`` (int) and ``low0`` (float), one each per reservation and kept
-    across passes by the caller, certify a known reservation's failed search: every start
-    then held at most ``k - need`` of its entries (:func:`_search`), screened with the
-    least task cost ``low0``. Since, every slot but those of nodes joined has only lost
-    time, and the joined ones add at most ``credit`` slots to a start (:func:`_gained`,
-    summed over the passes). While ``credit < need`` and the least task cost is still
-    ``low0`` or more (the screen no looser), no start holds the job's tasks: the search
-    would fail, and is skipped. A search sets all three anew.
     """
     jcount = rows[11]
-    n, oruntime = jobs[0], jobs[4]
+    n = jobs[0]
     for i in range(i0, n.size):
         near = use_known and known[i]
-        if near:
-            if jcount[0] == 0:
-                continue
-            if need[i] > 0:  # a certificate: kept while the time freed cannot cover it
-                credit[i] += _gained(rows, jobs, i, now)
-            if credit[i] < need[i]:
-                slow = oruntime[i] * (1 + _EPS)
-                if _cheapest_task(rows, jobs, i, slow, np.bool_(False)) >= low0[i]:
-                    continue
-            if not _may_use(rows, jobs, i, now):
-                continue
-        credit[i] = 0
-        if _search(rows, jobs, i, near, now, out, need, low0):
+        if near and (jcount[0] == 0 or not _may_use(rows, jobs, i, now)):
+            continue
+        if _search(rows, jobs, i, near, now, out):
             return i
     return n.size
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -505,7 +504,6 @@ class Replanner:
         self.static = static
         self.moved = 0
         self._seen: dict[int, Window] = {}  # job index -> window searched last pass
-        self._certificates: dict[int, tuple[int, int, float]] = {}  # compress's, across passes
 
     def decide(self, policy: Policy, state: CycleState) -> Decisions:
         """Re-plan ``state.reserved``, then ``policy.decide`` on what is left; merged decisions.
@@ -525,13 +523,9 @@ class Replanner:
         """
         if not state.reserved:
             self._seen = {}
-            self._certificates.clear()
             return policy.decide(state)
         seen = self._seen
-        if reference():
-            search = replan  # the plain pass
-        else:  # its compiled form, with the certificates of failed searches kept
-            search = partial(compress, certificates=self._certificates)
+        search = replan if reference() else compress  # the plain pass, or its compiled form
         if not self.static or state.refreshed:
             result = search(state)  # time or money may have appeared anywhere: search all
         elif not state.freed.size and all(_same(seen.get(j.index), w) for j, w in state.reserved):
