@@ -141,7 +141,12 @@ def _covered(points, lo, hi):  # pragma: no cover - compiled
 def _least_k(cost, count, by_cost, k):  # pragma: no cover - compiled
     """The least total cost of ``k`` tasks on entries of ``count`` slots each at ``cost``.
 
-    ``by_cost``: the entries by increasing cost. Summed in that order, ``O(k)``.
+    ``cost`` (float, shape (f,)): a task's cost on each entry, cost units; ``count`` (int64,
+    shape (f,)): the entry's slots; ``by_cost`` (int64, shape (f,)): the entries by
+    increasing cost; ``k`` (int): the job's tasks. Summed in that order, ``O(k)`` after the
+    sort; ``inf`` is never returned (fewer than ``k`` slots give the sum of all). A window's
+    cost is the sum of its tasks' (AEP §2.1, within the budget ``C``), so no window on these
+    entries costs less. Raises nothing (compiled).
     """
     total = 0.0
     left = k
@@ -176,7 +181,7 @@ def _starts(lo, hi, cost, count, mine, k, limit, near, before):  # pragma: no co
     f = lo.size
     by_cost = np.argsort(cost, kind="mergesort")
     if _least_k(cost, count, by_cost, k) > limit * (1 + 1e-12):
-        return np.empty(0)  # a start's k cheapest cost no less than all entries' k cheapest
+        return np.empty(0)  # no start's k cheapest cost less than all entries' k cheapest
     by_lo = np.argsort(lo, kind="mergesort")
     by_hi = np.argsort(hi, kind="mergesort")
     # the distinct lo values (ascending) where at least k slots hold a task: slots with
