@@ -5,6 +5,7 @@ the reservations alone (``Execution.processors``)."""
 import numpy as np
 import pytest
 
+from vosim.agents.execution import Execution
 from vosim.model import VOModel
 from vosim.policies.batch_windows import IdenticalSlots
 from vosim.policies.easy import EASY
@@ -14,7 +15,7 @@ from vosim.policies.easy import EASY
 def test_busy_nodes_and_unstarted_equal_scans_over_running_jobs(monkeypatch, availability):
     """Both are kept incrementally; at every pass they equal a scan over the running jobs."""
     record = VOModel.record_cycle
-    seen, ahead = [], []
+    seen, ahead, remembered, stops = [], [], [], []
 
     def checked(self):
         run, now = self.metascheduler.execution, self.time
@@ -27,19 +28,31 @@ def test_busy_nodes_and_unstarted_equal_scans_over_running_jobs(monkeypatch, ava
         )
         assert run.busy_nodes(now) == expected
         seen.append(expected)
+        # a stopped attempt is remembered only while one of its busy events is pending
+        assert len(run._stopped) == len(run._lapsing)
+        assert all(last > now for last, _, _ in run._lapsing)
+        remembered.append(len(run._stopped))
         start = run.model.ledger.start
         later = sorted(i for i in run.running if start[i] > now)
         assert run.unstarted() == later
         ahead.append(len(later))
         record(self)
 
+    stop = Execution._stop
+
+    def counted(self, *args):
+        stops.append(args)
+        stop(self, *args)
+
     monkeypatch.setattr(VOModel, "record_cycle", checked)
+    monkeypatch.setattr(Execution, "_stop", counted)
     # whole nodes with availability: the availability knapsack is slow on Gaia's processors;
     # its first 300 jobs already have dozens of interruptions and hundreds of moved windows
     nodes = {"resources": "nodes"} if availability else {}
     model = VOModel(jobs=300 if availability else 800, rng=5, availability=availability, **nodes)
     model.run()
     assert max(seen) > 0 and max(ahead) > 0
+    assert len(stops) > max(remembered)  # stopped attempts were forgotten as they lapsed
     if availability:
         assert model.job_frame()["failures"].sum() > 0
     # an earlier time is counted over the running jobs

@@ -76,7 +76,9 @@ class Execution:
         self._unstarted: set[int] = set()  # windows reserved to start later: see unstarted()
         # busy_nodes: +1/-1 events at task starts and ends, (time, delta, job index, attempt)
         self._busy_events: list[tuple[float, int, int, int]] = []
-        self._stopped: dict[tuple[int, int], float] = {}  # interrupted attempts: when
+        # interrupted attempts: when, forgotten once their last busy event has passed
+        self._stopped: dict[tuple[int, int], float] = {}
+        self._lapsing: list[tuple[float, int, int]] = []  # (last busy event, index, attempt)
         self._busy = 0
         self._busy_at = -math.inf
         self._completions: list[tuple[float, int, int, Job]] = []
@@ -107,7 +109,7 @@ class Execution:
         model, ledger, i = self.model, self.model.ledger, job.index
         del self.running[i]
         self._unstarted.discard(i)
-        self._stopped[i, ledger.attempt[i]] = model.time  # its busy events lapse
+        self._stop(i, ledger.attempt[i], model.time, ledger.task_ends[i])  # its events lapse
         window = ledger.window[i]
         spans = window.spans
         self._release(job, spans.start)
@@ -390,7 +392,7 @@ class Execution:
         self._unstarted.discard(i)
         attempt, start, task_ends = ledger.attempt[i], ledger.start[i], ledger.task_ends[i]
         spans = ledger.window[i].spans
-        self._stopped[i, attempt] = now  # its later busy events lapse
+        self._stop(i, attempt, now, task_ends)  # its later busy events lapse
         for end in task_ends:
             if start <= now < end:
                 heapq.heappush(self._busy_events, (now, -1, i, attempt))
@@ -567,6 +569,16 @@ class Execution:
         noted.difference_update(started)
         return sorted(noted)
 
+    def _stop(self, i: int, attempt: int, now: float, task_ends: tuple[float, ...]) -> None:
+        """Attempt ``attempt`` of job ``i`` stopped at ``now``: its busy events after it lapse.
+
+        Kept until :meth:`busy_nodes` has passed the attempt's last busy event (its last task
+        end, model time units), so the record of stopped attempts stays as small as the
+        attempts whose events are still pending.
+        """
+        self._stopped[i, attempt] = now
+        heapq.heappush(self._lapsing, (max(task_ends, default=now), i, attempt))
+
     def busy_nodes(self, now: float) -> int:
         """Number of nodes running a VO task at ``now`` (tasks on faster nodes end earlier).
 
@@ -588,5 +600,9 @@ class Execution:
             stopped = self._stopped.get((index, attempt))
             if stopped is None or t <= stopped:
                 self._busy += delta
+        lapsing = self._lapsing
+        while lapsing and lapsing[0][0] <= now:  # every event of that attempt has passed
+            _, index, attempt = heapq.heappop(lapsing)
+            del self._stopped[index, attempt]
         self._busy_at = now
         return self._busy
