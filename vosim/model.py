@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1202,15 +1202,30 @@ class VOModel(mesa.Model):
             names=names,
         )
 
-    def task_frame(self, *, release: bool = False) -> pd.DataFrame:
+    def task_frame(
+        self, *, release: bool = False, columns: Sequence[str] | None = None
+    ) -> pd.DataFrame:
         """One row per VO task that ran; see :meth:`~vosim.agents.execution.Execution.task_frame`.
 
         The owners' revenue equals the sum of its ``cost`` column and of the jobs' ``cost``
-        (tested). ``release=True`` is for a caller done with the run (``vosim run``, a
-        sweep's run): the model's task log is handed to the table, not copied, and a later
-        call (or a further step of the run) raises ``RuntimeError``.
+        (tested). ``release=True`` is for a caller done with the run (a sweep's run): the
+        model's task log is handed to the table, not copied, and a later call (or a further
+        step of the run) raises ``RuntimeError``. ``columns``: only these, in that order
+        (``ValueError`` names one that is not a column), e.g.
+        :data:`vosim.analysis.network.TASK_COLUMNS` for :meth:`market_graph` and
+        :meth:`group_site_frame`.
         """
-        return self.metascheduler.execution.task_frame(release=release)
+        return self.metascheduler.execution.task_frame(release=release, columns=columns)
+
+    def task_frames(self, rows: int, *, release: bool = False) -> Iterator[pd.DataFrame]:
+        """:meth:`task_frame` as consecutive frames of whole windows, ~``rows`` rows each.
+
+        For writing ``tasks.parquet`` one row group at a time (``vosim run``): only one
+        frame's columns are built at once. ``release`` as in :meth:`task_frame`, the log
+        taken when this is called; ``ValueError`` for ``rows`` < 1. See
+        :meth:`~vosim.agents.task_log.TaskLog.frames`.
+        """
+        return self.metascheduler.execution.task_frames(rows, release=release)
 
     def attempt_frame(self) -> pd.DataFrame:
         """One row per reserved window: predicted ``P_a^w`` and whether it ran through.

@@ -116,3 +116,51 @@ def test_extend_refuses_columns_that_disagree():
     log.frame(np.arange(4), np.zeros(4, dtype=np.int64), release=True)
     with pytest.raises(RuntimeError, match="released"):
         log.extend(window, {k: np.zeros(2) for k in tasks})
+
+
+def _logged(logged) -> TaskLog:
+    """A log of ``logged`` windows (the strategy's tuples), tasks ending one apart."""
+    log = TaskLog()
+    for job_id, job, user, attempt, start, resources in logged:
+        res = np.array(resources, dtype=np.int64)
+        ends = start + 1.0 + np.arange(res.size)
+        log.add(job_id, job, user, attempt, start, res, ends, np.full(res.size, 2.0), ends - start)
+    return log
+
+
+@given(windows, st.integers(1, 200), st.booleans())
+def test_frames_cut_the_frame_at_window_boundaries(logged, rows, release):
+    """Their concatenation is the frame; each holds whole windows, ``rows`` at most unless
+    it is one window of more tasks."""
+    node, owner = np.arange(40) // 4, np.arange(40) % 3
+    log = _logged(logged)
+    whole = log.frame(node, owner)
+    parts = list(log.frames(node, owner, rows, release=release))
+    assert len(parts) >= 1
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole, check_exact=True)
+    sizes = [len(w[5]) for w in logged]
+    bounds, first = set(np.cumsum([0, *sizes]).tolist()), 0
+    for part in parts:
+        assert first in bounds and first + len(part) in bounds
+        assert len(part) <= rows or len(part) in sizes
+        first += len(part)
+    if release:
+        with pytest.raises(RuntimeError, match="released"):
+            log.frames(node, owner, rows)  # taken when called, not at the first frame
+    else:
+        parts[0]["end"] = -1.0  # a frame is its own: writing to it leaves the log as it was
+        pd.testing.assert_frame_equal(log.frame(node, owner), whole, check_exact=True)
+
+
+def test_frames_need_a_positive_row_count():
+    with pytest.raises(ValueError, match="rows must be at least 1, got 0"):
+        TaskLog().frames(np.arange(4), np.zeros(4, dtype=np.int64), 0)
+
+
+def test_a_frame_of_some_columns_is_those_of_the_whole_frame():
+    log = _logged([(7, 0, 1, 1, 0.0, [0, 5, 9]), (8, 1, 2, 1, 3.0, [2])])
+    node, owner = np.arange(10) // 2, np.arange(10) % 3
+    some = log.frame(node, owner, columns=["owner", "end", "job"])
+    pd.testing.assert_frame_equal(some, log.frame(node, owner)[["owner", "end", "job"]])
+    with pytest.raises(ValueError, match="no column 'group'"):
+        log.frame(node, owner, columns=["group"])

@@ -92,3 +92,15 @@ def test_a_table_written_in_row_groups_reads_back_as_pandas_own_write(tmp_path, 
     pd.testing.assert_frame_equal(
         pd.read_parquet(tmp_path / "vosim.parquet"), pd.read_parquet(tmp_path / "pandas.parquet")
     )
+
+
+def test_frames_given_one_by_one_are_row_groups_of_one_table(tmp_path):
+    """An iterable of frames: one row group each, read back as their concatenation."""
+    frame = pd.DataFrame({"job": np.arange(7), "end": np.linspace(0, 1, 7)})
+    parts = (frame.iloc[low:high] for low, high in ((0, 2), (2, 2), (2, 7)))
+    store.write_table(parts, tmp_path / "t.parquet")
+    assert pq.ParquetFile(tmp_path / "t.parquet").metadata.num_row_groups == 3
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"), frame)
+    with pytest.raises(ValueError, match="no frame to write"):
+        store.write_table(iter([]), tmp_path / "none.parquet")
+    assert not (tmp_path / "none.parquet").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 
 import mesa
 import numpy as np
@@ -507,7 +507,9 @@ class Execution:
         model = self.model
         model.busy_time.release(job.index, nodes, ends, model.time)
 
-    def task_frame(self, *, release: bool = False) -> pd.DataFrame:
+    def task_frame(
+        self, *, release: bool = False, columns: Sequence[str] | None = None
+    ) -> pd.DataFrame:
         """One row per task that ran (completed or interrupted), in the order they ended.
 
         Columns: ``job_id``, ``job`` (the job's position in the trace: its row in
@@ -520,9 +522,20 @@ class Execution:
         ``cost`` = ``price * (end - start)``, cost units. Owners' revenue is the sum of
         ``cost`` (tested); :func:`vosim.analysis.network.market_graph` reads the user-owner
         market from it. ``release`` hands the log's columns to the table
-        (:meth:`~vosim.agents.task_log.TaskLog.frame`; a later call raises ``RuntimeError``).
+        (:meth:`~vosim.agents.task_log.TaskLog.frame`; a later call raises ``RuntimeError``);
+        ``columns`` builds only those (``ValueError`` for a name that is not a column).
         """
-        return self.tasks.frame(self.model.resource_node, self._owner_id, release=release)
+        return self.tasks.frame(
+            self.model.resource_node, self._owner_id, release=release, columns=columns
+        )
+
+    def task_frames(self, rows: int, *, release: bool = False) -> Iterator[pd.DataFrame]:
+        """:meth:`task_frame` as consecutive frames of whole windows, ~``rows`` rows each.
+
+        :meth:`~vosim.agents.task_log.TaskLog.frames` (``ValueError`` for ``rows`` < 1,
+        ``RuntimeError`` once released): what a writer of row groups reads.
+        """
+        return self.tasks.frames(self.model.resource_node, self._owner_id, rows, release=release)
 
     def processors(self, now: float, until: float) -> tuple | None:
         """The free slots of ``[now, until)`` in count form, from the VO's reservations alone.

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["TaskLog"]
+__all__ = ["COLUMNS", "TaskLog"]
 
 #: The per-window columns (one value per window that ended) and their dtypes.
 _WINDOW = (("job_id", np.int64), ("job", np.int64), ("user", np.int64), ("attempt", np.int64),
@@ -135,15 +135,21 @@ class TaskLog:
         self.windows, self._tasks = at_w + w, at_t + n
 
     def frame(
-        self, resource_node: np.ndarray, owner_of_resource: np.ndarray, *, release: bool = False
+        self,
+        resource_node: np.ndarray,
+        owner_of_resource: np.ndarray,
+        *,
+        release: bool = False,
+        columns: Sequence[str] | None = None,
     ) -> pd.DataFrame:
         """One row per task, in the order logged.
 
-        Columns ``job_id``, ``job``, ``user``, ``attempt``, ``resource``, ``node`` (its
-        physical node: ``resource_node[resource]``), ``owner``
+        Columns (:data:`COLUMNS`) ``job_id``, ``job``, ``user``, ``attempt``, ``resource``,
+        ``node`` (its physical node: ``resource_node[resource]``), ``owner``
         (``owner_of_resource[resource]``), ``start``, ``end``, ``price``, ``cost``; the ids
         int64, the rest float64 (model time units; cost units per time unit; cost units).
-        Both arguments are int arrays indexed by resource id, shape (N,).
+        Both arguments are int arrays indexed by resource id, shape (N,). ``columns``: only
+        these, in the order given (a reader of a few columns need not build the rest).
 
         With ``release`` the log hands its per-task columns to the frame rather than copying
         them, and is empty afterwards: for a caller done with the run, which writes the table
@@ -153,39 +159,122 @@ class TaskLog:
         ------
         IndexError
             A resource id beyond ``resource_node`` or ``owner_of_resource``.
+        ValueError
+            A name in ``columns`` that is not a column (it is named).
         RuntimeError
-            The log was released by an earlier ``frame(..., release=True)``.
+            The log was released by an earlier ``frame`` or :meth:`frames` with ``release``.
+
+        References
+        ----------
+        None: vosim's record of the tasks that ran.
         """
+        names = _checked(COLUMNS if columns is None else tuple(columns))
+        windows, tasks, w, t = self._taken(release)
+        return _rows(windows, tasks, (0, w), (0, t), resource_node, owner_of_resource, names,
+                     copy=not release)  # fmt: skip
+
+    def frames(
+        self,
+        resource_node: np.ndarray,
+        owner_of_resource: np.ndarray,
+        rows: int,
+        *,
+        release: bool = False,
+    ) -> Iterator[pd.DataFrame]:
+        """:meth:`frame` cut into consecutive frames of whole windows, ~``rows`` rows each.
+
+        Each frame holds the windows that end within ``rows`` tasks of its first (at least
+        one window: a window of more tasks is one frame of its own); their concatenation is
+        :meth:`frame`, row for row. A log of no task gives one empty frame. For a writer of
+        row groups (:func:`vosim.runs.store.write_table`): only one frame's derived columns
+        are built at a time, not the whole table's (~30 MB on whole UniLu-Gaia). The log is
+        taken (and, with ``release``, emptied) when this is called, not at the first frame.
+
+        Raises
+        ------
+        ValueError
+            ``rows`` < 1.
+        RuntimeError
+            The log was released before.
+
+        References
+        ----------
+        Apache Parquet's row groups; no paper.
+        """
+        if rows < 1:
+            raise ValueError(f"rows must be at least 1, got {rows}")
+        windows, tasks, w, _ = self._taken(release)
+        ends = np.cumsum(windows["size"][:w])  # tasks logged up to each window's end
+
+        def cut() -> Iterator[pd.DataFrame]:
+            low_w = low_t = 0
+            while True:
+                high_w = max(int(np.searchsorted(ends, low_t + rows, side="right")), low_w + 1)
+                high_w = min(high_w, w)
+                high_t = int(ends[high_w - 1]) if high_w else 0
+                yield _rows(windows, tasks, (low_w, high_w), (low_t, high_t), resource_node,
+                            owner_of_resource, COLUMNS, copy=not release)  # fmt: skip
+                if high_w >= w:
+                    return
+                low_w, low_t = high_w, high_t
+
+        return cut()
+
+    def _taken(self, release: bool) -> tuple[dict, dict, int, int]:
+        """The window and task columns and their lengths; with ``release`` the log lets go."""
         if self._t is None:
             raise RuntimeError("the task log was released to an earlier task table")
-        w, t = self.windows, self._tasks
-        windows, tasks = self._w, self._t
+        taken = (self._w, self._t, self.windows, self._tasks)
         if release:
             self._w = self._t = None
-        size = windows["size"][:w]
-        columns = {name: tasks[name][:t] for name in _TASK_NAMES}
-        if not release:
-            columns = {name: values.copy() for name, values in columns.items()}
-        resource = columns["resource"]
-        per_window = {
-            name: np.repeat(windows[name][:w], size)
-            for name in ("job_id", "job", "user", "attempt")
-        }
-        # every column is the frame's own array: taken as it is (copy=False: no second
-        # copy into per-dtype blocks; the run's largest table, ~45 MB on whole Gaia)
-        return pd.DataFrame(
-            {
-                **per_window,
-                "resource": resource,
-                "node": np.asarray(resource_node, dtype=np.int64)[resource],
-                "owner": np.asarray(owner_of_resource, dtype=np.int64)[resource],
-                "start": np.repeat(windows["start"][:w], size),
-                "end": columns["end"],
-                "price": columns["price"],
-                "cost": columns["cost"],
-            },
-            copy=False,
-        )
+        return taken
+
+
+#: The task table's columns, in order (:meth:`TaskLog.frame`).
+COLUMNS = ("job_id", "job", "user", "attempt", "resource", "node", "owner", "start", "end",
+           "price", "cost")  # fmt: skip
+
+
+def _checked(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names``, each a column of :data:`COLUMNS`; else ``ValueError`` naming the first not."""
+    for name in names:
+        if name not in COLUMNS:
+            raise ValueError(f"the task table has no column {name!r} (it has {', '.join(COLUMNS)})")
+    return names
+
+
+def _rows(
+    windows: dict[str, np.ndarray],
+    tasks: dict[str, np.ndarray],
+    window_range: tuple[int, int],
+    task_range: tuple[int, int],
+    resource_node: np.ndarray,
+    owner_of_resource: np.ndarray,
+    names: tuple[str, ...],
+    copy: bool,
+) -> pd.DataFrame:
+    """The table's ``names`` columns for the windows of ``window_range`` (``[lo, hi)``).
+
+    Their tasks are ``task_range``: per-window values are repeated per task, node and owner
+    looked up by resource, the task columns sliced (copied when ``copy``).
+    """
+    (low_w, high_w), (low_t, high_t) = window_range, task_range
+    size = windows["size"][low_w:high_w]
+    resource = tasks["resource"][low_t:high_t]
+
+    def column(name: str) -> np.ndarray:
+        if name in ("job_id", "job", "user", "attempt", "start"):
+            return np.repeat(windows[name][low_w:high_w], size)
+        if name == "node":
+            return np.asarray(resource_node, dtype=np.int64)[resource]
+        if name == "owner":
+            return np.asarray(owner_of_resource, dtype=np.int64)[resource]
+        values = tasks[name][low_t:high_t]
+        return values.copy() if copy else values
+
+    # every column is the frame's own array: taken as it is (copy=False: no second copy
+    # into per-dtype blocks)
+    return pd.DataFrame({name: column(name) for name in names}, copy=False)
 
 
 _TASK_NAMES = tuple(name for name, _ in _TASK)

@@ -37,6 +37,7 @@ __all__ = [
     "USER",
     "OWNER",
     "EDGE_WEIGHTS",
+    "TASK_COLUMNS",
     "market_graph",
     "market_metrics",
     "market_nodes",
@@ -55,6 +56,10 @@ EDGE_WEIGHTS: dict[str, str] = {
     "processor_seconds": "processor time the user's tasks occupied there, s",
     "money": "what the user paid the owner for it, cost units",
 }
+
+#: The task table's columns :func:`market_graph` reads (a superset of what the site x VO view,
+#: :func:`group_sites` with each job's group, reads): a caller may build only these.
+TASK_COLUMNS = ("job", "user", "owner", "start", "end", "cost")
 
 
 def _node(kind: str, ident: int) -> str:
@@ -183,7 +188,7 @@ def market_graph(
     vosim's own design (the market as a network); Newman, *Networks* (2nd ed., 2018), §6.6
     (bipartite networks).
     """
-    missing = [c for c in ("job", "user", "owner", "start", "end", "cost") if c not in tasks]
+    missing = [c for c in TASK_COLUMNS if c not in tasks]
     if missing:
         raise KeyError(f"the task table has no column {missing[0]!r}")
     time = tasks["end"].to_numpy(float) - tasks["start"].to_numpy(float)

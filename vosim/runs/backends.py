@@ -148,16 +148,16 @@ def execute_with_cycles(spec: RunSpec) -> Outcome:
     tables: dict[str, pd.DataFrame] | None = None
     network: str | None = None
     try:
-        from vosim.analysis.network import graphml_text
+        from vosim.analysis.network import TASK_COLUMNS, graphml_text
         from vosim.model import VOModel
 
         model = VOModel(**spec.kwargs, rng=spec.seed)
         model.run()
         jobs = model.job_frame()
         cycles = model.cycle_frame()
-        # built once, the model's task log handed to it: the market and the site x VO view
-        # read it
-        tasks = model.task_frame(release=True)
+        # the columns the market and the site x VO view read, the model's task log handed
+        # to them
+        tasks = model.task_frame(release=True, columns=TASK_COLUMNS)
         market = model.market_graph(tasks)
         metrics = model.summary(jobs, cycles, market)
         metrics["node_count"] = model.node_count

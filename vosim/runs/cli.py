@@ -534,9 +534,9 @@ def _waiting_for_kernels(waiting: bool) -> None:
 def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from vosim.analysis.network import graphml_text
+    from vosim.analysis.network import TASK_COLUMNS, graphml_text
     from vosim.runs.memory import release_memory
-    from vosim.runs.store import atomic_write_bytes, write_json, write_table
+    from vosim.runs.store import ROW_GROUP, atomic_write_bytes, write_json, write_table
     from vosim.scenario import Scenario
 
     values = Scenario(**run_values(args)).kwargs()  # checked before Mesa is imported
@@ -575,16 +575,15 @@ def _run(args: argparse.Namespace) -> int:
     out: Path = args.out
     # One table at a time, each written before the next is built, and the pages its build
     # and write freed given back (release_memory): the peak is the model and the largest
-    # table, not all of them. The largest first, the model's task log handed to it; the
-    # market and the site x VO view read it before its write. The run's own freed pages go
-    # back first.
+    # table, not all of them. The run's own freed pages go back first. The task table, the
+    # largest, is written one row group at a time from the model's task log; then the log's
+    # columns that the market and the site x VO view read are handed to them.
     release_memory(collect=False)
-    tasks = model.task_frame(release=True)
+    write_table(model.task_frames(ROW_GROUP), out / "tasks.parquet")
+    release_memory(collect=False)
+    tasks = model.task_frame(release=True, columns=TASK_COLUMNS)
     market = model.market_graph(tasks)
-    release_memory(collect=False)
     pairs = model.group_site_frame(tasks)
-    release_memory(collect=False)
-    write_table(tasks, out / "tasks.parquet")
     del tasks
     release_memory(collect=False)
     jobs = model.job_frame()
