@@ -8,14 +8,19 @@ import subprocess
 import sys
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from sweep_cases import (
     FAILING,
     _write,
 )
 
+from vosim.analysis.network import graphml_text
 from vosim.core.code_path import code_path
+from vosim.model import VOModel
+from vosim.runs import store
 from vosim.runs.cli import _attach_negative_values, main
+from vosim.scenario import Scenario
 
 NASA = "NASA-iPSC-1993-3.1-cln"
 #: NASA's 128-node jobs starve behind the owners' local jobs and wait out the default 30-day
@@ -49,6 +54,24 @@ def test_run_writes_every_output(tmp_path, capsys):
         "revenue",
     } <= set(cycles.columns)
     assert (out / "chart.html").stat().st_size > 1000
+
+
+def test_run_writes_the_models_own_task_table_market_and_site_view(tmp_path, monkeypatch):
+    """``tasks.parquet`` (written a row group at a time from the task log), the site x VO
+    view and the market graph are what the same model gives for them."""
+    monkeypatch.setattr(store, "ROW_GROUP", 64)  # many row groups, cut at window boundaries
+    out = tmp_path / "out"
+    args = ["run", "--trace", NASA, "--jobs", "60", *SHORT, "--seed", "4", "--quiet"]
+    assert main([*args, "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    model = VOModel(**Scenario(**summary["parameters"]).kwargs(), rng=4)
+    model.run()
+    tasks = pd.read_parquet(out / "tasks.parquet")
+    assert pq.ParquetFile(out / "tasks.parquet").metadata.num_row_groups > 2
+    pd.testing.assert_frame_equal(tasks, model.task_frame(), check_exact=True)
+    pairs = pd.read_parquet(out / "group_sites.parquet")
+    pd.testing.assert_frame_equal(pairs, model.group_site_frame(), check_exact=True)
+    assert (out / "network.graphml").read_text() == graphml_text(model.market_graph())
 
 
 def test_allocator_sets_every_users_window_search(tmp_path):
