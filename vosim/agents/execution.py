@@ -76,7 +76,8 @@ class Execution:
         self._unstarted: set[int] = set()  # windows reserved to start later: see unstarted()
         # busy_nodes: +1/-1 events at task starts and ends, (time, delta, job index, attempt)
         self._busy_events: list[tuple[float, int, int, int]] = []
-        # interrupted attempts: when, forgotten once their last busy event has passed
+        # stopped (cancelled or interrupted) attempts: when; each forgotten once its last busy
+        # event has passed
         self._stopped: dict[tuple[int, int], float] = {}
         self._lapsing: list[tuple[float, int, int]] = []  # (last busy event, index, attempt)
         self._busy = 0
