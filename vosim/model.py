@@ -1222,8 +1222,9 @@ class VOModel(mesa.Model):
 
         For writing ``tasks.parquet`` one row group at a time (``vosim run``): only one
         frame's columns are built at once. ``release`` as in :meth:`task_frame`, the log
-        taken when this is called; ``ValueError`` for ``rows`` < 1. See
-        :meth:`~vosim.agents.task_log.TaskLog.frames`.
+        taken when this is called; ``ValueError`` for ``rows`` < 1 (``rows``: tasks per
+        frame). See :meth:`~vosim.agents.task_log.TaskLog.frames`. Source: no paper
+        (Apache Parquet's row groups).
         """
         return self.metascheduler.execution.task_frames(rows, release=release)
 

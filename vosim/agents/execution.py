@@ -534,7 +534,8 @@ class Execution:
         """:meth:`task_frame` as consecutive frames of whole windows, ~``rows`` rows each.
 
         :meth:`~vosim.agents.task_log.TaskLog.frames` (``ValueError`` for ``rows`` < 1,
-        ``RuntimeError`` once released): what a writer of row groups reads.
+        ``RuntimeError`` once released): what a writer of row groups reads. ``rows``: tasks
+        per frame (int >= 1). Source: no paper (Apache Parquet's row groups).
         """
         return self.tasks.frames(self.model.resource_node, self._owner_id, rows, release=release)
 
