@@ -46,7 +46,10 @@ def hand_ledger(entries) -> JobLedger:
     ledger = JobLedger(jobs)
     for k, (_, life) in enumerate(entries):
         for name, value in life.items():
-            getattr(ledger, name)[k] = value
+            if name != "nodes":  # read from the window a job holds, else kept as completed
+                getattr(ledger, name)[k] = value
+            elif life.get("window") is None:
+                ledger.nodes.keep(k, value)
     ledger.counts = Counter(ledger.state)
     return ledger
 

@@ -89,8 +89,10 @@ def test_allocated_resources_are_batsim_interval_sets(hand_table):
 def test_interval_sets_parse_back_in_batsim_s_canonical_form(windows):
     """procset (evalys's interval sets) reads each job's ids and writes the same string."""
     owners = [Owner(0)] * 301
-    nodes = [np.array(sorted(w, reverse=True)) for w in windows]  # any order in a window
-    sets, _ = _node_strings(nodes, np.arange(len(nodes)), len(nodes), owners)
+    nodes = [sorted(w, reverse=True) for w in windows]  # any order in a window
+    ids = np.array([i for w in nodes for i in w], dtype=np.int64)
+    job = np.repeat(np.arange(len(nodes)), [len(w) for w in nodes])
+    sets, _ = _node_strings(ids, job, len(nodes), owners)
     for ids, text in zip(windows, sets, strict=True):
         parsed = ProcSet.from_str(text)
         assert set(parsed) == ids

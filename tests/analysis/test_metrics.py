@@ -23,13 +23,20 @@ class _Owner:
         self.owner_id = owner_id
 
 
-def test_interval_sets_and_owners_match_batsim_style():
-    """Jobs 0, 2 and 3 ran on nodes 7,0,1,2,3 / 5 / 8,9; job 1 never ran; 2 nodes per owner."""
-    windows = [np.array([7, 0, 1, 2, 3]), np.array([5]), np.array([9, 8])]
+@pytest.mark.parametrize("chunk", [1, 2, 4096])
+def test_interval_sets_and_owners_match_batsim_style(monkeypatch, chunk):
+    """Jobs 0, 2 and 3 ran on nodes 7,0,1,2,3 / 5 / 8,9; job 1 never ran; 2 nodes per owner.
+
+    The same strings whatever the number of jobs made at a time (a chunk's boundary may fall
+    on a job without a window).
+    """
+    monkeypatch.setattr("vosim.agents.ledger._STRING_CHUNK", chunk)
+    ids = np.array([9, 7, 0, 1, 5, 2, 3, 8])  # any order, the windows' ids interleaved
+    job = np.array([3, 0, 0, 0, 2, 0, 0, 3])
     owners = [_Owner(k // 2) for k in range(10)]
-    sets, ids = _node_strings(windows, np.array([0, 2, 3]), 4, owners)
+    sets, held = _node_strings(ids, job, 4, owners)
     assert sets == ["0-3 7", "", "5", "8-9"]
-    assert ids == ["0 1 3", "", "2", "4"]
+    assert held == ["0 1 3", "", "2", "4"]
 
 
 def test_run_summary_counts_every_job_that_entered_the_queue():

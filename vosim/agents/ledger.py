@@ -8,6 +8,7 @@ first of them Batsim's, :func:`batsim_final_state`).
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from operator import add, attrgetter
@@ -30,6 +31,7 @@ __all__ = [
     "JobLedger",
     "JobLife",
     "JobStateError",
+    "NodeColumn",
     "batsim_final_state",
 ]
 
@@ -328,26 +330,29 @@ class JobLedger:
         The window it holds while ``scheduled``.
     task_ends : list of tuple of float
         When the held window's tasks end if nothing interrupts them, model time units.
-    nodes : list of numpy.ndarray of int or None
-        Node ids of its last window reserved, shape (n,) (kept once it completes).
-    start, finish : list of float
+    nodes : NodeColumn
+        Node ids of its last window reserved, int64, shape (n,), or ``None``: the held
+        window's while it holds one, kept once it completes.
+    start, finish : array.array of float
         Its current (or completed) window's start and its last task's end, model time units.
-    window_runtime, window_cost : list of float
+    window_runtime, window_cost : array.array of float
         That window's runtime ``max_i T_i`` (time units) and cost (cost units).
-    node_time : list of float
+    node_time : array.array of float
         Processor time its completed window reserved, ``sum_i (end_i - start)``.
-    attempt, failures, displaced : list of int
+    attempt, failures, displaced : array.array of int
         Windows reserved or cancelled so far (the attempt number), interruptions, and
         reservations cancelled because an owner's local job took their processors.
-    paid, paid_for_failures : list of float
+    paid, paid_for_failures : array.array of float
         What its user paid for the attempt that completed and for interrupted ones.
-    held_in : list of int
+    held_in : array.array of int
         Under per-period accounts, the budget period whose balance holds its window's cost.
-    left_time : list of float
+    left_time : array.array of float
         When a job that never completed left the queue (NaN otherwise).
-    predicted_availability, alternatives, user_evaluation, earliest_start : list
+    predicted_availability, alternatives, user_evaluation, earliest_start : array.array
         ``P_a^w`` of its last window; alternatives found, ``U`` of the one chosen and the
         earliest affordable start in the cycle that scheduled it (VO Preferences §2-3).
+        The numeric columns are typed arrays (``"d"`` float64, ``"q"`` int64): entries
+        read and written as Python floats and ints, 8 bytes each.
 
     Raises
     ------
@@ -378,23 +383,23 @@ class JobLedger:
         #: The reserved and running jobs' windows as columns (a re-planning pass reads them).
         self.held = WindowColumns(k)
         self.task_ends: list[tuple[float, ...]] = [()] * k
-        self.nodes: list[np.ndarray | None] = [None] * k
-        self.start: list[float] = [nan] * k
-        self.finish: list[float] = [nan] * k
-        self.window_runtime: list[float] = [nan] * k
-        self.window_cost: list[float] = [nan] * k
-        self.node_time: list[float] = [nan] * k
-        self.attempt: list[int] = [0] * k
-        self.failures: list[int] = [0] * k
-        self.displaced: list[int] = [0] * k
-        self.paid: list[float] = [0.0] * k
-        self.paid_for_failures: list[float] = [0.0] * k
-        self.held_in: list[int] = [-1] * k
-        self.left_time: list[float] = [nan] * k
-        self.predicted_availability: list[float] = [nan] * k
-        self.alternatives: list[int] = [0] * k
-        self.user_evaluation: list[float] = [nan] * k
-        self.earliest_start: list[float] = [nan] * k
+        self.nodes = NodeColumn(self.window)
+        self.start = _column("d", nan, k)
+        self.finish = _column("d", nan, k)
+        self.window_runtime = _column("d", nan, k)
+        self.window_cost = _column("d", nan, k)
+        self.node_time = _column("d", nan, k)
+        self.attempt = _column("q", 0, k)
+        self.failures = _column("q", 0, k)
+        self.displaced = _column("q", 0, k)
+        self.paid = _column("d", 0.0, k)
+        self.paid_for_failures = _column("d", 0.0, k)
+        self.held_in = _column("q", -1, k)
+        self.left_time = _column("d", nan, k)
+        self.predicted_availability = _column("d", nan, k)
+        self.alternatives = _column("q", 0, k)
+        self.user_evaluation = _column("d", nan, k)
+        self.earliest_start = _column("d", nan, k)
         #: Jobs in each state now (states with none may be absent or 0).
         self.counts: Counter[str] = Counter(pending=k)
 
@@ -539,7 +544,6 @@ class JobLedger:
         ends = tuple(task_ends)
         self.window[i] = window
         self._hold(i, window)
-        self.nodes[i] = window.spans.node
         self.window_runtime[i], self.window_cost[i] = window.runtime, window.cost
         self.start[i] = window.start
         self.task_ends[i] = ends
@@ -559,7 +563,6 @@ class JobLedger:
         i = self._require(job, "scheduled", "only a scheduled job's window can be re-bound")
         self.window[i] = window
         self._hold(i, window)
-        self.nodes[i] = window.spans.node
 
     def predict(self, job: Job, availability: float) -> None:
         """Record the predicted availability ``P_a^w`` of the scheduled ``job``'s window."""
@@ -572,7 +575,7 @@ class JobLedger:
         self.held.write(i, request.n, request.volume, window)
 
     def _unreserve(self, i: int) -> None:
-        self.window[i] = self.nodes[i] = None
+        self.window[i] = None
         self.held.clear(i)
         self.start[i] = self.finish[i] = self.window_runtime[i] = self.window_cost[i] = math.nan
         self.task_ends[i] = ()
@@ -612,6 +615,7 @@ class JobLedger:
         self.paid[i] = paid
         start = self.start[i]
         self.node_time[i] = sum([e - start for e in self.task_ends[i]])
+        self.nodes.keep(i, self.window[i].spans.node)
         self.window[i] = None
         self.held.clear(i)
         self.task_ends[i] = ()
@@ -705,8 +709,8 @@ class JobLedger:
         ran = np.array([not r for r in refusal], dtype=bool)
         nan = np.nan
 
-        def kept(values: np.ndarray, otherwise: float = nan) -> list:
-            return np.where(ran, values, otherwise).tolist()
+        def kept(values: np.ndarray, otherwise: float = nan) -> array:
+            return array("d", np.where(ran, values, otherwise).tobytes())
 
         self.budget[:] = budget
         self.criterion = list(criterion)
@@ -714,13 +718,14 @@ class JobLedger:
         self.reason = [r or old for r, old in zip(refusal, self.reason, strict=True)]
         self.counts = Counter(self.state)
         self.counts["pending"] = 0
-        self.nodes = [w if r else None for w, r in zip(nodes, ran.tolist(), strict=True)]
+        for i in np.flatnonzero(ran).tolist():
+            self.nodes.keep(i, nodes[i])
         self.start = kept(start)
-        self.earliest_start = list(self.start)
+        self.earliest_start = array("d", self.start)
         self.window_runtime, self.window_cost = kept(window_runtime), kept(window_cost)
         self.finish, self.node_time, self.paid = kept(finish), kept(node_time), kept(paid, 0.0)
-        self.attempt = ran.astype(np.int64).tolist()
-        self.alternatives = list(self.attempt)
+        self.attempt = array("q", ran.astype(np.int64).tobytes())
+        self.alternatives = array("q", self.attempt)
         self.user_evaluation = kept(np.zeros(k))
 
     def table(self, owner_of_node: Sequence, *, workload_name: str = "") -> pd.DataFrame:
@@ -761,7 +766,7 @@ class JobLedger:
         rows = zip(*map(attrgetter(*_TRACE_FIELDS), jobs), strict=True)  # one tuple per field
         col = dict(zip(_TRACE_FIELDS, rows, strict=True)) if k else dict.fromkeys(_TRACE_FIELDS, ())
         col |= {name: getattr(self, name) for name in _LIFE_FIELDS}
-        has_w = np.fromiter((w is not None for w in col["nodes"]), dtype=bool, count=k)
+        has_w, ids, holder = self.nodes.columns(k)
         state = np.array(col["state"], dtype=object)
         completed = state == "completed"
         submit = np.array(col["submit_time"], dtype=float)
@@ -773,8 +778,7 @@ class JobLedger:
         with np.errstate(invalid="ignore"):
             started = has_w & ~(start >= left)  # NaN left: mid-run, started
         final = _final_states(state, run_time, requested, started, ~np.isnan(left))
-        nodes = [w for w in col["nodes"] if w is not None]
-        sets, owners = _node_strings(nodes, np.flatnonzero(has_w), k, owner_of_node)
+        sets, owners = _node_strings(ids, holder, k, owner_of_node)
         reason = col["reason"]
         metadata = [
             "" if done else f"{s}: {r}".removesuffix(": ")
@@ -840,10 +844,91 @@ _TRACE_FIELDS = (
 
 #: The ledger's columns the table reads.
 _LIFE_FIELDS = (
-    "reason", "budget", "criterion", "state", "nodes", "start", "finish", "window_runtime",
+    "reason", "budget", "criterion", "state", "start", "finish", "window_runtime",
     "window_cost", "node_time", "failures", "displaced", "paid", "paid_for_failures",
     "left_time", "predicted_availability", "alternatives", "user_evaluation", "earliest_start",
 )  # fmt: skip
+
+
+def _column(typecode: str, value: float, k: int) -> array:
+    """``k`` entries of ``value`` in a typed array (``"d"`` float64, ``"q"`` int64).
+
+    Read and written one entry at a time as Python floats and ints, as a list would be,
+    but 8 bytes an entry: a list holds one float object (24 bytes more) per value written.
+    """
+    return array(typecode, [value]) * k
+
+
+class NodeColumn:
+    """Node ids of each job's last window reserved: ``ledger.nodes[i]``.
+
+    A job holding a window reads them from it (its spans' nodes); a completed job's are
+    kept once, at its completion, in one flat column (no array per job); any other job has
+    none (``None``). Shapes: ``nodes[i]`` int64, shape (n,).
+
+    Parameters
+    ----------
+    windows : list of Window or None
+        The ledger's :attr:`JobLedger.window` column, read (never written) here.
+
+    Raises
+    ------
+    IndexError
+        ``nodes[i]`` for ``i`` not a job's position.
+
+    References
+    ----------
+    Batsim's ``allocated_resources`` (the table's column read from here); no paper.
+    """
+
+    def __init__(self, windows: list[Window | None]) -> None:
+        self._windows = windows
+        k = len(windows)
+        self._first = _column("q", -1, k)  # where a completed job's ids start in _ids
+        self._size = _column("q", 0, k)
+        self._ids = array("q")
+
+    def keep(self, i: int, nodes: np.ndarray) -> None:
+        """Keep ``nodes`` (node ids, int, shape (n,)) as job ``i``'s (it completed)."""
+        self._first[i] = len(self._ids)
+        self._size[i] = len(nodes)
+        self._ids.frombytes(np.asarray(nodes, dtype=np.int64).tobytes())
+
+    def __getitem__(self, i: int) -> np.ndarray | None:
+        """Job ``i``'s node ids (int64, shape (n,); a copy once it completed) or ``None``."""
+        window = self._windows[i]
+        if window is not None:
+            return window.spans.node
+        first = self._first[i]
+        if first < 0:
+            return None
+        return np.array(self._ids[first : first + self._size[i]], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self._windows)
+
+    def columns(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every job's nodes at once, for the ``k`` jobs' table.
+
+        Returns which jobs have some (bool, shape (k,)), their ids (int64, shape (t,)) and
+        the job holding each (int64, shape (t,)).
+        """
+        first = np.array(self._first, dtype=np.int64)
+        size = np.array(self._size, dtype=np.int64)
+        done = np.flatnonzero(first >= 0)
+        done = done[np.argsort(first[done], kind="stable")]  # in the order they were kept
+        held = [i for i, w in enumerate(self._windows) if w is not None]
+        spans = [self._windows[i].spans.node for i in held]
+        ids = np.concatenate([np.array(self._ids, dtype=np.int64), *spans])
+        holder = np.concatenate(
+            [
+                np.repeat(done, size[done]),
+                np.repeat(np.array(held, dtype=np.int64), [len(a) for a in spans]),
+            ]
+        )
+        has = np.zeros(k, dtype=bool)
+        has[holder] = True
+        return has, ids, holder
 
 
 def _final_states(
@@ -873,46 +958,52 @@ def _final_states(
     return answers[at]
 
 
+#: Jobs whose strings :func:`_node_strings` makes at a time: its transient text is bounded
+#: by this many jobs' windows, not the run's.
+_STRING_CHUNK = 4096
+
+
 def _node_strings(
-    nodes: list[np.ndarray], rows: np.ndarray, k: int, owner_of_node: Sequence
+    ids: np.ndarray, job: np.ndarray, k: int, owner_of_node: Sequence
 ) -> tuple[list[str], list[str]]:
     """Per job, the interval set of its window's nodes and its owners' ids (space separated).
 
-    ``nodes[i]`` (node ids, int array) is the window of job ``rows[i]`` (of ``k``); jobs
-    without a window get empty strings. ``owner_of_node[node].owner_id`` is an int >= 0.
-    Runs of consecutive ids are found with numpy over all windows at once; only the strings
-    are made per run.
+    ``ids`` (node ids, int, shape (t,)) are the windows' nodes, ``job[r]`` (shape (t,)) the
+    job (of ``k``) whose window holds ``ids[r]``; jobs without a window get empty strings.
+    ``owner_of_node[node].owner_id`` is an int >= 0. Runs of consecutive ids are found with
+    numpy over :data:`_STRING_CHUNK` jobs' windows at a time; only the strings are made per
+    run.
     """
     sets, owners = [""] * k, [""] * k
-    if not nodes:
+    if not ids.size:
         return sets, owners
-    sizes = np.fromiter((a.size for a in nodes), dtype=np.int64, count=len(nodes))
-    job = np.repeat(rows, sizes)
-    ids = np.concatenate(nodes)
     order = np.lexsort((ids, job))
     ids, job = ids[order], job[order]
-    first = np.ones(ids.size, dtype=bool)
-    first[1:] = (np.diff(ids) != 1) | (job[1:] != job[:-1])
-    lo = np.flatnonzero(first)
-    hi = np.append(lo[1:], ids.size) - 1
-    runs = [
-        str(a) if a == b else f"{a}-{b}"
-        for a, b in zip(ids[lo].tolist(), ids[hi].tolist(), strict=True)
-    ]
-    keys, texts = _joined(job[lo], runs)
-    sets = _placed(k, keys, texts)
     owner_ids = np.array([owner_of_node[n].owner_id for n in range(len(owner_of_node))])
     span = int(owner_ids.max()) + 1
-    pair = np.unique(job * span + owner_ids[ids])  # sorted by job, then owner id
-    keys, texts = _joined(pair // span, [str(o) for o in (pair % span).tolist()])
-    return sets, _placed(k, keys, texts)
+    bounds = np.searchsorted(job, np.arange(0, k + _STRING_CHUNK, _STRING_CHUNK))
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        if a == b:
+            continue
+        part, held = ids[a:b], job[a:b]
+        first = np.ones(part.size, dtype=bool)
+        first[1:] = (np.diff(part) != 1) | (held[1:] != held[:-1])
+        lo = np.flatnonzero(first)
+        hi = np.append(lo[1:], part.size) - 1
+        runs = [
+            str(x) if x == y else f"{x}-{y}"
+            for x, y in zip(part[lo].tolist(), part[hi].tolist(), strict=True)
+        ]
+        _place(sets, *_joined(held[lo], runs))
+        pair = np.unique(held * span + owner_ids[part])  # sorted by job, then owner id
+        _place(owners, *_joined(pair // span, [str(o) for o in (pair % span).tolist()]))
+    return sets, owners
 
 
-def _placed(k: int, keys: np.ndarray, texts: list[str]) -> list[str]:
-    """``k`` strings, ``texts[i]`` at position ``keys[i]`` (shape (r,)) and ``""`` elsewhere."""
-    out = np.full(k, "", dtype=object)
-    out[keys] = texts
-    return out.tolist()
+def _place(out: list[str], keys: np.ndarray, texts: list[str]) -> None:
+    """Write ``texts[i]`` at position ``keys[i]`` (shape (r,)) of ``out``."""
+    for key, text in zip(keys.tolist(), texts, strict=True):
+        out[key] = text
 
 
 def _joined(keys: np.ndarray, items: list[str]) -> tuple[np.ndarray, list[str]]:
