@@ -3,6 +3,7 @@ load beside its matched controls."""
 
 from __future__ import annotations
 
+import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -139,7 +140,10 @@ def _waits(seed: int) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def waits() -> dict[str, float]:
-    with ProcessPoolExecutor(2) as pool:  # 15 runs of 5,000 jobs: both cores
+    # 15 runs of 5,000 jobs: both cores; spawned, since forking this multi-threaded process
+    # (numba's and Arrow's threads) may deadlock the child
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(2, mp_context=spawn) as pool:
         per_seed = list(pool.map(_waits, SEEDS))
     return {step: float(np.mean([w[step] for w in per_seed])) for step in per_seed[0]}
 
