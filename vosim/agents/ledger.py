@@ -766,7 +766,7 @@ class JobLedger:
         rows = zip(*map(attrgetter(*_TRACE_FIELDS), jobs), strict=True)  # one tuple per field
         col = dict(zip(_TRACE_FIELDS, rows, strict=True)) if k else dict.fromkeys(_TRACE_FIELDS, ())
         col |= {name: getattr(self, name) for name in _LIFE_FIELDS}
-        has_w, ids, holder = self.nodes.columns(k)
+        has_w, ids, holder = self.nodes.columns()
         state = np.array(col["state"], dtype=object)
         completed = state == "completed"
         submit = np.array(col["submit_time"], dtype=float)
@@ -889,7 +889,10 @@ class NodeColumn:
         self._ids = array("q")
 
     def keep(self, i: int, nodes: np.ndarray) -> None:
-        """Keep ``nodes`` (node ids, int, shape (n,)) as job ``i``'s (it completed)."""
+        """Keep ``nodes`` (node ids, int, shape (n,)) as job ``i``'s (it completed).
+
+        Raises ``IndexError`` for ``i`` not a job's position, nothing else.
+        """
         self._first[i] = len(self._ids)
         self._size[i] = len(nodes)
         self._ids.frombytes(np.asarray(nodes, dtype=np.int64).tobytes())
@@ -907,11 +910,11 @@ class NodeColumn:
     def __len__(self) -> int:
         return len(self._windows)
 
-    def columns(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every job's nodes at once, for the ``k`` jobs' table.
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every job's nodes at once, for the table of the ``k`` jobs.
 
         Returns which jobs have some (bool, shape (k,)), their ids (int64, shape (t,)) and
-        the job holding each (int64, shape (t,)).
+        the job holding each (int64, shape (t,)). Raises nothing.
         """
         first = np.array(self._first, dtype=np.int64)
         size = np.array(self._size, dtype=np.int64)
@@ -926,7 +929,7 @@ class NodeColumn:
                 np.repeat(np.array(held, dtype=np.int64), [len(a) for a in spans]),
             ]
         )
-        has = np.zeros(k, dtype=bool)
+        has = np.zeros(len(self._windows), dtype=bool)
         has[holder] = True
         return has, ids, holder
 
