@@ -15,7 +15,7 @@ from slot_cases import (
 )
 
 from vosim.errors import SlotError
-from vosim.market.schedule import LOCAL, NodeSchedule
+from vosim.market.schedule import LOCAL, MIN_PRUNE_ROWS, NodeSchedule
 
 
 def test_node_schedule_needs_nodes():
@@ -124,6 +124,29 @@ def test_node_schedule_prune():
     s.prune(100.0)
     assert s.intervals()[0].size == 0
     assert len(s.free_slots(0.0, 1.0)) == 2
+
+
+def test_forget_ended_keeps_ended_rows_bounded_without_the_spacing():
+    """During a burst, the count rule forgets ended rows with the time rule never due.
+
+    8,192 reservations, three in four ending before the next is added: at most
+    ``max(2 x the rows left running, MIN_PRUNE_ROWS)`` rows are held after each call, and at
+    the end of the burst no more than half of it, so the rows each pass and each bind read
+    do not grow with a burst's ended rows.
+    """
+    burst = 8192
+    s = NodeSchedule([0, 1], [1.0, 1.0], [1.0, 1.0])
+    running = 0
+    for i in range(burst):
+        t = float(i)
+        if i % 4 == 0:
+            s.add(i % 2, t, 1e9, i)
+            running += 1
+        else:
+            s.add(i % 2, t, t + 0.5, i)
+        s.forget_ended(t + 1.0)  # spacing inf: only the count rule
+        assert s.rows <= max(2 * running, MIN_PRUNE_ROWS)
+    assert s.rows <= burst // 2
 
 
 @SETTINGS

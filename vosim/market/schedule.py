@@ -19,10 +19,10 @@ __all__ = ["NodeSchedule", "LOCAL"]
 LOCAL = -1
 
 #: :meth:`NodeSchedule.forget_ended` prunes once the rows reach this many and twice those the
-#: last prune left: with no slot list asked for (the count form of the traced machine) nothing
-#: else would. 2^16 rows (~2 MB): fewer, larger vectorised prunes (4,096 made 165 on Gaia,
-#: each mostly numpy call overhead).
-MIN_PRUNE_ROWS = 65536
+#: last prune left, whatever the time since the last prune: ended rows are then at most about
+#: half of those held (each pass and each bind reads every row), at an amortised ``O(1)``
+#: copies per row added.
+MIN_PRUNE_ROWS = 1024
 
 
 class _Column:
