@@ -5,13 +5,14 @@ slower at the working tree than at the previous commit (ratio >= 0.95). The scri
 revision's vosim/ into a temporary folder (``git archive``, no git state touched:
 ``_common.extract_vosim``), then runs the same model in a fresh interpreter per side,
 alternating sides ``--repeat`` times (the machine's speed drifts; pairs measured back to back
-share it; an untimed short run per side first lets numba compile and cache vosim's kernels in
-each tree), and prints per pair the seconds of each (model build, ``run()`` and
-``job_frame()``), completed jobs per second, and the ratio previous / working tree (> 1: the
-working tree is faster). The two sides' per-job tables must be identical: a refactor that
-changes a result is not a speed-up. "values yes, categories differ" means the same values
-with a categorical column's categories changed (the ``state`` column gained the live states
-after 7e8f695).
+share it, and the side that runs first alternates from pair to pair, ABBA, so that a drift does
+not always fall on one side; an untimed short run per side first lets numba compile and cache
+vosim's kernels in each tree), and prints per pair the seconds of each (model build, ``run()``
+and ``job_frame()``), completed jobs per second, and the ratio previous / working tree (> 1:
+the working tree is faster). The two sides' per-job tables must be identical: a refactor that
+changes a result is not a speed-up. "values yes, categories differ" means the same values with
+a categorical column's categories changed (the ``state`` column gained the live states after
+7e8f695).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous 807ebb8
     PYTHONPATH=. .venv/bin/python benchmarks/bench_previous.py --previous HEAD~3 \\
@@ -230,7 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         ratios = []
         for k in range(args.repeat):
             pair = {}
-            for name, tree in (("previous", old), ("working tree", ROOT)):
+            sides = (("previous", old), ("working tree", ROOT))
+            # ABBA: the side that runs first alternates, so that a drift (or the first run's
+            # cold disk) slows each side alike rather than always the same one
+            for name, tree in sides if k % 2 == 0 else sides[::-1]:
                 side = name.split()[0]
                 if args.command:
                     cache = work / f"numba-{side}-{k}" if args.cold else None
