@@ -911,10 +911,11 @@ class NodeColumn:
         return len(self._windows)
 
     def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every job's nodes at once, for the table of the ``k`` jobs.
+        """Every job's nodes at once, for the job table (``k = len(self)`` jobs).
 
         Returns which jobs have some (bool, shape (k,)), their ids (int64, shape (t,)) and
-        the job holding each (int64, shape (t,)). Raises nothing.
+        the job holding each (int64, shape (t,)): completed jobs' first, in the order they
+        were kept, then the held windows' in job order. Raises nothing.
         """
         first = np.array(self._first, dtype=np.int64)
         size = np.array(self._size, dtype=np.int64)

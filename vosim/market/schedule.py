@@ -20,7 +20,7 @@ LOCAL = -1
 
 #: :meth:`NodeSchedule.forget_ended` prunes once the rows reach this many and twice those the
 #: last prune left, whatever the time since the last prune: ended rows are then at most about
-#: half of those held (each pass and each bind reads every row), at an amortised ``O(1)``
+#: half of those held (each pass and each bind reads every row), at amortised ``O(1)`` row
 #: copies per row added.
 MIN_PRUNE_ROWS = 1024
 
