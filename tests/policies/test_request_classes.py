@@ -65,22 +65,25 @@ def test_class_cycle_gives_the_per_job_cycle_records(trace, jobs, seed, allocato
 
 
 def test_a_class_fails_at_most_once_per_cycle(monkeypatch):
-    """However long the queue, a cycle searches each request class until its first failure."""
-    from vosim.policies import cyclic_scheme as css
+    """However long the queue, a cycle searches each request class until its first failure.
+
+    Counted where a failed search is recorded (the class's code), which both the plain loop
+    and the compiled first fit write.
+    """
+    from vosim.allocators.request_screen import ALLOCATOR_FAILED
 
     failures: dict[float, set] = {}
-    real = css.allocate_window
+    real = RequestClasses.set_code
 
-    def counted(slots, request, criterion):
-        result = real(slots, request, criterion)
-        if result.window is None:
-            key = (request.n, request.volume, request.budget, criterion)
+    def counted(self, classes, code, cycle, reason=""):
+        if code == ALLOCATOR_FAILED:
             seen = failures.setdefault(model.time, set())
-            assert key not in seen, f"class {key} searched again after failing at {model.time}"
-            seen.add(key)
-        return result
+            for c in classes.tolist():
+                assert c not in seen, f"class {c} searched again after failing at {model.time}"
+                seen.add(c)
+        return real(self, classes, code, cycle, reason)
 
-    monkeypatch.setattr(css, "allocate_window", counted)
+    monkeypatch.setattr(RequestClasses, "set_code", counted)
     monkeypatch.setenv(REFERENCE_ENV, "0")  # the classes: the fast path's
     # a long queue: whole nodes and 10-50 % local load (not the defaults)
     model = VOModel(

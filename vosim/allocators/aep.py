@@ -47,6 +47,8 @@ from vosim.core.windows import Allocation, ResourceRequest, Spans, Window, disti
 __all__ = [
     "BUDGET_RTOL",
     "amp",
+    "CRITERION_CODES",
+    "refusal_reason",
     "amp_paper",
     "min_cost",
     "min_runtime",
@@ -217,20 +219,62 @@ def _refused(slots: SlotList, scan: _Scan, request: ResourceRequest, floor: floa
     if scan.candidates.size == 0:
         usable = int(np.count_nonzero(np.bincount(slots.node[scan.positions()])))
         if usable < request.n:
-            return (
-                f"only {usable} node(s) have a slot long enough for the request "
-                f"(n={request.n} needed)"
-            )
+            return _only_usable(usable, request.n)
         return _no_window(request)
     if floor > scan.limit:
-        return (
-            f"budget C={request.budget:g} is below the cheapest {request.n} slot(s), cost {floor:g}"
-        )
+        return _below_floor(request.budget, request.n, floor)
     return ""
 
 
 def _no_window(request: ResourceRequest) -> str:
-    return f"no {request.n} concurrent slots within budget C={request.budget:g} in the interval"
+    return _no_window_of(request.n, request.budget)
+
+
+#: Outcomes of a compiled window search (``first_fit_kernels``): a window, or why none.
+FOUND, ONLY_USABLE, BELOW_FLOOR, NO_WINDOW = 1, 2, 3, 4
+
+
+def refusal_reason(kind: int, n: int, budget: float, usable: int, floor: float) -> str:
+    """The reason a search gives for outcome ``kind`` (``ONLY_USABLE``, ...), as text.
+
+    ``n``: tasks; ``budget``: ``C`` (cost units); ``usable``: nodes with a slot long enough
+    (read for ``ONLY_USABLE``); ``floor``: the ``n`` cheapest tasks' cost (``BELOW_FLOOR``).
+    The same text :func:`_refused` and :func:`_single_refused` give. Raises ``ValueError``
+    for ``FOUND`` or an unknown ``kind``. Source: AEP §2.1-2.2.
+    """
+    if kind == ONLY_USABLE:
+        return _only_usable(int(usable), n)
+    if kind == BELOW_FLOOR:
+        return _below_floor(budget, n, float(floor))
+    if kind == NO_WINDOW:
+        return _no_window_of(n, budget)
+    raise ValueError(f"refusal_reason: {kind!r} is not a refusal")
+
+
+def _only_usable(usable: int, n: int) -> str:
+    """Why no window exists: only ``usable`` nodes have a slot long enough (``< n``).
+
+    ``usable``, ``n``: node counts. Raises nothing. Source: AEP §2.1 (``n`` slots on
+    distinct nodes).
+    """
+    return f"only {usable} node(s) have a slot long enough for the request (n={n} needed)"
+
+
+def _below_floor(budget: float, n: int, floor: float) -> str:
+    """Why no window exists: the budget ``C`` is below ``floor``, the ``n`` cheapest tasks' cost.
+
+    ``budget``, ``floor``: cost units; ``n``: tasks. Raises nothing. Source: AEP §2.2 (a
+    window within the budget ``C``).
+    """
+    return f"budget C={budget:g} is below the cheapest {n} slot(s), cost {floor:g}"
+
+
+def _no_window_of(n: int, budget: float) -> str:
+    """Why no window exists: no ``n`` concurrent slots within ``budget`` (cost units).
+
+    Raises nothing. Source: AEP §2.1-2.2 (``n`` concurrent slots within the budget ``C``).
+    """
+    return f"no {n} concurrent slots within budget C={budget:g} in the interval"
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,13 +598,14 @@ def _single_refused(
     Raises nothing; AEP §2.2 (a window within the budget ``C``).
     """
     if floor is None:
-        reason = "only 0 node(s) have a slot long enough for the request (n=1 needed)"
+        reason = _only_usable(0, 1)
     else:
-        reason = f"budget C={request.budget:g} is below the cheapest 1 slot(s), cost {floor:g}"
+        reason = _below_floor(request.budget, 1, floor)
     return Allocation(None, reason, name, {"slots": len(slots)})
 
 
-_SINGLE_CRITERIA = {"amp": 0, "min_cost": 1, "min_runtime": 2, "min_finish": 3}
+#: The criteria the compiled searches take, by code (``aep_kernels.single``'s ``criterion``).
+CRITERION_CODES = {"amp": 0, "min_cost": 1, "min_runtime": 2, "min_finish": 3}
 
 
 def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
@@ -571,7 +616,7 @@ def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Al
         np.nan if request.time is None else float(request.time),
         float(request.min_performance),
         min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX),
-        _SINGLE_CRITERIA[name],
+        CRITERION_CODES[name],
     )  # fmt: skip
     if code:  # 1: no usable slot; 2: none within the budget, the cheapest costing floor
         return _single_refused(name, slots, request, None if code == 1 else floor)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from vosim.allocators.aep import _FLOAT_MAX, BUDGET_RTOL, CRITERION_CODES, FOUND, refusal_reason
 from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
@@ -22,8 +23,10 @@ from vosim.allocators.fallback import FallbackBudget, FallbackLog
 from vosim.allocators.request_screen import ALLOCATOR_FAILED, FITS_MAYBE, screen_requests
 from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import SlotList
-from vosim.core.code_path import reference
+from vosim.core.code_path import kernels, reference
+from vosim.core.windows import Spans
 from vosim.errors import ParameterError
+from vosim.market.free_time import members_of
 from vosim.market.uncertainty import window_availability
 from vosim.market.utilization_schedule import UtilizationSchedule
 from vosim.policies.base import CycleState, Decisions, Policy, register_policy
@@ -55,8 +58,12 @@ def one_criterion(name: str) -> dict[str, str]:
 
 #: Jobs searched at a time in a first-fit pass before the rest are screened again.
 _CHUNK = 64
+#: Jobs of a request class passed at once to the compiled first fit; a class that takes them
+#: all in one pass hands the rest of the pass to the plain loop.
+_FIT_JOBS = 32
 #: User evaluations of a job with a single alternative (or none), shared read-only.
 _ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
+_NO_POOL = np.empty(0, dtype=np.int64)
 _ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
 
 
@@ -341,7 +348,10 @@ class CyclicScheme(Policy):
         shrinks); and a class that found no window sleeps (:meth:`RequestClasses.sleep`) until
         a window may exist, or until reserved time is freed where it could run
         (:meth:`RequestClasses.wake_freed`); a multi-node class that freed time woke waits on
-        until its tasks can run together (:meth:`RequestClasses.hold_back`).
+        until its tasks can run together (:meth:`RequestClasses.hold_back`). Without
+        per-period accounts the first fit runs compiled (:meth:`_first_fit_compiled`) as far
+        as it can, and the plain loop below goes on from there (``VOSIM_REFERENCE=1``: the
+        plain loop throughout).
         """
         classes, now = self.classes, state.time
         woken = np.empty(0, dtype=np.int64)
@@ -369,13 +379,19 @@ class CyclicScheme(Policy):
         for c in np.unique(code[out]).tolist():
             classes.set_code(live[out][code[out] == c], c, self._cycles)
         failed = [live[out]]
-        # the next job of every class that may fit, merged in queue (job index) order
-        heap = [
-            (classes.members[c][classes.head[c]], classes.head[c], c, b)
-            for c, b in zip(live[~out].tolist(), budget[~out].tolist(), strict=True)
-        ]
+        fit, fit_budget = live[~out].tolist(), budget[~out].tolist()
+        taken: list[int] = []
+        found = 0
+        if self._balance is None and not reference():
+            slots, found, heap = self._first_fit_compiled(
+                fit, fit_budget, slots, state, decisions, failed, taken
+            )
+        else:  # the next job of every class that may fit, merged in queue (job index) order
+            heap = [
+                (classes.members[c][classes.head[c]], classes.head[c], c, b)
+                for c, b in zip(fit, fit_budget, strict=True)
+            ]
         heapq.heapify(heap)
-        taken, found = [], 0
         while heap:
             j, k, c, b = heapq.heappop(heap)
             search = self._search(j, state.availability, state)
@@ -404,6 +420,98 @@ class CyclicScheme(Policy):
             self._queue_fresh = False
         if not self._changed:
             self._sleep(np.concatenate(failed), slots, now)
+
+    def _first_fit_compiled(
+        self,
+        fit: list[int],
+        budget: list[float],
+        slots: SlotList,
+        state: CycleState,
+        decisions: Decisions,
+        failed: list[np.ndarray],
+        taken: list[int],
+    ) -> tuple[SlotList, int, list[tuple[int, int, int, float]]]:
+        """:meth:`_cycle_classes`' first fit by ``first_fit_kernels.first_fit``, as far as it goes.
+
+        ``fit``: the classes that may fit, with their ``budget`` (cost units); ``slots``: the
+        pass's free slots (a count view when ``state.pool`` is set); no per-period accounts.
+        Each job the kernel searched is recorded as the plain loop records it
+        (``decisions``, ``failed``, ``taken``, the classes' codes). Returns the slots after
+        its cuts, the windows found and the plain loop's heap for the jobs it left (empty if
+        none): the plain loop goes on from there with the same state. Raises nothing of its
+        own. Source: VO Preferences §2; AEP §2.1-2.2.
+        """
+        classes, now = self.classes, state.time
+        count = len(fit)
+        off = np.zeros(count + 1, dtype=np.int64)
+        more = np.zeros(count, dtype=np.bool_)
+        n = np.empty(count, dtype=np.int64)
+        volume, limit, own_end = np.empty(count), np.empty(count), np.empty(count)
+        crit = np.empty(count, dtype=np.int64)
+        chunks = []
+        for i, (c, b) in enumerate(zip(fit, budget, strict=True)):
+            members, h = classes.members[c], classes.head[c]
+            chunk = members[h : h + _FIT_JOBS]
+            chunks.append(chunk)
+            off[i + 1] = off[i] + len(chunk)
+            more[i] = len(members) > h + _FIT_JOBS
+            request = self._request[chunk[0]]
+            n[i], volume[i] = request.n, request.volume
+            limit[i] = min(b * (1 + BUDGET_RTOL), _FLOAT_MAX)
+            plain = request.time is not None or request.min_performance != 0
+            name = self.criterion_allocators[self._criterion[chunk[0]]]
+            crit[i] = -1 if plain else CRITERION_CODES.get(name, -1)
+            end = self._own_end(chunk[0], state)
+            own_end[i] = math.inf if end is None else end
+        jobs = np.fromiter(
+            (j for chunk in chunks for j in chunk), dtype=np.int64, count=int(off[-1])
+        )
+        events = int(off[-1]) + count
+        spans = int(np.dot(np.diff(off), n))
+        ptr = np.zeros(count, dtype=np.int64)
+        stopped = np.zeros(count, dtype=np.bool_)
+        ev = [np.empty(events, dtype=t) for t in "qqqddddqdq"]  # job .. floor, span offsets
+        ev[-1] = np.empty(events + 1, dtype=np.int64)
+        buf = [np.empty(spans, dtype=t) for t in "qdddd"]
+        pool = first = members = _NO_POOL  # not a count view: a plain cut
+        if state.pool is not None:
+            pool = np.asarray(state.pool, dtype=np.int64)
+            first, members = members_of(pool)
+        stop, e, *columns = kernels("vosim.policies.first_fit_kernels").first_fit(
+            slots.node, slots.start, slots.end, slots.price, slots.performance, pool, first,
+            members, off, jobs, more, n, volume, limit, crit, own_end, float(now), ptr,
+            stopped, *ev, *buf,
+        )  # fmt: skip
+        job, klass, kind, t, runtime, cost, earliest, usable, floor, at = ev
+        found = 0
+        for k in range(e):
+            j, i = int(job[k]), int(klass[k])
+            if kind[k] != FOUND:
+                reason = refusal_reason(int(kind[k]), int(n[i]), budget[i], usable[k], floor[k])
+                classes.set_code(np.array([fit[i]]), ALLOCATOR_FAILED, self._cycles, reason)
+                decisions.reasons[j] = reason
+                failed.append(np.array([fit[i]]))
+                continue
+            a, z = int(at[k]), int(at[k + 1])
+            window = Window(
+                slots=Spans(*(column[a:z].copy() for column in buf)),
+                start=float(t[k]),
+                runtime=float(runtime[k]),
+                cost=float(cost[k]),
+            )
+            found += 1
+            decisions.reserve.append((j, window))
+            decisions.earliest[j] = float(earliest[k])
+            taken.append(j)
+        if found:
+            slots = SlotList.trusted(*columns)
+        heap = []
+        if stop:  # the plain loop goes on from each class's next job
+            for i, c in enumerate(fit):
+                h = classes.head[c] + int(ptr[i])
+                if not stopped[i] and h < len(classes.members[c]):
+                    heap.append((classes.members[c][h], h, c, budget[i]))
+        return slots, found, heap
 
     # -- queue, budgets, payment -------------------------------------------------------------
     def _dequeue(self, index: np.ndarray, taken: np.ndarray) -> None:
