@@ -9,6 +9,7 @@ back to the plain loop, so the hand-off is compared too.
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -31,23 +32,30 @@ from vosim.policies import cyclic_scheme
 GAIA, NASA, LCG = "UniLu-Gaia-2014-2", "NASA-iPSC-1993-3.1-cln", "LCG-2005-1"
 
 
-def _run(plain: bool, fit_jobs: int, **kwargs) -> tuple[list[pd.DataFrame], int]:
-    """The run's jobs, tasks and cycles tables, and the windows the compiled first fit found."""
+def _run(
+    plain: bool, fit_jobs: int, per_job: bool = False, **kwargs
+) -> tuple[list[pd.DataFrame], int]:
+    """The run's jobs, tasks and cycles tables, and the windows the compiled first fit found.
+
+    ``per_job``: every cycle searches every waiting job (the classes off), so every search
+    goes through the one-job call of the compiled first fit.
+    """
     found = [0]
-    real = cyclic_scheme.CyclicScheme._first_fit_compiled
+    real = cyclic_scheme.CyclicScheme._fit
 
     def counted(self, *args):
         result = real(self, *args)
-        found[0] += result[1]
+        found[0] += int(np.count_nonzero(result[2][2] == FOUND))
         return result
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(REFERENCE_ENV, "0")
-        patch.setattr(cyclic_scheme.CyclicScheme, "_first_fit_compiled", counted)
+        patch.setattr(cyclic_scheme.CyclicScheme, "_fit", counted)
         patch.setattr(cyclic_scheme, "_FIT_JOBS", fit_jobs)
         if plain:
             patch.setattr(cyclic_scheme, "reference", lambda: True)
         model = VOModel(**kwargs)
+        model.metascheduler.scheduler.fast &= not per_job
         model.run()
     tables = [model.job_frame(), model.task_frame(), model.cycle_frame()]
     return tables, found[0]
@@ -87,6 +95,16 @@ def test_compiled_first_fit_gives_the_plain_loops_run(trace, jobs, seed, allocat
     fast, found = _run(False, fit_jobs, **kwargs)
     assert none == 0
     assert found > 0  # the compiled loop took part
+    _same(fast, plain)
+
+
+@pytest.mark.parametrize("trace", [GAIA, NASA])
+def test_compiled_search_of_one_job_gives_the_plain_per_job_cycle(trace):
+    """The per-job cycle (every waiting job searched, as at a run's first cycle)."""
+    kwargs = dict(trace=trace, jobs=250, rng=5, patience=2 * 86400.0, per_job=True)
+    plain, _ = _run(True, 32, **kwargs)
+    fast, found = _run(False, 32, **kwargs)
+    assert found > 0
     _same(fast, plain)
 
 

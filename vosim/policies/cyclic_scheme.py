@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -58,9 +58,12 @@ def one_criterion(name: str) -> dict[str, str]:
 
 #: Jobs searched at a time in a first-fit pass before the rest are screened again.
 _CHUNK = 64
-#: Jobs of a request class passed at once to the compiled first fit; a class that takes them
-#: all in one pass hands the rest of the pass to the plain loop.
+#: Jobs of a request class passed at once to the compiled first fit (a class that takes them
+#: all is passed its next ones).
 _FIT_JOBS = 32
+#: Why the compiled first fit returned: every job searched, a class's next jobs wanted, or a
+#: job for the plain loop (``first_fit_kernels.first_fit``).
+DONE, REFILL, PLAIN = 0, 1, 2
 #: User evaluations of a job with a single alternative (or none), shared read-only.
 _ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
 _NO_POOL = np.empty(0, dtype=np.int64)
@@ -232,6 +235,8 @@ class CyclicScheme(Policy):
         #: This cycle's failed search per request class: the slot list it ran on, the request
         #: and the result (:meth:`_noting` gives it again on the same list).
         self._failed: dict[int, tuple[SlotList, ResourceRequest, Allocation]] = {}
+        #: The last window :meth:`_fused` found and the slots it cut it from.
+        self._cut_by_fit: tuple[Window, SlotList] | None = None
 
     # -- one cycle ---------------------------------------------------------------------------
     def decide(self, state: CycleState) -> Decisions:
@@ -441,77 +446,121 @@ class CyclicScheme(Policy):
         none): the plain loop goes on from there with the same state. Raises nothing of its
         own. Source: VO Preferences §2; AEP §2.1-2.2.
         """
-        classes, now = self.classes, state.time
+        classes = self.classes
         count = len(fit)
-        off = np.zeros(count + 1, dtype=np.int64)
-        more = np.zeros(count, dtype=np.bool_)
+        # a class's request is its jobs'
+        heads = [classes.members[c][classes.head[c]] for c in fit]
+        requests = self._fit_requests(heads, budget, state)
+        head = [classes.head[c] for c in fit]  # each class's next job, as the pass goes
+        dead = np.zeros(count, dtype=np.bool_)  # its search failed
+        found, stop = 0, REFILL
+        while stop == REFILL:
+            chunks = [classes.members[c][h : h + _FIT_JOBS] for c, h in zip(fit, head, strict=True)]
+            more = [len(classes.members[c]) > h + _FIT_JOBS for c, h in zip(fit, head, strict=True)]
+            stop, ptr, ev, buf, columns = self._fit(chunks, more, requests, dead, slots, state)
+            windows = self._fitted(fit, budget, requests[0], ev, buf, decisions, failed, taken)
+            if windows:
+                slots = SlotList.trusted(*columns)
+            found += windows
+            head = [h + int(k) for h, k in zip(head, ptr.tolist(), strict=True)]
+        heap = []
+        if stop == PLAIN:  # the plain loop goes on from each class's next job
+            for i, c in enumerate(fit):
+                if not dead[i] and head[i] < len(classes.members[c]):
+                    heap.append((classes.members[c][head[i]], head[i], c, budget[i]))
+        return slots, found, heap
+
+    def _fitted(
+        self,
+        fit: list[int],
+        budget: list[float],
+        n: np.ndarray,
+        ev: list[np.ndarray],
+        buf: list[np.ndarray],
+        decisions: Decisions,
+        failed: list[np.ndarray],
+        taken: list[int],
+    ) -> int:
+        """Record the compiled first fit's events as the plain loop records each job.
+
+        ``ev``: the events' columns, ``buf`` their spans (:meth:`_fit`); ``fit``,
+        ``budget``, ``n``: the classes of the pass, their budgets and tasks. Returns the
+        windows found. Raises nothing. Source: VO Preferences §2.
+        """
+        found = 0
+        for j, i, window, earliest, reason in _events(ev, buf, n, budget):
+            if window is None:
+                self.classes.set_code(np.array([fit[i]]), ALLOCATOR_FAILED, self._cycles, reason)
+                decisions.reasons[j] = reason
+                failed.append(np.array([fit[i]]))
+                continue
+            found += 1
+            decisions.reserve.append((j, window))
+            decisions.earliest[j] = earliest
+            taken.append(j)
+        return found
+
+    def _fit_requests(
+        self, jobs: list[int], budget: list[float], state: CycleState
+    ) -> tuple[np.ndarray, ...]:
+        """The compiled first fit's request columns for ``jobs`` searched with ``budget``.
+
+        Returns ``(n, volume, limit, crit, own_end)``, shape (k,) each: tasks, volume, the
+        budget with its rounding tolerance (cost units), the criterion's code
+        (``aep.CRITERION_CODES``; ``-1``: the plain search's) and the end of the job's own
+        interval (``inf``: the pass's). Raises nothing. Source: AEP §2.1-2.2.
+        """
+        count = len(jobs)
         n = np.empty(count, dtype=np.int64)
         volume, limit, own_end = np.empty(count), np.empty(count), np.empty(count)
         crit = np.empty(count, dtype=np.int64)
-        chunks = []
-        for i, (c, b) in enumerate(zip(fit, budget, strict=True)):
-            members, h = classes.members[c], classes.head[c]
-            chunk = members[h : h + _FIT_JOBS]
-            chunks.append(chunk)
-            off[i + 1] = off[i] + len(chunk)
-            more[i] = len(members) > h + _FIT_JOBS
-            request = self._request[chunk[0]]
+        for i, (j, b) in enumerate(zip(jobs, budget, strict=True)):
+            request = self._request[j]
             n[i], volume[i] = request.n, request.volume
             limit[i] = min(b * (1 + BUDGET_RTOL), _FLOAT_MAX)
             plain = request.time is not None or request.min_performance != 0
-            name = self.criterion_allocators[self._criterion[chunk[0]]]
+            name = self.criterion_allocators[self._criterion[j]]
             crit[i] = -1 if plain else CRITERION_CODES.get(name, -1)
-            end = self._own_end(chunk[0], state)
+            end = self._own_end(j, state)
             own_end[i] = math.inf if end is None else end
-        jobs = np.fromiter(
-            (j for chunk in chunks for j in chunk), dtype=np.int64, count=int(off[-1])
-        )
+        return n, volume, limit, crit, own_end
+
+    def _fit(
+        self,
+        chunks: list[list[int]],
+        more: list[bool],
+        requests: tuple[np.ndarray, ...],
+        dead: np.ndarray,
+        slots: SlotList,
+        state: CycleState,
+    ) -> tuple[int, np.ndarray, list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        """One call of ``first_fit_kernels.first_fit`` on ``slots``.
+
+        ``chunks``: each class's next jobs (increasing job indices), ``more``: whether it has
+        others after them, ``requests``: :meth:`_fit_requests` of the classes, ``dead``
+        (bool, shape (k,), updated): whether a class's search failed. Returns the kernel's
+        stop code, the jobs taken per class, the event columns, their spans and the free
+        slots' columns after the cuts. Raises nothing of its own. Source: VO Preferences §2.
+        """
+        count = len(chunks)
+        off = np.zeros(count + 1, dtype=np.int64)
+        off[1:] = np.cumsum([len(chunk) for chunk in chunks])
+        jobs = np.fromiter((j for chunk in chunks for j in chunk), dtype=np.int64, count=off[-1])
         events = int(off[-1]) + count
-        spans = int(np.dot(np.diff(off), n))
         ptr = np.zeros(count, dtype=np.int64)
-        stopped = np.zeros(count, dtype=np.bool_)
-        ev = [np.empty(events, dtype=t) for t in "qqqddddqdq"]  # job .. floor, span offsets
+        ev = [np.empty(events, dtype=t) for t in "qqqddddqdq"]  # job .. floor, spans
         ev[-1] = np.empty(events + 1, dtype=np.int64)
-        buf = [np.empty(spans, dtype=t) for t in "qdddd"]
+        buf = [np.empty(int(np.dot(np.diff(off), requests[0])), dtype=t) for t in "qdddd"]
         pool = first = members = _NO_POOL  # not a count view: a plain cut
         if state.pool is not None:
             pool = np.asarray(state.pool, dtype=np.int64)
             first, members = members_of(pool)
         stop, e, *columns = kernels("vosim.policies.first_fit_kernels").first_fit(
             slots.node, slots.start, slots.end, slots.price, slots.performance, pool, first,
-            members, off, jobs, more, n, volume, limit, crit, own_end, float(now), ptr,
-            stopped, *ev, *buf,
+            members, off, jobs, np.array(more, dtype=np.bool_), *requests,
+            float(state.time), ptr, dead, *ev, *buf,
         )  # fmt: skip
-        job, klass, kind, t, runtime, cost, earliest, usable, floor, at = ev
-        found = 0
-        for k in range(e):
-            j, i = int(job[k]), int(klass[k])
-            if kind[k] != FOUND:
-                reason = refusal_reason(int(kind[k]), int(n[i]), budget[i], usable[k], floor[k])
-                classes.set_code(np.array([fit[i]]), ALLOCATOR_FAILED, self._cycles, reason)
-                decisions.reasons[j] = reason
-                failed.append(np.array([fit[i]]))
-                continue
-            a, z = int(at[k]), int(at[k + 1])
-            window = Window(
-                slots=Spans(*(column[a:z].copy() for column in buf)),
-                start=float(t[k]),
-                runtime=float(runtime[k]),
-                cost=float(cost[k]),
-            )
-            found += 1
-            decisions.reserve.append((j, window))
-            decisions.earliest[j] = float(earliest[k])
-            taken.append(j)
-        if found:
-            slots = SlotList.trusted(*columns)
-        heap = []
-        if stop:  # the plain loop goes on from each class's next job
-            for i, c in enumerate(fit):
-                h = classes.head[c] + int(ptr[i])
-                if not stopped[i] and h < len(classes.members[c]):
-                    heap.append((classes.members[c][h], h, c, budget[i]))
-        return slots, found, heap
+        return int(stop), ptr, [column[:e] for column in ev[:-1]] + [ev[-1]], buf, columns
 
     # -- queue, budgets, payment -------------------------------------------------------------
     def _dequeue(self, index: np.ndarray, taken: np.ndarray) -> None:
@@ -601,7 +650,7 @@ class CyclicScheme(Policy):
                     for j in part_jobs
                 ],
                 self.vo_policy.max_alternatives,
-                partial(cut_window, pool=state.pool),
+                partial(self._cut, pool=state.pool),
             )
             slots = found.slots
             searched.append(part)
@@ -641,13 +690,58 @@ class CyclicScheme(Policy):
             if ">" in self.criterion_allocators[self._criterion[job]]:
                 self.fallbacks.record(result)
         else:
-            result = _searched(slots, request, search)
+            result = self._fused(job, state, earliest, slots, request)
+            if result is None:
+                result = _searched(slots, request, search)
         if result.window is None:
             self._failed[c] = (slots, request, result)
             self._note_failure(job, result, state)
         elif job not in earliest:
             earliest[job] = self._earliest(job, slots, request, state, result.window)
         return result
+
+    def _fused(
+        self,
+        job: int,
+        state: CycleState,
+        earliest: dict[int, float],
+        slots: SlotList,
+        request: ResourceRequest,
+    ) -> Allocation | None:
+        """Job ``job``'s search, AMP's earliest start and cut by the compiled first fit.
+
+        The window (or the refusal) the job's criterion gives on ``slots`` for ``request``;
+        the earliest start is noted in ``earliest`` and the slots after the cut are kept for
+        :meth:`_cut`. ``None`` where the plain search must run: per-period accounts, several
+        alternatives, ``VOSIM_REFERENCE=1``, or a search the kernel leaves to it. Raises
+        nothing of its own. Source: VO Preferences §2; AEP §2.1-2.2.
+        """
+        if reference() or self._balance is not None or self.vo_policy.max_alternatives != 1:
+            return None
+        requests = self._fit_requests([job], [request.budget], state)
+        if requests[3][0] < 0:
+            return None
+        dead = np.zeros(1, dtype=np.bool_)
+        stop, _, ev, buf, columns = self._fit([[job]], [False], requests, dead, slots, state)
+        if stop == PLAIN:
+            return None
+        ((_, _, window, start, reason),) = _events(ev, buf, requests[0], [request.budget])
+        name = self.criterion_allocators[self._criterion[job]]
+        if window is None:
+            return Allocation(None, reason, name, {"slots": len(slots)})
+        self._cut_by_fit = (window, SlotList.trusted(*columns))
+        earliest[job] = start
+        return Allocation(window, "", name, {"slots": len(slots)}, exact=True)
+
+    def _cut(self, slots: SlotList, window: Window, pool: np.ndarray | None) -> SlotList:
+        """``cut_window(slots, window, pool)``, or the slots :meth:`_fused` cut it from.
+
+        Raises what :func:`~vosim.policies.batch_windows.cut_window` raises.
+        """
+        kept, self._cut_by_fit = self._cut_by_fit, None
+        if kept is not None and kept[0] is window:
+            return kept[1]
+        return cut_window(slots, window, pool)
 
     def _note_failure(self, job: int, result: Allocation, state: CycleState) -> None:
         """Keep job ``job``'s class awake if its failed search read ``P_a`` (see the class)."""
@@ -765,6 +859,31 @@ class CyclicScheme(Policy):
         if self.vo_policy.evaluation == "relative":
             return 100.0
         return float(max(alternatives - 1, 1))
+
+
+def _events(
+    ev: list[np.ndarray], buf: list[np.ndarray], n: np.ndarray, budget: list[float]
+) -> Iterator[tuple[int, int, Window | None, float, str]]:
+    """The compiled first fit's events: job, class, window (``None``: none), AMP's start, reason.
+
+    ``ev``, ``buf``: the event and span columns of ``first_fit_kernels.first_fit``; ``n``,
+    ``budget``: the classes' tasks and budgets (cost units), for the reasons. Raises nothing.
+    """
+    job, klass, kind, t, runtime, cost, earliest, usable, floor, at = ev
+    for k in range(job.size):
+        j, i = int(job[k]), int(klass[k])
+        if kind[k] != FOUND:
+            reason = refusal_reason(int(kind[k]), int(n[i]), budget[i], usable[k], floor[k])
+            yield j, i, None, math.nan, reason
+            continue
+        a, z = int(at[k]), int(at[k + 1])
+        window = Window(
+            slots=Spans(*(column[a:z].copy() for column in buf)),
+            start=float(t[k]),
+            runtime=float(runtime[k]),
+            cost=float(cost[k]),
+        )
+        yield j, i, window, float(earliest[k]), ""
 
 
 def _within(

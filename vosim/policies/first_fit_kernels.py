@@ -39,6 +39,7 @@ from vosim.allocators.aep_kernels import (
 from vosim.core.kernel_signatures import B1, F8, I8, entry, f8
 from vosim.core.slot_kernels import cut_distinct
 from vosim.market.count_kernels import cut_view_rows
+from vosim.policies.cyclic_scheme import DONE, PLAIN, REFILL
 
 __all__ = ["first_fit"]
 
@@ -104,9 +105,11 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
 
     Returns
     -------
-    (stopped, events, node, start, end, price, perf)
-        ``stopped``: ``True`` when the next job must go to the plain loop (it was not
-        searched here); the events written; the count view after the windows cut.
+    (stop, events, node, start, end, price, perf)
+        ``stop``: ``cyclic_scheme.DONE`` when no job is left, ``REFILL`` when a class's jobs
+        passed are all taken and it has more (call again with its next ones), ``PLAIN``
+        when the next job must go to the plain loop (it was not searched here); the events
+        written; the free slots after the windows cut.
 
     Raises nothing (compiled; the caller passes a count view and classes it checked).
     Source: VO Preferences §2; AEP §2.1-2.2 (criteria and cuts as ``aep`` and
@@ -122,16 +125,16 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
                 continue
             if off[c] + ptr[c] >= off[c + 1]:
                 if more[c]:  # its next job is not known here
-                    return True, e, node, start, end, price, perf
+                    return REFILL, e, node, start, end, price, perf
                 continue
             j = jobs[off[c] + ptr[c]]
             if j < bj:
                 best, bj = c, j
         if best < 0:
-            return False, e, node, start, end, price, perf
+            return DONE, e, node, start, end, price, perf
         c = best
         if crit[c] < 0:
-            return True, e, node, start, end, price, perf
+            return PLAIN, e, node, start, end, price, perf
         # the slots of the job's own interval: SlotList.until
         if own_end[c] < np.inf:
             k = np.searchsorted(start, own_end[c])
@@ -182,7 +185,7 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
                     longest = durations[kk]
             else:
                 if durations.size * (s.size + 1) > _SWEEP_CELLS:
-                    return True, e, node, start, end, price, perf
+                    return PLAIN, e, node, start, end, price, perf
                 level = np.searchsorted(durations, dur)
                 t, longest = earliest_finish(s, late, tcost, count, level, durations, tasks, lim)
                 kind = NO_WINDOW if np.isnan(t) else FOUND
@@ -207,7 +210,7 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
                     node, start, end, price, perf, wnode, np.full(tasks, t), t + d
                 )
             if bad != -1:  # the plain cut (or its error) takes it
-                return True, e, node, start, end, price, perf
+                return PLAIN, e, node, start, end, price, perf
             h = ev_span[e]
             for i in range(tasks):
                 snode[h + i] = wnode[i]
