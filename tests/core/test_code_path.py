@@ -3,7 +3,8 @@
 The plain paths: re-planning (``replan``), the AEP criteria's scans and one-slot minima, the
 sleeping classes' bound and the classes themselves (the per-job cycle), EASY's and FCFS's
 count form (their node form) and the traced machine's compiled replay of them (the agents),
-the slot-list cache (the list built from every owner's busy intervals), the screen of
+the slot-list cache (the list built from every owner's busy intervals), the cyclic scheme's
+compiled first fit (its plain loop of searches and cuts), the screen of
 necessary conditions, the cut of a window and the earliest-window loop of the batch rules
 (their numpy forms). The switch itself: ``0`` or ``1``, anything else
 refused before a run.

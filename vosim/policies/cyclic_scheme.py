@@ -66,8 +66,9 @@ _FIT_JOBS = 32
 DONE, REFILL, PLAIN = 0, 1, 2
 #: User evaluations of a job with a single alternative (or none), shared read-only.
 _ONE_ZERO, _NO_EVALS = np.zeros(1), np.zeros(0)
-_NO_POOL = np.empty(0, dtype=np.int64)
 _ONE_ZERO.flags.writeable = _NO_EVALS.flags.writeable = False
+#: The compiled first fit's pool arrays when the slots are not a count view.
+_NO_POOL = np.empty(0, dtype=np.int64)
 
 
 #: The model values the cyclic scheme takes (:data:`~vosim.policies.base.MODEL_VALUES`).
