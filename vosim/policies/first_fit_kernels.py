@@ -1,15 +1,19 @@
-"""The cyclic scheme's first fit over request classes in one compiled call (numba).
+"""The cyclic scheme's first fit in one compiled call (numba).
 
 :meth:`vosim.policies.cyclic_scheme.CyclicScheme._cycle_classes` takes the next job of every
 request class that may fit, merged in queue (job index) order, searches its window by its
 criterion on the slots of its own interval, notes AMP's earliest start there, and cuts the
-window out of the count view; a class whose job finds none drops out. In Python each job costs
-some twenty calls around four kernels (the scan, the criterion's sweep, the window's slots,
-the cut). :func:`first_fit` runs the same loop with the same kernels and no Python between
-two jobs: the same windows, spans in the same order, the same refusals and the same count
-view after each cut. Jobs it cannot take (a criterion other than AMP, minCost, minRuntime or
-minFinish; a minFinish sweep too large to compile; a cut the compiled cut refuses; a class
-whose next member was not passed in) stop it there, and the plain loop goes on from that job.
+window out of the free slots (a count view, or per node); a class whose job finds none drops
+out. In Python each job costs some twenty calls around four kernels (the scan, the
+criterion's sweep, the window's slots, the cut). :func:`first_fit` runs the same loop with
+the same kernels and no Python between two jobs: the same windows, spans in the same order,
+the same refusals and the same free slots after each cut. A class that took every job passed
+to it is passed its next ones; a job it cannot take (a criterion other than AMP, minCost,
+minRuntime or minFinish; a minFinish sweep too large to compile; a cut the compiled cut
+refuses) stops it there, and the plain loop goes on from that job. The per-job cycle
+(``_cycle_jobs``) searches and cuts each job by the same call, the job its own class, so that
+a run loads this kernel and not also the entry points it links (numba links a kernel's
+callees into its own code).
 
 A separate module so that importing vosim does not import numba. ``VOSIM_REFERENCE=1`` runs
 the plain loop throughout (the oracle of the tests).
