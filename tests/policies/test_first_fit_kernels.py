@@ -2,9 +2,10 @@
 
 ``first_fit_kernels.first_fit`` runs :meth:`CyclicScheme._cycle_classes`' loop (search by the
 criterion, AMP's earliest start, the cut) in one call; the plain loop is the oracle. The
-oracle runs by making the scheme's ``reference`` true (the plain loop throughout, every other
-speed-up left as it is); a pass of one job per class hands every class that found a window
-back to the plain loop, so the hand-off is compared too.
+oracle is the same model with the scheme's ``reference`` made true once it is built: the
+classes stay, and their plain loop (and the per-job cycle's plain searches) run, every other
+speed-up left as it is. One job passed per class makes every class that found a window ask
+for its next; the cost users' fallback chain hands the rest of a pass to the plain loop.
 """
 
 import math
@@ -52,10 +53,11 @@ def _run(
         patch.setenv(REFERENCE_ENV, "0")
         patch.setattr(cyclic_scheme.CyclicScheme, "_fit", counted)
         patch.setattr(cyclic_scheme, "_FIT_JOBS", fit_jobs)
-        if plain:
-            patch.setattr(cyclic_scheme, "reference", lambda: True)
         model = VOModel(**kwargs)
-        model.metascheduler.scheduler.fast &= not per_job
+        assert model.metascheduler.scheduler.fast  # the classes, on either side
+        model.metascheduler.scheduler.fast = not per_job
+        if plain:  # after the build: the classes stay
+            patch.setattr(cyclic_scheme, "reference", lambda: True)
         model.run()
     tables = [model.job_frame(), model.task_frame(), model.cycle_frame()]
     return tables, found[0]
@@ -70,6 +72,8 @@ ALL = {
     "amp": dict.fromkeys(("finish", "runtime", "cost"), "amp"),
     "min_cost": dict.fromkeys(("finish", "runtime", "cost"), "min_cost"),
     "min_runtime": dict.fromkeys(("finish", "runtime", "cost"), "min_runtime"),
+    # a chain is the plain loop's: a pass hands over to it at a cost user's job
+    "chain": {"finish": "min_finish", "runtime": "min_runtime", "cost": "min_cost>amp"},
 }
 
 
@@ -83,6 +87,7 @@ ALL = {
 )
 @example(trace=GAIA, jobs=400, seed=1, allocators=None, fit_jobs=32)
 @example(trace=GAIA, jobs=300, seed=2, allocators=None, fit_jobs=1)
+@example(trace=GAIA, jobs=400, seed=3, allocators="chain", fit_jobs=32)
 def test_compiled_first_fit_gives_the_plain_loops_run(trace, jobs, seed, allocators, fit_jobs):
     kwargs = dict(
         trace=trace,

@@ -45,10 +45,13 @@ from vosim.core.slots import Slot, SlotList
 from vosim.core.windows import Allocation, ResourceRequest, Spans, Window, distinct, filled
 
 __all__ = [
+    "BELOW_FLOOR",
     "BUDGET_RTOL",
-    "amp",
     "CRITERION_CODES",
-    "refusal_reason",
+    "FOUND",
+    "NO_WINDOW",
+    "ONLY_USABLE",
+    "amp",
     "amp_paper",
     "min_cost",
     "min_runtime",
@@ -56,6 +59,7 @@ __all__ = [
     "min_proc_time",
     "min_runtime_substitution",
     "min_finish_substitution",
+    "refusal_reason",
     "window_criterion",
 ]
 

@@ -115,7 +115,7 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
         when the next job must go to the plain loop (it was not searched here); the events
         written; the free slots after the windows cut.
 
-    Raises nothing (compiled; the caller passes a count view and classes it checked).
+    Raises nothing (compiled; the caller passes free slots and classes it checked).
     Source: VO Preferences §2; AEP §2.1-2.2 (criteria and cuts as ``aep`` and
     ``batch_windows.cut_window`` make them).
     """
