@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from vosim.agents.execution import Execution
 from vosim.agents.metascheduler import MetaschedulerAgent
 from vosim.model import VOModel
 
@@ -170,8 +171,45 @@ def test_a_window_decided_but_not_bound_frees_its_nodes_for_the_next_pass(moved,
         return count
 
     monkeypatch.setattr(meta.execution, "bind", refuse)
+    monkeypatch.setattr(meta.execution, "bind_in_order", lambda windows: [])  # each alone
     monkeypatch.setattr(meta, "_apply", applied)
     model.run()
     assert len(target) == 2, "no window of this kind was decided"
     assert target[1] == [], f"nodes {target[1]} of the window not bound are not freed"
     assert (model.job_frame()["state"] == "completed").all()
+
+
+def _bound(seed: int, one_by_one: bool, monkeypatch) -> tuple[VOModel, dict[str, int]]:
+    """Gaia's first 1,500 jobs with the defaults (pooled processors, local flows); with
+    ``one_by_one`` every window is bound alone (``Execution.bind``) after the earlier ones
+    were reserved, the plain order the one call replaces. Counts the windows each way."""
+    counts = {"alone": 0, "in order": 0}
+    bind, in_order = Execution.bind, Execution.bind_in_order
+
+    def alone(self, window):
+        counts["alone"] += 1
+        return bind(self, window)
+
+    def together(self, windows):
+        got = [] if one_by_one else in_order(self, windows)
+        counts["in order"] += len(got)
+        return got
+
+    monkeypatch.setattr(Execution, "bind", alone)
+    monkeypatch.setattr(Execution, "bind_in_order", together)
+    model = VOModel(trace="UniLu-Gaia-2014-2", jobs=1500, rng=seed)
+    model.run()
+    monkeypatch.undo()
+    return model, counts
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_windows_bound_in_one_call_give_the_one_by_one_run(seed, monkeypatch):
+    """Jobs, tasks and cycles are equal whether a pass's windows are bound in one call or
+    one by one; both runs bind windows in one call and alone (after a packing) on the way."""
+    plain, alone = _bound(seed, True, monkeypatch)
+    fast, counts = _bound(seed, False, monkeypatch)
+    assert counts["in order"] > 1000 and 0 < counts["alone"] < alone["alone"]
+    assert fast.job_frame().equals(plain.job_frame())
+    assert fast.task_frame().equals(plain.task_frame())
+    assert fast.cycle_frame().equals(plain.cycle_frame())

@@ -1,6 +1,6 @@
-"""The compiled packing and window binding against the plain ``pack`` and
-``idle_processors`` (their oracles) on random pools; the binding's marking of held
-processors against a numpy mask."""
+"""The compiled packing and window binding against the plain ``pack``,
+``idle_processors`` and ``idle_processors_in_order`` (their oracles) on random pools; the
+binding's marking of held processors against a numpy mask."""
 
 from unittest import mock
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_binding import pools
 
 from vosim.core.code_path import REFERENCE_ENV, kernels
-from vosim.market.binding import idle_processors, pack
+from vosim.market.binding import idle_processors, idle_processors_in_order, pack
 from vosim.market.binding_kernels import _mark_held
 
 
@@ -72,9 +72,8 @@ def test_mark_held_marks_what_a_numpy_mask_marks(seed):
     assert taken.tolist() == plain.tolist()
 
 
-@st.composite
-def windows(draw):
-    """A count view's window over random pools, with busy rows of the VO and local jobs."""
+def _pools(draw) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``r`` resources in random pools: ``(r, pool, first, members)``."""
     r = draw(st.integers(1, 12))
     pools_n = draw(st.integers(1, r))
     pool = np.array(
@@ -86,20 +85,43 @@ def windows(draw):
     first = np.zeros(pools_n + 1, dtype=np.int64)
     np.cumsum(np.bincount(pool, minlength=pools_n), out=first[1:])
     members = np.argsort(pool, kind="stable").astype(np.int64)
+    return r, pool, first, members
+
+
+def _window(draw, r: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """A window's tasks on distinct resources of ``0 .. r - 1``: ``(nodes, ends, start)``."""
     n = draw(st.integers(1, r))
     nodes = np.array(draw(st.permutations(range(r)))[:n], dtype=np.int64)
     start = float(draw(st.integers(0, 20)))
     ends = start + np.array(draw(st.lists(st.integers(1, 30), min_size=n, max_size=n)), dtype=float)
+    return nodes, ends, start
+
+
+def _rows(draw, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Up to 8 busy rows ``(node, a, b)`` on ``0 .. r - 1``."""
+    k = draw(st.integers(0, 8))
+    node = np.array(draw(st.lists(st.integers(0, r - 1), min_size=k, max_size=k)), np.int64)
+    a = np.array(draw(st.lists(st.integers(0, 60), min_size=k, max_size=k)), dtype=float)
+    b = a + np.array(draw(st.lists(st.integers(1, 20), min_size=k, max_size=k)), float)
+    return node, a, b
+
+
+@st.composite
+def windows(draw):
+    """A count view's window over random pools, with busy rows of the VO and local jobs."""
+    r, pool, first, members = _pools(draw)
+    nodes, ends, start = _window(draw, r)
     now = float(draw(st.integers(0, start)))
+    return nodes, ends, start, now, pool, first, members, _rows(draw, r), _rows(draw, r)
 
-    def rows():
-        k = draw(st.integers(0, 8))
-        node = np.array(draw(st.lists(st.integers(0, r - 1), min_size=k, max_size=k)), np.int64)
-        a = np.array(draw(st.lists(st.integers(0, 60), min_size=k, max_size=k)), dtype=float)
-        b = a + np.array(draw(st.lists(st.integers(1, 20), min_size=k, max_size=k)), float)
-        return node, a, b
 
-    return nodes, ends, start, now, pool, first, members, rows(), rows()
+@st.composite
+def window_lists(draw):
+    """One to five windows in order over the same pools and busy rows."""
+    r, pool, first, members = _pools(draw)
+    listed = [_window(draw, r) for _ in range(draw(st.integers(1, 5)))]
+    now = float(draw(st.integers(0, min(w[2] for w in listed))))
+    return listed, now, pool, first, members, _rows(draw, r), _rows(draw, r)
 
 
 @settings(max_examples=400, deadline=None)
@@ -155,3 +177,41 @@ def test_a_processor_beyond_the_pools_raises_on_both_paths(where):
                 nodes, np.array([20.0]), 10.0, 0.0, pool, first, members, rows["vo"],
                 rows["local"],
             )  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(window_lists())
+def test_windows_in_order_are_bound_as_one_by_one_after_the_earlier_are_held(case):
+    """The compiled call gives the plain loop's processors and pools left to pack; and the
+    plain loop is :func:`idle_processors` window by window with the earlier windows' spans
+    added to the VO's rows, stopping at the first window left to a packing."""
+    listed, now, pool, first, members, vo, local = case
+    fast, fast_left = idle_processors_in_order(listed, now, (pool, first, members), vo, local)
+    with mock.patch.dict("os.environ", {REFERENCE_ENV: "1"}):
+        plain, plain_left = idle_processors_in_order(listed, now, (pool, first, members), vo, local)
+    assert [x.tolist() for x in fast] == [x.tolist() for x in plain]
+    assert fast_left.tolist() == plain_left.tolist()
+    held, want = list(vo), []  # one by one, as the metascheduler reserves them
+    for nodes, ends, start in listed:
+        got, left = idle_processors(nodes, ends, start, now, pool, first, members, held, local)
+        want.append(got.tolist())
+        if left.size:
+            assert fast_left.tolist() == left.tolist()
+            break
+        held = [np.concatenate([held[0], got]), np.concatenate([held[1], np.full(got.size, start)]),
+                np.concatenate([held[2], ends])]  # fmt: skip
+    assert [x.tolist() for x in fast] == want
+    assert len(fast) == len(listed) or fast_left.size
+
+
+def test_windows_in_order_by_hand():
+    """Pool 0 is processors 0 and 1. Two windows of one task on processor 0 over [10, 20):
+    the second finds 0 held by the first and takes 1; a third finds both held and is left
+    to pack with its task where it was."""
+    pool, first, members = np.array([0, 0]), np.array([0, 2]), np.array([0, 1])
+    none = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
+    one = (np.array([0]), np.array([20.0]), 10.0)
+    for path in ("", "1"):
+        with mock.patch.dict("os.environ", {REFERENCE_ENV: path}):
+            got, left = idle_processors_in_order([one] * 3, 0.0, (pool, first, members), none, none)
+        assert [x.tolist() for x in got] == [[0], [1], [0]] and left.tolist() == [0]

@@ -15,7 +15,7 @@ from vosim.agents.callbacks import callback
 from vosim.agents.task_log import TaskLog
 from vosim.allocators.base import Window
 from vosim.core.windows import Spans, distinct
-from vosim.market.binding import idle_processors, pack
+from vosim.market.binding import idle_processors, idle_processors_in_order, pack
 from vosim.market.free_time import members_of
 from vosim.market.uncertainty import (
     local_chains_schedule,
@@ -270,11 +270,32 @@ class Execution:
                 nodes[at] = got
         for j, change in moves.items():
             self._rebind(j, change)
-        if np.array_equal(nodes, spans.node) and isinstance(window.slots, Spans):
-            return window
-        return dataclasses.replace(
-            window, slots=Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
-        )
+        return _on(window, nodes)
+
+    def bind_in_order(self, windows: Sequence[Window]) -> list[Window]:
+        """The first of ``windows`` on processors as :meth:`bind` binds each, in one call.
+
+        Each window is bound as :meth:`bind` binds it once the ones before it are reserved,
+        and none moves another reservation. ``windows``: count-view windows in the order
+        they are reserved. Binding stops before the first window with a pool that only a
+        packing can place (:meth:`bind` places it, and may move other reservations).
+        Returns the bound windows, a prefix of ``windows`` in order; nothing is reserved or
+        changed. Raises ``IndexError`` for a
+        processor beyond the pools. Source: Mu'alem & Feitelson (2001), §2 (processors
+        counted, not named); the rule is vosim's (:mod:`vosim.market.binding`).
+        """
+        if not windows:
+            return []
+        model, busy = self.model, self.model.busy_time
+        pool = model.free_time.pool
+        spans = [window.spans for window in windows]
+        got, left = idle_processors_in_order(
+            [(s.node, s.end, window.start) for s, window in zip(spans, windows, strict=True)],
+            model.time, (pool, *members_of(pool)), busy.reservations.intervals()[:3],
+            busy.local_rows(np.concatenate([s.node for s in spans])),
+        )  # fmt: skip
+        placed = len(got) - (1 if left.size else 0)
+        return [_on(window, nodes) for window, nodes in zip(windows, got[:placed], strict=False)]
 
     def repack(self, resources: np.ndarray) -> bool:
         """Pack the unstarted reservations of the pools of ``resources`` again, if they can be.
@@ -621,3 +642,13 @@ class Execution:
             del self._stopped[index, attempt]
         self._busy_at = now
         return self._busy
+
+
+def _on(window: Window, nodes: np.ndarray) -> Window:
+    """``window`` with its spans on processors ``nodes`` (itself when they are its own)."""
+    spans = window.spans
+    if np.array_equal(nodes, spans.node) and isinstance(window.slots, Spans):
+        return window
+    return dataclasses.replace(
+        window, slots=Spans(nodes, spans.start, spans.end, spans.price, spans.performance)
+    )

@@ -223,15 +223,26 @@ class MetaschedulerAgent(mesa.Agent):
         model = self.model
         cancelled = {k: self.execution.cancel(model.jobs[k]) for k in decisions.cancel}
         scheduled, accounts = 0, model.budget_period is not None
-        for k, window in decisions.reserve:
+        pooled = self.offers.pooled
+        # Without accounts every window bound is reserved, so windows are bound in one call
+        # as bind binds each after the earlier are reserved; a window only a packing places
+        # is bound alone, and the next call starts after it.
+        windows = [window for _, window in decisions.reserve]
+        ahead: dict[int, Window] = {}
+        batch = 0 if pooled and not accounts else len(windows)
+        for i, (k, window) in enumerate(decisions.reserve):
+            if i == batch:
+                got = self.execution.bind_in_order(windows[i:])
+                ahead = dict(enumerate(got, start=i))
+                batch = i + len(got) + 1
             job = model.jobs[k]
             if accounts and (short := self.queue.unaffordable(job, window)):
                 self._reasons[job.index] = short  # waits for what is left of the balance
                 self._not_taken(window)
                 continue
             moved = k in cancelled  # keeps the user evaluation of the window it had
-            if self.offers.pooled:  # the count view's window on processors, if it can be
-                bound = self.execution.bind(window)
+            if pooled:  # the count view's window on processors, if it can be
+                bound = ahead[i] if i in ahead else self.execution.bind(window)
                 if bound is None:  # waits: local work ahead on its pools forbids a packing
                     self._reasons[job.index] = "no packing of its pools' processors holds it"
                     self._not_taken(window)

@@ -17,7 +17,7 @@ import numpy as np
 from vosim.core.code_path import kernels, reference
 from vosim.errors import SlotError
 
-__all__ = ["idle_processors", "pack"]
+__all__ = ["idle_processors", "idle_processors_in_order", "pack"]
 
 #: Busy rows ``(node, a, b)``, shape (r,) each: processor, start and end, model time units.
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -95,9 +95,10 @@ def idle_processors(
     ([1], [])
     """
     if not reference():
-        out, left, valid = kernels("vosim.market.binding_kernels").idle_processors(
-            nodes, ends, float(start), float(now), pool, first, members, *vo, *local
-        )
+        out, _, left, valid = kernels("vosim.market.binding_kernels").idle_processors(
+            nodes, ends, np.array([0, nodes.size]), np.array([float(start)]), float(now),
+            pool, first, members, *vo, *local,
+        )  # fmt: skip
         if valid:  # else an id beyond pool: the plain path below raises
             return out, left
     of = pool[nodes]
@@ -118,6 +119,82 @@ def idle_processors(
         else:
             left.append(p)
     return out, np.array(left, dtype=np.int64)
+
+
+def idle_processors_in_order(
+    windows: Sequence[tuple[np.ndarray, np.ndarray, float]],
+    now: float,
+    pools: tuple[np.ndarray, np.ndarray, np.ndarray],
+    vo: Rows,
+    local: Rows,
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`idle_processors` for windows in order, each after the earlier ones are held.
+
+    Window ``w`` is placed as :func:`idle_processors` places it once windows ``0 .. w - 1``
+    are reserved on the processors placed for them (their spans ``[start, end)`` join the
+    VO's busy rows). It stops at the first window with pools left to pack: only a
+    packing places those, and it may move other reservations.
+
+    Parameters
+    ----------
+    windows : sequence of (nodes, ends, start)
+        Per window, as :func:`idle_processors` takes them: each task's processor in the
+        count view (int64, shape (n,)), each task's span end (float, shape (n,)) and the
+        window's start, model time units.
+    now : float
+        The time, model time units.
+    pools : tuple (pool, first, members) of numpy.ndarray of int64
+        As :func:`idle_processors` takes them.
+    vo, local : tuple of numpy.ndarray
+        As :func:`idle_processors`; ``local`` holds the local jobs of every window's owners.
+
+    Returns
+    -------
+    tuple (list of numpy.ndarray of int64, numpy.ndarray of int64)
+        The processors of windows ``0 .. p - 1``, placed, and of window ``p`` if one has
+        pools left to pack; and those pools (ascending; empty when every window is
+        placed, ``p`` then being ``len(windows)``).
+
+    Raises
+    ------
+    IndexError
+        A processor of a window's task or of a busy row beyond ``pool``.
+
+    Notes
+    -----
+    Compiled in one call (``vosim.market.binding_kernels.idle_processors``); the loop over
+    :func:`idle_processors` below runs under ``VOSIM_REFERENCE=1``.
+
+    References
+    ----------
+    Mu'alem & Feitelson (2001), §2 (processors counted); holding the earlier windows is
+    vosim's rule, the metascheduler's order of reservations.
+    """
+    if not windows:
+        return [], np.empty(0, dtype=np.int64)
+    pool, first, members = pools
+    if not reference():
+        nodes = np.concatenate([w[0] for w in windows]).astype(np.int64, copy=False)
+        ends = np.concatenate([w[1] for w in windows]).astype(np.float64, copy=False)
+        off = np.zeros(len(windows) + 1, dtype=np.int64)
+        np.cumsum([w[0].size for w in windows], out=off[1:])
+        starts = np.array([w[2] for w in windows], dtype=np.float64)
+        out, placed, left, valid = kernels("vosim.market.binding_kernels").idle_processors(
+            nodes, ends, off, starts, float(now), pool, first, members, *vo, *local
+        )
+        if valid:  # else an id beyond pool: the plain path below raises
+            stop = min(placed + 1, len(windows))
+            return [out[off[w] : off[w + 1]] for w in range(stop)], left
+    got: list[np.ndarray] = []
+    held = [vo]
+    for nodes, ends, start in windows:
+        rows = tuple(np.concatenate(column) for column in zip(*held, strict=True))
+        out, left = idle_processors(nodes, ends, start, now, pool, first, members, rows, local)
+        got.append(out)
+        if left.size:
+            return got, left
+        held.append((out, np.full(out.size, float(start)), ends))
+    return got, np.empty(0, dtype=np.int64)
 
 
 def pack(

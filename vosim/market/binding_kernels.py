@@ -175,39 +175,86 @@ def _take_idle(nodes, of, taken, first, members):  # pragma: no cover - compiled
     return left[:c]
 
 
-@entry((I8, F8, f8, f8, I8, I8, I8, I8, F8, F8, I8, F8, F8))
+@entry((I8, F8, I8, F8, f8, I8, I8, I8, I8, F8, F8, I8, F8, F8))
 @_jit
 def idle_processors(
-    nodes, ends, start, now, pool, first, members, vnode, va, vb, lnode, la, lb
+    nodes, ends, off, starts, now, pool, first, members, vnode, va, vb, lnode, la, lb
 ):  # pragma: no cover - compiled
-    """:func:`~vosim.market.binding.idle_processors`: the window's processors, pools to pack.
+    """:func:`~vosim.market.binding.idle_processors` for windows in order, in one call.
 
-    ``nodes, ends`` (shape (n,)): the window's tasks (processor, end of span); ``start``,
-    ``now``: its start and the time, model time units; ``pool``, ``first``, ``members``: as
-    :func:`_take_idle`; ``vnode, va, vb`` and ``lnode, la, lb``: the VO's and the window's
-    owners' local busy rows. The same steps as the plain function, in one call: each pool's
-    span, the processors held over it (:func:`_mark_held`), then :func:`_take_idle` on a copy
-    of ``nodes``. Returns ``(processors, pools left to pack, True)``, or ``False`` last when
-    a task or row names no resource of ``pool`` (nothing read outside it: the caller runs
-    the plain function, which raises). Raises nothing (compiled). Source: Mu'alem &
-    Feitelson (2001), §2; the rule is vosim's.
+    ``nodes, ends`` (shape (s,)): the windows' tasks (processor, end of span), window ``w``'s
+    at ``off[w]:off[w + 1]`` (``off``: shape (W + 1,)); ``starts`` (shape (W,)): their
+    starts; ``now``: the time, model time units; ``pool``, ``first``, ``members``: as
+    :func:`_take_idle`; ``vnode, va, vb`` and ``lnode, la, lb``: the VO's and the windows'
+    owners' local busy rows. Window ``w`` is placed as the plain function places it after
+    windows ``0 .. w - 1`` were reserved on the processors placed here: their spans ``[start,
+    end)`` count as VO rows. Per window the plain function's steps: each pool's span, the
+    processors held over it (:func:`_mark_held`), then :func:`_take_idle`. It stops at the
+    first window with pools left to pack (only a packing places them, and a packing moves
+    other reservations). Returns ``(processors, placed, pools left to pack, True)``:
+    ``processors`` (shape (s,)) for windows ``0 .. placed`` (of window ``placed``, if
+    ``placed < W``, as the plain function returns them beside its pools left, ascending);
+    or ``False`` last when a task or row names no resource of ``pool`` (nothing read
+    outside it: the caller runs the plain function, which raises). ``O(r + W (r' + c) + s)``
+    for ``r`` busy rows, ``r'`` of them on the windows' pools and not ended by ``now`` (read
+    once, :func:`_rows_on`), and ``c`` processors of a window's pools. Raises nothing.
+    Source: Mu'alem & Feitelson (2001), §2; the rule is vosim's.
     """
     none = np.empty(0, dtype=np.int64)
-    until = np.full(first.size - 1, -np.inf)
+    out = nodes.copy()
     for i in range(nodes.size):
         if nodes[i] < 0 or nodes[i] >= pool.size:
-            return nodes, none, False
-        p = pool[nodes[i]]
-        if ends[i] > until[p]:
-            until[p] = ends[i]
+            return out, 0, none, False
+    until = np.full(first.size - 1, -np.inf)
+    for i in range(nodes.size):  # the windows' pools: rows elsewhere hold nothing here
+        until[pool[nodes[i]]] = np.inf
+    rows = _rows_on(vnode, va, vb, lnode, la, lb, pool, until, now)
+    if rows[0].size and rows[0][0] < 0:
+        return out, 0, none, False
+    rnode, ra, rb = rows
+    until[:] = -np.inf
     taken = np.zeros(pool.size, dtype=np.bool_)
-    if not (
-        _mark_held(vnode, va, vb, pool, until, start, now, taken)
-        and _mark_held(lnode, la, lb, pool, until, start, now, taken)
-    ):
-        return nodes, none, False
-    out = nodes.copy()
-    of = np.empty(nodes.size, dtype=np.int64)
-    for i in range(nodes.size):
-        of[i] = pool[nodes[i]]
-    return out, _take_idle(out, of, taken, first, members), True
+    span_start = np.empty(nodes.size)  # the placed windows' spans, as VO rows
+    windows = off.size - 1
+    for w in range(windows):
+        lo, hi = off[w], off[w + 1]
+        start = starts[w]
+        of = np.empty(hi - lo, dtype=np.int64)
+        for i in range(lo, hi):
+            of[i - lo] = pool[nodes[i]]
+            if ends[i] > until[of[i - lo]]:
+                until[of[i - lo]] = ends[i]
+        _mark_held(rnode, ra, rb, pool, until, start, now, taken)
+        _mark_held(out[:lo], span_start[:lo], ends[:lo], pool, until, start, now, taken)
+        left = _take_idle(out[lo:hi], of, taken, first, members)
+        if left.size:
+            return out, w, left, True
+        for i in range(lo, hi):  # cleared for the next window
+            until[of[i - lo]] = -np.inf
+            span_start[i] = start
+        taken[:] = False
+    return out, windows, none, True
+
+
+@_jit
+def _rows_on(vnode, va, vb, lnode, la, lb, pool, until, now):  # pragma: no cover - compiled
+    """The busy rows on the windows' pools that hold anything after ``now``.
+
+    The VO's rows ``vnode, va, vb`` then the local ones, each in its order, kept where not
+    ended by ``now`` and on a pool with ``until[p] > -inf``. Returns ``(node, a, b)``; one
+    row with ``node[0] == -1`` when a row names no resource of ``pool``.
+    """
+    k = vnode.size + lnode.size
+    node, a, b = np.empty(k, dtype=np.int64), np.empty(k), np.empty(k)
+    c = 0
+    for part in range(2):
+        pn, pa, pb = (vnode, va, vb) if part == 0 else (lnode, la, lb)
+        for r in range(pn.size):
+            j = pn[r]
+            if j < 0 or j >= pool.size:
+                node[0] = -1
+                return node[:1], a[:1], b[:1]
+            if pb[r] > now and until[pool[j]] > -np.inf:
+                node[c], a[c], b[c] = j, pa[r], pb[r]
+                c += 1
+    return node[:c], a[:c], b[:c]
