@@ -180,7 +180,8 @@ class Execution:
         at the end. A task on node ``i`` takes ``run_time * p_ref / p_i``; the job ends with
         its slowest task. With ``uncertain`` (owners' local jobs as event chains) the window's
         ``P_a^w`` is predicted and when one of its nodes is taken is drawn from the model's
-        ``rng``. A window of a count view is bound to processors first (:meth:`bind`).
+        ``rng``. A window of a count view is bound to processors first (:meth:`bind`,
+        :meth:`bind_in_order`).
         """
         model = self.model
         held_in = None
@@ -280,9 +281,9 @@ class Execution:
         they are reserved. Binding stops before the first window with a pool that only a
         packing can place (:meth:`bind` places it, and may move other reservations).
         Returns the bound windows, a prefix of ``windows`` in order; nothing is reserved or
-        changed. Raises ``IndexError`` for a
-        processor beyond the pools. Source: Mu'alem & Feitelson (2001), §2 (processors
-        counted, not named); the rule is vosim's (:mod:`vosim.market.binding`).
+        changed. Raises ``IndexError`` for a processor beyond the pools. Source: Mu'alem &
+        Feitelson (2001), §2 (processors counted, not named); the rule is vosim's
+        (:mod:`vosim.market.binding`).
         """
         if not windows:
             return []
