@@ -53,6 +53,7 @@ __all__ = [
     "ONLY_USABLE",
     "amp",
     "amp_paper",
+    "budget_limit",
     "min_cost",
     "min_runtime",
     "min_finish",
@@ -134,8 +135,17 @@ def _members(index: np.ndarray, count: np.ndarray) -> np.ndarray:
 
 def _limit(request: ResourceRequest) -> float:
     """The budget ``C`` with its rounding tolerance, finite (cost units)."""
-    # capped below inf so that the inf sums of rows with fewer than n slots never fit
-    return min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
+    return budget_limit(request.budget)
+
+
+def budget_limit(budget: float) -> float:
+    """The most a window within ``budget`` (``C``, cost units) may cost, as searches test it.
+
+    ``C`` widened by :data:`BUDGET_RTOL` (costs are sums of floats), capped at the largest
+    finite float so that the ``inf`` sums of starts with fewer than ``n`` slots never fit.
+    Raises nothing (``nan`` stays ``nan``). Source: AEP §2.2 (a window's cost within ``C``).
+    """
+    return min(budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
 
 
 def _sweep_scan(slots: SlotList, request: ResourceRequest) -> _Scan | str:
@@ -559,7 +569,7 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     if not usable.any():
         return _single_refused(name, slots, request, None)
     cost = slots.price * duration
-    limit = min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX)
+    limit = _limit(request)
     feasible = np.flatnonzero(usable & (cost <= limit))
     if feasible.size == 0:
         return _single_refused(name, slots, request, float(cost[usable].min()))
@@ -619,7 +629,7 @@ def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Al
         np.nan if request.volume is None else float(request.volume),
         np.nan if request.time is None else float(request.time),
         float(request.min_performance),
-        min(request.budget * (1 + BUDGET_RTOL), _FLOAT_MAX),
+        _limit(request),
         CRITERION_CODES[name],
     )  # fmt: skip
     if code:  # 1: no usable slot; 2: none within the budget, the cheapest costing floor

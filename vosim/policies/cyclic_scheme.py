@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vosim.allocators.aep import _FLOAT_MAX, BUDGET_RTOL, CRITERION_CODES, FOUND, refusal_reason
+from vosim.allocators.aep import CRITERION_CODES, FOUND, budget_limit, refusal_reason
 from vosim.allocators.availability_window import max_availability_window
 from vosim.allocators.base import Allocation, ResourceRequest, Window, allocate_window
 from vosim.allocators.csa import BatchAlternatives, batch_alternatives
@@ -518,7 +518,7 @@ class CyclicScheme(Policy):
         for i, (j, b) in enumerate(zip(jobs, budget, strict=True)):
             request = self._request[j]
             n[i], volume[i] = request.n, request.volume
-            limit[i] = min(b * (1 + BUDGET_RTOL), _FLOAT_MAX)
+            limit[i] = budget_limit(b)
             plain = request.time is not None or request.min_performance != 0
             name = self.criterion_allocators[self._criterion[j]]
             crit[i] = -1 if plain else CRITERION_CODES.get(name, -1)

@@ -86,7 +86,7 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
         Whether class ``c`` has waiting jobs after those passed.
     n, volume, limit, crit, own_end : arrays of shape (C,)
         Each class's request: tasks ``n``, volume ``V`` (performance x time units), budget
-        with its rounding tolerance (``aep._limit``, cost units), criterion
+        with its rounding tolerance (``aep.budget_limit``, cost units), criterion
         (``aep.CRITERION_CODES``) or ``-1`` for one the plain loop searches, and where its
         own interval ends (``inf``: the pass's interval).
     now : float
