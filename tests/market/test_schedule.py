@@ -285,12 +285,12 @@ def test_node_schedule_buffers_equal_applying_each_call_at_once(ops):
             node, a, b, tag = s.intervals()
             got = list(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True))
             assert got == [tuple(r) for r in rows]
-            # every node whose busy time changed is dirty (others may be: nodes named)
-            assert touched <= s.dirty
-            s.dirty.clear()
+            # every node whose busy time changed is named (others may be: nodes named)
+            assert touched <= set(s.take_changed().tolist())
+            assert not s.changed and s.take_changed().size == 0  # taken: forgotten
             touched = set()
     node, a, b, tag = s.intervals()
     got = list(zip(node.tolist(), a.tolist(), b.tolist(), tag.tolist(), strict=True))
     assert got == [tuple(r) for r in rows]
     assert s.rows == len(rows)
-    assert touched <= s.dirty
+    assert touched <= set(s.take_changed().tolist())

@@ -180,34 +180,37 @@ class BusyTime:
         and every busy interval on them, shape (r,) each, reservations first; with ``pool``
         (each resource's pool id, shape (R,)) every resource of a changed one's pool counts
         as changed (a count view reads a pool together). Clears the marks. ``O(r_vo)`` plus
-        the rows of the owners of the changed resources. Raises
-        nothing. vosim's speed-up; the slot list itself is AEP §2.1's.
+        the rows of the owners of the changed resources; the marks are the arrays of node
+        ids the changes named (:meth:`NodeSchedule.take_changed
+        <vosim.market.schedule.NodeSchedule.take_changed>`), joined once. Raises nothing.
+        vosim's speed-up; the slot list itself is AEP §2.1's.
         """
-        changed = [s for s in (self.reservations, *self.local) if s.dirty]
+        changed = [s.take_changed() for s in (self.reservations, *self.local) if s.changed]
         if not changed:
             empty = np.empty(0)
             return np.empty(0, dtype=np.int64), (np.empty(0, dtype=np.int64), empty, empty)
         mark = np.zeros(self.owner.size, dtype=bool)
-        for s in changed:
-            mark[list(s.dirty)] = True
-            s.dirty.clear()
+        mark[changed[0] if len(changed) == 1 else np.concatenate(changed)] = True
         if pool is not None:  # every resource of a marked one's pool
-            changed = np.zeros(int(pool.max()) + 1, dtype=bool)
-            changed[pool[mark]] = True
-            mark = changed[pool]
+            changed_pool = np.zeros(int(pool.max()) + 1, dtype=bool)
+            changed_pool[pool[mark]] = True
+            mark = changed_pool[pool]
         dirty = np.flatnonzero(mark)
-        owners = np.unique(self.owner[dirty]).tolist()  # their local jobs too
+        seen = np.zeros(len(self.local), dtype=bool)
+        seen[self.owner[dirty]] = True
+        owners = np.flatnonzero(seen).tolist()  # their local jobs too
         parts = [self.reservations.intervals(), *(self.local[k].intervals() for k in owners)]
-        hits = [mark[p[0]] for p in parts]  # each part's rows on changed resources, in order
+        hits = [np.flatnonzero(mark[p[0]]) for p in parts]  # rows on changed resources, in order
         node, a, b = (
-            np.concatenate([p[c][h] for p, h in zip(parts, hits, strict=True)]) for c in range(3)
+            np.concatenate([p[c].take(h) for p, h in zip(parts, hits, strict=True)])
+            for c in range(3)
         )
         return dirty, (node, a, b)
 
     def clear_changes(self) -> None:
         """Forget the marks of changed resources (a reader that rebuilt everything)."""
         for s in (self.reservations, *self.local):
-            s.dirty.clear()
+            s.take_changed()
 
 
 def _joined(parts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

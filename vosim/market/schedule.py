@@ -82,8 +82,8 @@ class NodeSchedule:
         #: Shortenings not applied yet, (tag, nodes, new ends) per :meth:`shorten` call.
         self._short: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._short_tags: set[int] = set()
-        self._dirty: set[int] = set()
-        self._dirty_parts: list[np.ndarray] = []  # node ids of add_many/shorten, not in _dirty
+        self._dirty_one: list[int] = []  # node ids add() changed, not taken yet
+        self._dirty_parts: list[np.ndarray] = []  # node ids add_many/shorten/move changed
         self._pruned_at = -math.inf  # forget_ended's last prune, and the rows that call it
         self._prune_rows = MIN_PRUNE_ROWS
 
@@ -93,15 +93,24 @@ class NodeSchedule:
     tag = _Column(3, "Tag of each interval (:data:`LOCAL` or a VO job's index), shape (r,).")
 
     @property
-    def dirty(self) -> set[int]:
-        """Nodes whose busy time changed (add, shorten; not prune) since it was last cleared.
+    def changed(self) -> bool:
+        """Whether a node's busy time changed (add, shorten, move) since :meth:`take_changed`."""
+        return bool(self._dirty_parts or self._dirty_one)
 
-        The caller clears the set it returns once it has read it (``dirty.clear()``).
+    def take_changed(self) -> np.ndarray:
+        """The nodes whose busy time changed since the last call, and forget them.
+
+        Returns node ids (int64, shape (k,), repeats allowed, in no order). ``O(k)``: the
+        marks are kept as the arrays the changes named, joined only here.
         """
-        if self._dirty_parts:
-            self._dirty.update(np.concatenate(self._dirty_parts).tolist())
-            self._dirty_parts = []
-        return self._dirty
+        parts = self._dirty_parts
+        if self._dirty_one:
+            parts.append(np.array(self._dirty_one, dtype=np.int64))
+            self._dirty_one = []
+        self._dirty_parts = []
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
     def _flush(self) -> None:
         """Write the rows :meth:`add` buffered, then apply the buffered shortenings."""
@@ -170,7 +179,7 @@ class NodeSchedule:
             if tag in self._short_tags:  # a shortening buffered for this tag acts first
                 self._flush()
             self._pending.append((node, a, b, tag))
-            self._dirty.add(node)
+            self._dirty_one.append(node)
 
     def add_many(self, nodes, a: float, b, tag: int) -> None:
         """:meth:`add` ``[a, b_i)`` on each of ``nodes``, one ``tag``.
@@ -221,7 +230,7 @@ class NodeSchedule:
         since an earlier attempt's rows (an interrupted job's) come before it. The rows
         leave their place and follow the others in the order of ``old``, as a shortening to
         nothing and an :meth:`add_many` would leave them, but no buffered shortening of
-        another tag is applied here. Both sets of nodes are marked changed (:meth:`dirty`).
+        another tag is applied here. Both sets of nodes are marked changed (:meth:`take_changed`).
         Compiled (``vosim.market.schedule_kernels.move_rows``, in place); the numpy below
         runs under ``VOSIM_REFERENCE=1``.
 
