@@ -94,14 +94,20 @@ class NodeSchedule:
 
     @property
     def changed(self) -> bool:
-        """Whether a node's busy time changed (add, shorten, move) since :meth:`take_changed`."""
+        """Whether a node's busy time changed (add, shorten, move) since :meth:`take_changed`.
+
+        Raises nothing. No paper: the schedules' bookkeeping for the slot list's reads.
+        """
         return bool(self._dirty_parts or self._dirty_one)
 
     def take_changed(self) -> np.ndarray:
         """The nodes whose busy time changed since the last call, and forget them.
 
-        Returns node ids (int64, shape (k,), repeats allowed, in no order). ``O(k)``: the
-        marks are kept as the arrays the changes named, joined only here.
+        Returns node ids (int64, shape (k,), repeats allowed, in no order), to be read, not
+        written: with one change since the last call it is the array that change named.
+        ``O(k)``: the marks are kept as the arrays the changes named, joined only here (a
+        reader that never calls it keeps them all). Raises nothing. No paper: the schedules'
+        bookkeeping for the slot list's reads (AEP §2.1: the slot list of each cycle).
         """
         parts = self._dirty_parts
         if self._dirty_one:
