@@ -133,11 +133,6 @@ def _members(index: np.ndarray, count: np.ndarray) -> np.ndarray:
     return np.arange(int(count.sum())) + np.repeat(index - offset, count)
 
 
-def _limit(request: ResourceRequest) -> float:
-    """The budget ``C`` with its rounding tolerance, finite (cost units)."""
-    return budget_limit(request.budget)
-
-
 def budget_limit(budget: float) -> float:
     """The most a window within ``budget`` (``C``, cost units) may cost, as searches test it.
 
@@ -163,7 +158,7 @@ def _sweep_scan(slots: SlotList, request: ResourceRequest) -> _Scan | str:
         np.nan if request.time is None else float(request.time),
         float(request.min_performance), request.n,
     )  # fmt: skip
-    scan = _Scan(index, *columns, _limit(request), count)
+    scan = _Scan(index, *columns, budget_limit(request.budget), count)
     return _refused(slots, scan, request, floor) or scan
 
 
@@ -179,7 +174,7 @@ def _prepare(
     than computing them again (the node count only sizes blocks). The block scans read it;
     the compiled sweeps read :func:`_sweep_scan`.
     """
-    limit = _limit(request)
+    limit = budget_limit(request.budget)
     if of is None:
         duration = request.durations(slots.performance)
         latest = slots.end - duration
@@ -569,7 +564,7 @@ def _single(name: str, slots: SlotList, request: ResourceRequest) -> Allocation:
     if not usable.any():
         return _single_refused(name, slots, request, None)
     cost = slots.price * duration
-    limit = _limit(request)
+    limit = budget_limit(request.budget)
     feasible = np.flatnonzero(usable & (cost <= limit))
     if feasible.size == 0:
         return _single_refused(name, slots, request, float(cost[usable].min()))
@@ -629,7 +624,7 @@ def _single_compiled(name: str, slots: SlotList, request: ResourceRequest) -> Al
         np.nan if request.volume is None else float(request.volume),
         np.nan if request.time is None else float(request.time),
         float(request.min_performance),
-        _limit(request),
+        budget_limit(request.budget),
         CRITERION_CODES[name],
     )  # fmt: skip
     if code:  # 1: no usable slot; 2: none within the budget, the cheapest costing floor
