@@ -74,12 +74,32 @@ COLUMNS = [
     "classes",
     "calibration",
     "busy",
+    "kernels",
 ]
 TARGET = 2700.0  # jobs/s: AccaSim 1.1.3's speed with FIFO + first fit on this machine
 
 _WORKER = r"""
-import json, resource, sys, time
+import importlib, json, resource, sys, time
 from pathlib import Path
+
+kernel = [0.0]  # seconds in the compiled kernels since the cycle began (with --kernels)
+if sys.argv[6] == "1":  # before vosim's modules read any entry point
+    from vosim.core import precompile
+
+    def timer(f):
+        def timed_kernel(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                kernel[0] += time.perf_counter() - t
+        return timed_kernel
+
+    for name in precompile.KERNEL_MODULES:
+        module = importlib.import_module(name)
+        for entry in precompile.declared(name):
+            setattr(module, entry, timer(getattr(module, entry)))
+
 from vosim.agents.metascheduler import MetaschedulerAgent
 from vosim.model import VOModel
 
@@ -132,12 +152,15 @@ def timed(self):
     done, queue = self.model.ledger.completed, self.queue_length
     classes = getattr(self.scheduler, "classes", None)  # the cyclic scheme's request classes
     waiting = 0 if classes is None else int((classes.count > 0).sum())
+    kernel[0] = 0.0
     t = time.perf_counter()
     cycle(self)
     dt = time.perf_counter() - t
     failed = 0 if classes is None else int((classes.stamp == self.cycles).sum())
     busy = self.model.busy_time.rows
-    rows.append((done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy))
+    rows.append(
+        (done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy, kernel[0])
+    )
 
 
 MetaschedulerAgent.cycle = timed
@@ -166,19 +189,27 @@ print("VOSIM " + json.dumps(dict(
 
 
 def run_vosim(
-    jobs: str, seed: int, out: Path, stretch: float = 0.0, allocator: str = "amp"
+    jobs: str,
+    seed: int,
+    out: Path,
+    stretch: float = 0.0,
+    allocator: str = "amp",
+    kernels: bool = False,
 ) -> dict:
     """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict.
 
     ``allocator``: every user's window search (``""``: each criterion's own, the default
-    scenario).
+    scenario). ``kernels``: every declared entry point of every kernel module
+    (``vosim.core.precompile.KERNEL_MODULES``) wrapped with a timer, each cycle's seconds
+    inside them recorded (the ``kernels`` column; 0 without it).
 
     ``stretch`` > 0: the stationary control instead of the trace as recorded (its jobs in a
     random order drawn from ``seed``, arrivals uniform over ``stretch`` times its span).
     """
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    argv = (jobs, str(seed), str(out), str(stretch), allocator, "1" if kernels else "0")
     proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, jobs, str(seed), str(out), str(stretch), allocator],
+        [sys.executable, "-c", _WORKER, *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -209,10 +240,21 @@ def run_accasim_gaia(jobs: str, work: Path) -> dict | str:
 
 
 def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
-    """Per-cycle cost by tenths of the run ordered by finished jobs (cycles kept in order)."""
+    """Per-cycle cost by tenths of the run ordered by finished jobs (cycles kept in order).
+
+    With the kernels timed (``--kernels``) two more columns: ``kernel_ms``, the mean ms a
+    cycle spent inside the compiled kernels, and ``rest_ms``, the rest of ``mean_ms``.
+    """
     df = pd.DataFrame(rows, columns=COLUMNS)
     df["calibrated"] = calibrated(df)
     df["part"] = np.minimum(np.arange(len(df)) * parts // max(len(df), 1), parts - 1)
+    kernels = {}
+    if df["kernels"].any():
+        df["rest"] = df["seconds"] - df["kernels"]
+        kernels = {
+            "kernel_ms": ("kernels", lambda s: 1000 * s.mean()),
+            "rest_ms": ("rest", lambda s: 1000 * s.mean()),
+        }
     return df.groupby("part").agg(
         completed_from=("completed", "min"),
         completed_to=("completed", "max"),
@@ -224,6 +266,7 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
         median_ms=("seconds", lambda s: 1000 * s.median()),
         calibrated_ms=("calibrated", lambda s: 1000 * s.mean()),
         busy=("busy", "mean"),
+        **kernels,
     )
 
 
@@ -349,6 +392,13 @@ def main(argv: list[str] | None = None) -> int:
         "arrivals uniform over STRETCH times the trace's span (default 2; 0: skip)",
     )
     parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="also time the compiled kernels inside each cycle (every declared entry point "
+        "wrapped with a timer, ~1 us a call): the per-cycle table gains the kernels' ms and "
+        "the rest's, so the cost a cycle with no Python between its kernels would have",
+    )
+    parser.add_argument(
         "--out", type=Path, default=HERE / "_work" / "gaia", help="folder for outputs"
     )
     args = parser.parse_args(argv)
@@ -369,11 +419,15 @@ def main(argv: list[str] | None = None) -> int:
         peer = None if args.skip_accasim else pool.submit(run_accasim_gaia, args.jobs, work)
         if not args.together and peer is not None:
             peer.result()
-        v = run_vosim(args.jobs, args.seed, Path(tmp), allocator=args.allocator)
+        v = run_vosim(
+            args.jobs, args.seed, Path(tmp), allocator=args.allocator, kernels=args.kernels
+        )
         rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
         a = None if peer is None else peer.result()
         if args.control:
-            c = run_vosim(args.jobs, args.seed, Path(tmp), args.control, args.allocator)
+            c = run_vosim(
+                args.jobs, args.seed, Path(tmp), args.control, args.allocator, args.kernels
+            )
             control = json.loads((Path(tmp) / "cycle_times.json").read_text())
     rate = v["jobs"] / v["total_s"]
     print(
@@ -415,7 +469,19 @@ def main(argv: list[str] | None = None) -> int:
 def print_cost(rows: list) -> None:
     """Print the per-cycle cost of one run by tenths and its :func:`flatness` slopes."""
     print("\nper-cycle cost by tenths of the run (cycles in time order):")
-    print(cycle_table(rows).to_string(float_format=lambda x: f"{x:,.2f}"))
+    table = cycle_table(rows)
+    print(table.to_string(float_format=lambda x: f"{x:,.2f}"))
+    ratios = [
+        f"{label} {table[column].iloc[-1] / table[column].iloc[0]:.2f}x"
+        for label, column in (
+            ("mean", "mean_ms"),
+            ("at the median machine speed", "calibrated_ms"),
+            ("the kernels", "kernel_ms"),
+            ("the rest", "rest_ms"),
+        )
+        if column in table
+    ]
+    print("last tenth over the first: " + ", ".join(ratios))
     df = pd.DataFrame(rows, columns=COLUMNS)
     print("cycles with jobs waiting, cost against jobs finished:")
     print("\n".join(flatness(df, df["seconds"])))
