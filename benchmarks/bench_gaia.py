@@ -14,6 +14,11 @@ In one run the script
    peak resident memory (``ru_maxrss``);
    every 200 cycles it also times a fixed calibration workload (outside the cycles' timing
    and taken out of the run time), so the per-cycle cost can be put at one machine speed;
+   before the timed run it runs the trace's first ``--warm-up`` jobs (default 2,000) in the
+   same interpreter, untimed, so that loading the kernels from numba's cache and the lazy
+   imports (~0.5-1 s, paid at a few of the first cycles) are not counted as the first
+   tenth's cost per cycle; the seconds any cycle still spends in numba's
+   ``Dispatcher.compile`` are recorded and printed (0 after the warm-up);
 2. runs AccaSim 1.1.3 (FIFO, first fit, per-job output on) on the same trace through
    ``accasim_side_by_side.py``'s set-up, unless ``--skip-accasim``: first, or with
    ``--together`` at the same time as vosim;
@@ -75,6 +80,7 @@ COLUMNS = [
     "calibration",
     "busy",
     "kernels",
+    "loading",
 ]
 TARGET = 2700.0  # jobs/s: AccaSim 1.1.3's speed with FIFO + first fit on this machine
 
@@ -100,14 +106,34 @@ if sys.argv[6] == "1":  # before vosim's modules read any entry point
         for entry in precompile.declared(name):
             setattr(module, entry, timer(getattr(module, entry)))
 
+from numba.core.dispatcher import Dispatcher
+
 from vosim.agents.metascheduler import MetaschedulerAgent
 from vosim.model import VOModel
 
 import numpy as np
 
+loading = [0.0, 0]  # seconds numba spent loading or compiling since the cycle began; depth
+compile_kernel = Dispatcher.compile
+
+
+def timed_compile(self, sig):  # a kernel's first call with these types: cache load or compile
+    loading[1] += 1
+    t = time.perf_counter()
+    try:
+        return compile_kernel(self, sig)
+    finally:
+        loading[1] -= 1
+        if loading[1] == 0:  # the outermost only: a kernel compiles its callees inside
+            loading[0] += time.perf_counter() - t
+
+
+Dispatcher.compile = timed_compile
+
 jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
 seed, out, stretch = int(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4])
 allocator = sys.argv[5]  # "": each criterion's own search (the default scenario)
+warm = int(sys.argv[7])  # jobs of the untimed warm-up run (0: none)
 trace = "UniLu-Gaia-2014-2"
 if stretch:  # the stationary control: the trace's jobs shuffled, arrivals spread evenly
     from vosim.data import trace_path
@@ -152,19 +178,23 @@ def timed(self):
     done, queue = self.model.ledger.completed, self.queue_length
     classes = getattr(self.scheduler, "classes", None)  # the cyclic scheme's request classes
     waiting = 0 if classes is None else int((classes.count > 0).sum())
-    kernel[0] = 0.0
+    kernel[0] = loading[0] = 0.0
     t = time.perf_counter()
     cycle(self)
     dt = time.perf_counter() - t
     failed = 0 if classes is None else int((classes.stamp == self.cycles).sum())
     busy = self.model.busy_time.rows
     rows.append(
-        (done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy, kernel[0])
+        (done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy, kernel[0],
+         loading[0])
     )
 
 
-MetaschedulerAgent.cycle = timed
 searches = dict.fromkeys(("finish", "runtime", "cost"), allocator) if allocator else {}
+if warm:  # loads the kernels and modules the run uses, so that no cycle below pays for it
+    VOModel(trace="UniLu-Gaia-2014-2", jobs=warm, rng=seed, **(
+        {"criterion_allocators": searches} if searches else {})).run()
+MetaschedulerAgent.cycle = timed
 calibrate()  # warm up: the recorded calibrations are taken every EVERY cycles of the run
 spent[0] = 0.0
 t0 = time.perf_counter()
@@ -195,19 +225,24 @@ def run_vosim(
     stretch: float = 0.0,
     allocator: str = "amp",
     kernels: bool = False,
+    warm: int = 0,
 ) -> dict:
     """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict.
 
     ``allocator``: every user's window search (``""``: each criterion's own, the default
     scenario). ``kernels``: every declared entry point of every kernel module
     (``vosim.core.precompile.KERNEL_MODULES``) wrapped with a timer, each cycle's seconds
-    inside them recorded (the ``kernels`` column; 0 without it).
+    inside them recorded (the ``kernels`` column; 0 without it). ``warm``: jobs of an untimed
+    run of the trace's first jobs, same scenario and seed, in the same interpreter before the
+    timed one, so that the timed cycles do not pay the kernels' loading from numba's cache and
+    the lazy imports (0: none). Every cycle's seconds inside numba's ``Dispatcher.compile``
+    (a load or a compilation) are recorded either way (the ``loading`` column).
 
     ``stretch`` > 0: the stationary control instead of the trace as recorded (its jobs in a
     random order drawn from ``seed``, arrivals uniform over ``stretch`` times its span).
     """
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
-    argv = (jobs, str(seed), str(out), str(stretch), allocator, "1" if kernels else "0")
+    argv = (jobs, str(seed), str(out), str(stretch), allocator, "1" if kernels else "0", str(warm))
     proc = subprocess.run(
         [sys.executable, "-c", _WORKER, *argv],
         capture_output=True,
@@ -399,11 +434,22 @@ def main(argv: list[str] | None = None) -> int:
         "the rest's, so the cost a cycle with no Python between its kernels would have",
     )
     parser.add_argument(
+        "--warm-up",
+        type=int,
+        default=2000,
+        metavar="JOBS",
+        help="before each timed run, an untimed run of the trace's first JOBS jobs in the same "
+        "interpreter (default 2000; 0: none), so that loading the kernels from numba's cache "
+        "(~1 s at the first cycles) is not counted as the first tenth's cycle cost",
+    )
+    parser.add_argument(
         "--out", type=Path, default=HERE / "_work" / "gaia", help="folder for outputs"
     )
     args = parser.parse_args(argv)
     if args.jobs != "all" and not args.jobs.isdigit():
         parser.error(f"--jobs must be a positive integer or 'all', got {args.jobs!r}")
+    if args.warm_up < 0:
+        parser.error(f"--warm-up must be 0 (none) or a number of jobs, got {args.warm_up}")
     if not args.control >= 0:
         parser.error(f"--control must be 0 (skip) or a stretch > 0, got {args.control!r}")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -420,14 +466,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.together and peer is not None:
             peer.result()
         v = run_vosim(
-            args.jobs, args.seed, Path(tmp), allocator=args.allocator, kernels=args.kernels
-        )
+            args.jobs, args.seed, Path(tmp), allocator=args.allocator, kernels=args.kernels,
+            warm=args.warm_up,
+        )  # fmt: skip
         rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
         a = None if peer is None else peer.result()
         if args.control:
             c = run_vosim(
-                args.jobs, args.seed, Path(tmp), args.control, args.allocator, args.kernels
-            )
+                args.jobs, args.seed, Path(tmp), args.control, args.allocator, args.kernels,
+                args.warm_up,
+            )  # fmt: skip
             control = json.loads((Path(tmp) / "cycle_times.json").read_text())
     rate = v["jobs"] / v["total_s"]
     print(
@@ -435,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{v['run_s']:.1f}, per-job + per-cycle output {v['output_s']:.1f}) = {rate:,.0f} "
         f"jobs/s; {v['cycles']} cycles; peak memory {v['peak_mb']:.0f} MiB; {v['states']}"
     )
+    if args.warm_up:
+        print(f"         (after an untimed warm-up run of the first {args.warm_up} jobs)")
     print(f"target : {TARGET:,.0f} jobs/s -> vosim / target = {rate / TARGET:.2f}")
     if a is not None:
         if isinstance(a, str):
@@ -483,6 +533,13 @@ def print_cost(rows: list) -> None:
     ]
     print("last tenth over the first: " + ", ".join(ratios))
     df = pd.DataFrame(rows, columns=COLUMNS)
+    first = np.arange(len(df)) * 10 < len(df)  # cycle_table's first tenth
+    print(
+        f"numba loading or compiling inside the cycles: {df['loading'].sum():.2f} s, of which "
+        f"{df['loading'][first].sum():.2f} s in the first tenth; its slowest cycles "
+        + ", ".join(f"{1000 * x:.1f}" for x in df["seconds"][first].nlargest(3))
+        + " ms"
+    )
     print("cycles with jobs waiting, cost against jobs finished:")
     print("\n".join(flatness(df, df["seconds"])))
     drift = df["calibration"].max() / df["calibration"].min()
