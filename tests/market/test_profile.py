@@ -81,6 +81,28 @@ def test_profile_matches_brute_force(capacity, ops, releases, query):
 
 
 @settings(max_examples=300, deadline=None)
+@given(capacity=st.integers(1, 8), ops=st.lists(interval, max_size=25), start=st.integers(0, 5))
+def test_of_changes_matches_brute_force(capacity, ops, start):
+    """The profile built from (time, delta) changes in any order, ties and all, as counted."""
+    held = []
+    for count, a, length, forever in ops:
+        a = max(a, start)
+        b = math.inf if forever else min(a + length, HORIZON - 1)
+        if b > a and all(
+            brute_free(capacity, held, t) >= count for t in range(a, min(b, 2 * HORIZON))
+        ):
+            held.append((count, a, b))
+    at = [float(a) for _, a, _ in held] + [float(b) for _, _, b in held]
+    delta = [-c for c, _, _ in held] + [c for c, _, _ in held]
+    profile = FreeProfile.of_changes(capacity, float(start), at[::-1], delta[::-1])
+    for t in range(start, 2 * HORIZON):
+        assert profile.free_at(t) == brute_free(capacity, held, t)
+    steps = profile.steps()
+    assert steps[0][0] == start
+    assert all(t0 < t1 and f0 != f1 for (t0, f0), (t1, f1) in pairwise(steps))  # merged
+
+
+@settings(max_examples=300, deadline=None)
 @given(
     capacity=st.integers(1, 8),
     ops=st.lists(interval, max_size=20),

@@ -94,9 +94,12 @@ class FreeProfile:
         delta = np.asarray(delta, dtype=np.int64).ravel()
         if at.size and at.min() < time:
             raise SlotError(f"a change at {at.min():g} lies before the profile's start {time:g}")
-        when, where = np.unique(np.concatenate([[time], at]), return_inverse=True)
-        free = capacity + np.cumsum(np.bincount(where, np.concatenate([[0], delta])))
-        free = np.rint(free).astype(np.int64)
+        every = np.concatenate([[time], at])
+        order = np.argsort(every, kind="stable")
+        every = every[order]
+        running = np.cumsum(np.concatenate([[0], delta])[order])
+        last = np.flatnonzero(np.append(every[1:] != every[:-1], True))  # of each distinct time
+        when, free = every[last], capacity + running[last]
         if free.size and not (0 <= free.min() and free.max() <= capacity):
             bad = free[(free < 0) | (free > capacity)][0]
             raise SlotError(f"the changes leave {bad} of {capacity} processors free")
