@@ -11,7 +11,8 @@ In one run the script
    criterion_allocators=AMP for every criterion, rng=SEED)``, ``run()``, then writes
    ``jobs.parquet`` and ``cycles.parquet`` (the per-job and per-cycle output of ``vosim run``);
    it times every scheduling cycle (``MetaschedulerAgent.cycle``) and reports the child's
-   peak resident memory (``ru_maxrss``);
+   peak resident memory (``ru_maxrss``, the warm-up run below included: its 2,000 jobs stay
+   well under the whole run's peak);
    every 200 cycles it also times a fixed calibration workload (outside the cycles' timing
    and taken out of the run time), so the per-cycle cost can be put at one machine speed;
    before the timed run it runs the trace's first ``--warm-up`` jobs (default 2,000) in the
@@ -134,7 +135,8 @@ jobs = None if sys.argv[1] == "all" else int(sys.argv[1])
 seed, out, stretch = int(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4])
 allocator = sys.argv[5]  # "": each criterion's own search (the default scenario)
 warm = int(sys.argv[7])  # jobs of the untimed warm-up run (0: none)
-trace = "UniLu-Gaia-2014-2"
+gaia = "UniLu-Gaia-2014-2"  # the trace; the warm-up runs its first jobs
+trace = gaia
 if stretch:  # the stationary control: the trace's jobs shuffled, arrivals spread evenly
     from vosim.data import trace_path
     from vosim.market.swf import read_swf
@@ -192,7 +194,7 @@ def timed(self):
 
 searches = dict.fromkeys(("finish", "runtime", "cost"), allocator) if allocator else {}
 if warm:  # loads the kernels and modules the run uses, so that no cycle below pays for it
-    VOModel(trace="UniLu-Gaia-2014-2", jobs=warm, rng=seed, **(
+    VOModel(trace=gaia, jobs=warm, rng=seed, **(
         {"criterion_allocators": searches} if searches else {})).run()
 MetaschedulerAgent.cycle = timed
 calibrate()  # warm up: the recorded calibrations are taken every EVERY cycles of the run
@@ -282,7 +284,7 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
     """
     df = pd.DataFrame(rows, columns=COLUMNS)
     df["calibrated"] = calibrated(df)
-    df["part"] = np.minimum(np.arange(len(df)) * parts // max(len(df), 1), parts - 1)
+    df["part"] = part_of(len(df), parts)
     kernels = {}
     if df["kernels"].any():
         df["rest"] = df["seconds"] - df["kernels"]
@@ -303,6 +305,14 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
         busy=("busy", "mean"),
         **kernels,
     )
+
+
+def part_of(count: int, parts: int = 10) -> np.ndarray:
+    """The part (of ``parts`` equal ones, in order) each of a run's ``count`` cycles is in.
+
+    Returns int64, shape (count,). Raises nothing.
+    """
+    return np.minimum(np.arange(count) * parts // max(count, 1), parts - 1)
 
 
 def calibrated(df: pd.DataFrame) -> pd.Series:
@@ -533,7 +543,7 @@ def print_cost(rows: list) -> None:
     ]
     print("last tenth over the first: " + ", ".join(ratios))
     df = pd.DataFrame(rows, columns=COLUMNS)
-    first = np.arange(len(df)) * 10 < len(df)  # cycle_table's first tenth
+    first = part_of(len(df)) == 0  # cycle_table's first tenth
     print(
         f"numba loading or compiling inside the cycles: {df['loading'].sum():.2f} s, of which "
         f"{df['loading'][first].sum():.2f} s in the first tenth; its slowest cycles "
