@@ -39,7 +39,12 @@ __all__ = [
     "fenwick_smallest",
     "pairwise_sum",
     "prepare",
+    "prepare_ranges",
+    "range_nodes",
+    "runs_scan",
     "single",
+    "usable_runs",
+    "window_of_ranges",
     "window_of_runs",
 ]
 
@@ -472,15 +477,28 @@ def prepare(node, start, end, price, performance, volume, time, min_performance,
     refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2; the runs
     are vosim's.
     """
-    index, weight = _usable_runs(start, end, price, performance, volume, time, min_performance)
-    k = index.size
+    index, weight = usable_runs(start, end, price, performance, None, volume, time, min_performance)
+    s, late, cost, d, candidates, durations, floor = runs_scan(
+        start[index], end[index], price[index], performance[index], weight, volume, time, n
+    )
+    nodes = _nodes(node, index, weight)
+    return index, weight, s, late, cost, d, candidates, durations, nodes, floor
+
+
+@_jit
+def runs_scan(s, end, price, performance, weight, volume, time, n):  # pragma: no cover
+    """:func:`prepare`'s columns of usable runs, from each run's start, end, price and perf.
+
+    ``s, end, price, performance`` (shape (r,)): one slot of each run; ``weight``: its slots;
+    ``volume``, ``time``, ``n``: the request's (:func:`prepare`). Returns ``(start, latest,
+    cost, duration, candidates, durations, floor)`` as :func:`prepare` returns them.
+    """
+    k = s.size
     d = np.empty(k)
     for j in range(k):
-        i = index[j]
-        d[j] = volume / performance[i] if not np.isnan(volume) else time
-    s = start[index]
-    late = end[index] - d
-    cost = price[index] * d
+        d[j] = volume / performance[j] if not np.isnan(volume) else time
+    late = end - d
+    cost = price * d
     # candidate starts: distinct starts with at least n usable slots covering them
     by_late = np.argsort(late, kind="mergesort")
     candidates = np.empty(k)
@@ -501,14 +519,19 @@ def prepare(node, start, end, price, performance, volume, time, min_performance,
             candidates[c] = t
             c += 1
     durations = _distinct(d)
-    nodes = _nodes(node, index, weight)
     floor = _cheapest_total(cost, weight, n)
-    return index, weight, s, late, cost, d, candidates[:c].copy(), durations, nodes, floor
+    return s, late, cost, d, candidates[:c].copy(), durations, floor
 
 
 @_jit
-def _usable_runs(start, end, price, performance, volume, time, min_performance):  # pragma: no cover
-    """The runs of alike slots a request can use: first positions and slots, int64 (r,) each."""
+def usable_runs(  # pragma: no cover - compiled
+    start, end, price, performance, weight, volume, time, min_performance
+):
+    """The runs of alike slots a request can use: first positions and slots, int64 (r,) each.
+
+    ``weight``: the slots each row stands for (shape (m,); ``None``: one each). Rows are
+    the slot list's, or a count view's ranges (``count_kernels.prepare_ranges``).
+    """
     m = start.size
     first = np.empty(m, dtype=np.int64)
     count = np.empty(m, dtype=np.int64)
@@ -516,6 +539,7 @@ def _usable_runs(start, end, price, performance, volume, time, min_performance):
     i = 0
     while i < m:
         j = i + 1
+        slots = 1 if weight is None else weight[i]
         # the alike test stays inline (load_rows has its twin): as a shared jitted helper
         # it made a default Gaia run 1.3x slower
         while (
@@ -525,11 +549,12 @@ def _usable_runs(start, end, price, performance, volume, time, min_performance):
             and price[j] == price[i]
             and performance[j] == performance[i]
         ):
+            slots += 1 if weight is None else weight[j]
             j += 1
         d = volume / performance[i] if not np.isnan(volume) else time
         if performance[i] >= min_performance and end[i] - d >= start[i]:
             first[k] = i
-            count[k] = j - i
+            count[k] = slots
             k += 1
         i = j
     return first[:k].copy(), count[:k].copy()
@@ -709,6 +734,23 @@ def window_of_runs(start, latest, duration, cost, count, index, node, t, longest
     Raises nothing (compiled; the caller keeps ``t`` a feasible start). Source: AEP §2.1-2.2
     (the ``n`` cheapest slots of the extended window); the runs are vosim's.
     """
+    none = np.empty(0, dtype=np.int64)
+    return window_of_ranges(
+        start, latest, duration, cost, count, index, none, none, node, t, longest, n
+    )
+
+
+@_jit
+def window_of_ranges(  # pragma: no cover - compiled
+    start, latest, duration, cost, count, index, rowstart, rpos, members, t, longest, n
+):
+    """:func:`window_of_runs` on a slot list whose node ids are read through ranges.
+
+    The slot at position ``p`` is on ``members[rpos[R] + p - rowstart[R]]`` for the range
+    ``R`` with ``rowstart[R] <= p < rowstart[R + 1]`` (``range_kernels``: shapes (r + 1,)
+    and (r,)); with ``rowstart`` empty, on ``members[p]`` (``members`` is the slot list's
+    node column). Returns :func:`window_of_runs`' ``(at, d, total)``.
+    """
     r = start.size
     alive = np.empty(r, dtype=np.int64)
     k = 0
@@ -749,7 +791,7 @@ def window_of_runs(start, latest, duration, cost, count, index, node, t, longest
         for p in range(index[row], index[row] + count[row]):
             pool[u] = p
             u += 1
-    pool = pool[np.argsort(node[pool], kind="mergesort")]
+    pool = pool[np.argsort(_nodes_at(pool, rowstart, rpos, members), kind="mergesort")]
     for p in pool[: n - q]:
         at[q] = p
         costs[q] = c
@@ -763,5 +805,63 @@ def window_of_runs(start, latest, duration, cost, count, index, node, t, longest
             dur[q] = duration[rows[j]]
             q += 1
     dur[q:] = d
-    order = np.argsort(node[at], kind="mergesort")
+    order = np.argsort(_nodes_at(at, rowstart, rpos, members), kind="mergesort")
     return at[order], dur[order], total
+
+
+@_jit
+def _nodes_at(positions, rowstart, rpos, members):  # pragma: no cover - compiled
+    """The node ids of slot ``positions`` (:func:`window_of_ranges`' reading)."""
+    if rowstart.size == 0:
+        return members[positions]
+    out = np.empty(positions.size, dtype=np.int64)
+    for q in range(positions.size):
+        p = positions[q]
+        r = np.searchsorted(rowstart, p, side="right") - 1
+        out[q] = members[rpos[r] + p - rowstart[r]]
+    return out
+
+
+@_jit
+def prepare_ranges(  # pragma: no cover - compiled
+    rs, re_, rp, rf, rcount, rowstart, volume, time, min_performance, n
+):
+    """:func:`prepare` on a count view's ranges: the same scan, its runs found among ``r``.
+
+    ``rs, re_, rp, rf, rcount`` (shape (r,)): the ranges' start, end, price, performance and
+    processors, in the rows' order (``count_kernels.ranges_of``); ``rowstart``: each range's first
+    row in the expanded rows, shape (r + 1,) (``count_kernels.rows_before``); ``volume``, ``time``,
+    ``min_performance``, ``n``: the request's. A run (a longest stretch of consecutive alike rows)
+    is a longest stretch of consecutive alike ranges. Returns ``prepare``'s ``(index, count, start,
+    latest, cost, duration, candidates, durations)``, ``floor`` and each run's first range (shape
+    (r',)); the nodes with a usable slot are :func:`range_nodes`' (read only when no start has a
+    window). ``O(r)`` before the scan's own ``O(r' log r')``. Raises nothing (compiled). Source: AEP
+    §2.1-2.2.
+    """
+    fr, weight = usable_runs(rs, re_, rp, rf, rcount, volume, time, min_performance)
+    s, late, cost, d, candidates, durations, floor = runs_scan(
+        rs[fr], re_[fr], rp[fr], rf[fr], weight, volume, time, n
+    )
+    return rowstart[fr], weight, s, late, cost, d, candidates, durations, floor, fr
+
+
+@_jit
+def range_nodes(fr, weight, rcount, rpos, members, size):  # pragma: no cover - compiled
+    """The distinct processors of the runs (first range ``fr``, ``weight`` rows each).
+
+    ``size``: processors (ids below it). ``prepare``'s ``nodes``. Raises nothing (compiled).
+    """
+    seen = np.zeros(size, dtype=np.bool_)
+    nodes = 0
+    for j in range(fr.size):
+        x = fr[j]
+        left = weight[j]
+        while left > 0:
+            for o in range(rcount[x]):
+                q = members[rpos[x] + o]
+                if not seen[q]:
+                    seen[q] = True
+                    nodes += 1
+            left -= rcount[x]
+            x += 1
+    return nodes

@@ -6,6 +6,25 @@
 A separate module so that importing vosim does not import numba: only a run whose slot list
 is a count view loads it. :func:`count_rows` gives the rows the plain function gives, in
 another order (the caller sorts them as a slot list).
+
+**The count view as level ranges.** A count view gives a pool's level ``l`` to its ``l``-th
+processor, so the rows of one pool that open and close together are a block of its processors in
+increasing order: a *range* ``(start, end, price, perf, pool, pos, count)`` stands for the
+processors ``members[pos : pos + count]``, each free over ``[start, end)``. A view of ``m`` rows
+holds ``r`` ranges (Gaia: ~300 against ~2,600 rows), so what reads every row once per window (the
+AEP scan's runs, ``aep_kernels.prepare_ranges``; the cut) reads every range instead
+(``first_fit_kernels``). The ranges are the rows' own order: :func:`ranges_of` groups consecutive
+rows into ranges and :func:`expand` writes them back, the same rows in the same order. A cut
+(:func:`cut_ranges`) re-levels the window's pools from their ranges and places the new ranges by
+``(start, first processor id)``, which is the rows' ``(start, node)`` order when every pool's
+processors are consecutive ids (:func:`consecutive`: Gaia's nodes, LCG's one-processor nodes);
+:func:`cut_view_rows` on the expanded rows is its oracle (hypothesis).
+
+References
+----------
+Mu'alem & Feitelson (2001), §2 (identical processors are counted, not named); AEP §2.1 (the
+slot list ordered by start), §3.1 (a found window leaves the slot list). The ranges are
+vosim's.
 """
 
 from __future__ import annotations
@@ -286,22 +305,49 @@ def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover -
     From row ``top`` on; returns the next free row (``profile.level_spans``' stack), or
     ``-1`` if more of the pool's processors are free at once than ``ids`` holds.
     """
-    out_node, out_start, out_end, out_price, out_perf = out
     k = mine.size
-    stack_start = np.empty(k + 1)
-    stack_lo = np.empty(k + 1, dtype=np.int64)
-    stack_hi = np.empty(k + 1, dtype=np.int64)
     times = np.empty(2 * k)
     delta = np.empty(2 * k, dtype=np.int64)
+    pr = price[mine[0]]
     for j in range(k):
         times[j] = start[mine[j]]
         delta[j] = 1
         times[k + j] = end[mine[j]]
         delta[k + j] = -1
+        pr = min(
+            pr, price[mine[j]]
+        )  # the least price of the rows (a window put back keeps its own)
+    sa, sb, lo, hi, spans = _level_spans(times, delta, ids.size)
+    if spans < 0:
+        return -1
+    pf = perf[mine[0]]
+    for x in range(spans):  # a row per level
+        for level in range(lo[x], hi[x] + 1):
+            out[0][top], out[1][top], out[2][top] = ids[level - 1], sa[x], sb[x]
+            out[3][top], out[4][top] = pr, pf
+            top += 1
+    return top
+
+
+@_jit
+def _level_spans(times, delta, size):  # pragma: no cover - compiled
+    """The levels of a pool's free count, as blocks of levels that close together.
+
+    ``times, delta`` (shape (2k,)): the count's changes (``+w`` at an interval's start,
+    ``-w`` at its end); ``size``: the pool's processors. A level opens where the count rises
+    past it and closes where it falls below; the levels ``low .. high`` of one stack entry
+    that close at ``t`` are one block ``[start, t)``. Returns ``(start, end, low, high,
+    blocks)`` in closing order, or ``blocks = -1`` if more than ``size`` are free at once
+    (``profile.level_spans``' stack).
+    """
     order = np.argsort(times, kind="mergesort")
-    pr, pf = price[mine[0]], perf[mine[0]]
-    for j in range(1, k):  # the least price of the rows (a window put back keeps its own)
-        pr = min(pr, price[mine[j]])
+    k = times.size // 2
+    stack_start = np.empty(k + 1)
+    stack_lo = np.empty(k + 1, dtype=np.int64)
+    stack_hi = np.empty(k + 1, dtype=np.int64)
+    sa, sb = np.empty(2 * k + 1), np.empty(2 * k + 1)
+    lo, hi = np.empty(2 * k + 1, dtype=np.int64), np.empty(2 * k + 1, dtype=np.int64)
+    blocks = 0
     depth = 0  # spans open on the stack: [start, lowest level, highest level]
     free = 0
     j = 0
@@ -314,26 +360,22 @@ def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover -
         while depth and stack_hi[depth - 1] > free:  # levels above free close at t
             low = max(stack_lo[depth - 1], free + 1)
             if stack_start[depth - 1] < t:
-                for level in range(low, stack_hi[depth - 1] + 1):
-                    out_node[top] = ids[level - 1]
-                    out_start[top] = stack_start[depth - 1]
-                    out_end[top] = t
-                    out_price[top] = pr
-                    out_perf[top] = pf
-                    top += 1
+                sa[blocks], sb[blocks] = stack_start[depth - 1], t
+                lo[blocks], hi[blocks] = low, stack_hi[depth - 1]
+                blocks += 1
             if stack_lo[depth - 1] <= free:
                 stack_hi[depth - 1] = free
             else:
                 depth -= 1
             top_level = free
-        if free > ids.size:
-            return -1
+        if free > size:
+            return sa, sb, lo, hi, -1
         if free > top_level:
             stack_start[depth] = t
             stack_lo[depth] = top_level + 1
             stack_hi[depth] = free
             depth += 1
-    return top
+    return sa, sb, lo, hi, blocks
 
 
 @_jit
@@ -344,3 +386,257 @@ def pool_levels(start, end, price, perf, ids, out, top):  # pragma: no cover - c
     row (:func:`_levels`).
     """
     return _levels(start, end, price, perf, np.arange(start.size), ids, out, top)
+
+
+# -- the count view held as level ranges ------------------------------------------------------
+@_jit
+def consecutive(first, members):  # pragma: no cover - compiled
+    """Whether each pool's processors ``members[first[p]:first[p + 1]]`` are consecutive ids.
+
+    ``first`` (int64, shape (P + 1,)) and ``members`` (int64, shape (R,), each pool's ids
+    ascending): ``free_time.members_of``. Raises nothing (compiled).
+    """
+    for p in range(first.size - 1):
+        if first[p + 1] > first[p] and (
+            members[first[p + 1] - 1] - members[first[p]] != first[p + 1] - first[p] - 1
+        ):
+            return False
+    return True
+
+
+@_jit
+def ranges_of(node, start, end, price, perf, pool, first, members):  # pragma: no cover
+    """The rows of a slot list as ranges: consecutive rows alike on consecutive processors.
+
+    ``node, start, end, price, perf`` (shape (m,)): the rows, in their order; ``pool``
+    (int64, shape (N,)): each processor's pool; ``first``, ``members``: each pool's
+    processors (:func:`consecutive`). Row ``i + 1`` joins row ``i``'s range when it has the
+    same start, end, price and performance, the same pool, and is the pool's next processor.
+    Returns ``(start, end, price, perf, pool, pos, count)``, shape (r,) each: the range
+    stands for ``members[pos : pos + count]``. ``O(m + N)``. Raises nothing (compiled).
+    """
+    where = np.empty(pool.size, dtype=np.int64)  # each processor's place in members
+    for q in range(members.size):
+        where[members[q]] = q
+    m = node.size
+    rs, re_, rp, rf = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    rpool, rpos, rcount = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+                           np.empty(m, dtype=np.int64))  # fmt: skip
+    r = -1
+    for i in range(m):
+        p, w = pool[node[i]], where[node[i]]
+        if (
+            r >= 0
+            and start[i] == rs[r]
+            and end[i] == re_[r]
+            and price[i] == rp[r]
+            and perf[i] == rf[r]
+            and p == rpool[r]
+            and w == rpos[r] + rcount[r]
+        ):
+            rcount[r] += 1
+            continue
+        r += 1
+        rs[r], re_[r], rp[r], rf[r] = start[i], end[i], price[i], perf[i]
+        rpool[r], rpos[r], rcount[r] = p, w, 1
+    r += 1
+    return rs[:r], re_[:r], rp[:r], rf[:r], rpool[:r], rpos[:r], rcount[:r]
+
+
+@_jit
+def expand(ranges, members):  # pragma: no cover - compiled
+    """The rows ``(node, start, end, price, perf)`` the ``ranges`` stand for, in order.
+
+    ``ranges``: as :func:`ranges_of` returns them; ``members``: the pools' processors.
+    ``O(m)``. Raises nothing (compiled).
+    """
+    rs, re_, rp, rf, _, rpos, rcount = ranges
+    m = rcount.sum()
+    node = np.empty(m, dtype=np.int64)
+    start, end, price, perf = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    i = 0
+    for r in range(rs.size):
+        for o in range(rcount[r]):
+            node[i] = members[rpos[r] + o]
+            start[i], end[i], price[i], perf[i] = rs[r], re_[r], rp[r], rf[r]
+            i += 1
+    return node, start, end, price, perf
+
+
+@_jit
+def _level_ranges(s, e, w, lead, ids, out, top):  # pragma: no cover - compiled
+    """The levels of one pool's free intervals, written as ranges into ``out`` from ``top``.
+
+    ``s, e, w`` (shape (k,)): intervals ``[s, e)`` each holding ``w`` processors; ``ids``:
+    the pool's processors ``members[base : base + size]``; ``lead``: the levels' price and
+    performance, the pool and ``base``. Level ``l`` (1-based) goes to ``ids[l - 1]``; the
+    levels that open and close together are one range (:func:`_levels` writes them one row
+    each). Returns the next free range, or ``-1`` when more than ``size`` are free at once.
+    """
+    k = s.size
+    times = np.empty(2 * k)
+    delta = np.empty(2 * k, dtype=np.int64)
+    for j in range(k):
+        times[j], delta[j] = s[j], w[j]
+        times[k + j], delta[k + j] = e[j], -w[j]
+    sa, sb, lo, hi, spans = _level_spans(times, delta, ids.size)
+    if spans < 0:
+        return -1
+    for x in range(spans):  # one range per block
+        out[0][top], out[1][top], out[2][top], out[3][top] = sa[x], sb[x], lead[0], lead[1]
+        out[4][top], out[5][top], out[6][top] = lead[2], lead[3] + lo[x] - 1, hi[x] - lo[x] + 1
+        top += 1
+    return top
+
+
+@_jit
+def cut_ranges(ranges, hit, offset, a, b, first, members):  # noqa: C901 - pragma: no cover
+    """A window cut out of a count view held as ranges, its pools re-levelled.
+
+    ``ranges``: :func:`ranges_of`'s, in the rows' order; the window's task ``i`` takes the
+    processor ``offset[i]`` of range ``hit[i]`` over ``[a[i], b[i])`` (shape (n,) each, the
+    tasks on distinct processors). As ``count_kernels.cut_view_rows`` cuts the expanded
+    rows: a task on a pool of one processor leaves its row's head ``[start, a)`` and tail
+    ``[b, end)`` where not empty; every pool of several processors holding a task is
+    re-levelled from its ranges, the tasks' rows cut, at its rows' least price. The new
+    ranges go, in ``(start, first processor id)`` order, before the first range kept whose
+    key is greater. Returns ``(bad, ranges)``: ``bad`` is ``-1``; or the first task outside
+    its range, or ``-2`` when two tasks share a processor, or ``-3`` when a pool would hold
+    more free processors than it has (no ranges then). ``O(r + k log k)`` for ``k`` ranges of
+    the pools re-levelled. Raises nothing (compiled).
+    """
+    rs, re_, rp, rf, rpool, rpos, rcount = ranges
+    r, n = rs.size, hit.size
+    pools = first.size - 1
+    relevel = np.zeros(pools, dtype=np.bool_)
+    hits = np.zeros(r, dtype=np.int64)  # tasks in each range
+    for i in range(n):
+        h = hit[i]
+        if offset[i] < 0 or offset[i] >= rcount[h] or a[i] < rs[h] or b[i] > re_[h]:
+            return i, _none(ranges)
+        for q in range(i):
+            if hit[q] == h and offset[q] == offset[i]:
+                return np.int64(-2), _none(ranges)
+        hits[h] += 1
+        p = rpool[h]
+        if first[p + 1] - first[p] > 1:
+            relevel[p] = True
+    gone = np.zeros(r, dtype=np.bool_)
+    size = 0  # room for the new ranges: at most two per task, plus the pools' levels
+    for x in range(r):
+        if relevel[rpool[x]] or hits[x]:
+            gone[x] = True
+            size += 2 * rcount[x] + 2
+    new = (np.empty(size), np.empty(size), np.empty(size), np.empty(size),
+           np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+           np.empty(size, dtype=np.int64))  # fmt: skip
+    top = np.int64(0)  # typed: numba compiles a helper once more per literal value
+    for i in range(n):  # the tasks on pools of one processor: their heads and tails
+        h = hit[i]
+        if relevel[rpool[h]]:
+            continue
+        for lo, hi in ((rs[h], a[i]), (b[i], re_[h])):
+            if hi > lo:
+                new[0][top], new[1][top], new[2][top], new[3][top] = lo, hi, rp[h], rf[h]
+                new[4][top], new[5][top], new[6][top] = rpool[h], rpos[h], 1
+                top += 1
+    # each re-levelled pool's ranges, in order (a counting sort by pool), and each range's tasks
+    at = np.zeros(pools + 1, dtype=np.int64)
+    for x in range(r):
+        if relevel[rpool[x]]:
+            at[rpool[x] + 1] += 1
+    for p in range(pools):
+        at[p + 1] += at[p]
+    fill = at[:-1].copy()
+    mine = np.empty(at[-1], dtype=np.int64)
+    for x in range(r):
+        if relevel[rpool[x]]:
+            mine[fill[rpool[x]]] = x
+            fill[rpool[x]] += 1
+    task_of = np.full(r, -1, dtype=np.int64)  # a range's first task, then each task's next
+    next_task = np.full(n, -1, dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        next_task[i] = task_of[hit[i]]
+        task_of[hit[i]] = i
+    for p in np.flatnonzero(relevel):  # each pool re-levelled from its ranges, tasks' rows cut
+        k = 0
+        for x in mine[at[p] : at[p + 1]]:
+            k += 1 + 2 * hits[x]
+        s, e, w = np.empty(k), np.empty(k), np.empty(k, dtype=np.int64)
+        c = 0
+        pr, pf, seen = np.inf, 0.0, False
+        for x in mine[at[p] : at[p + 1]]:
+            pieces = c
+            if rcount[x] > hits[x]:
+                s[c], e[c], w[c] = rs[x], re_[x], rcount[x] - hits[x]
+                c += 1
+            i = task_of[x]
+            while i >= 0:
+                if a[i] > rs[x]:
+                    s[c], e[c], w[c] = rs[x], a[i], 1
+                    c += 1
+                if re_[x] > b[i]:
+                    s[c], e[c], w[c] = b[i], re_[x], 1
+                    c += 1
+                i = next_task[i]
+            if c > pieces:  # the range left something: its price counts, its perf if first
+                pr = min(pr, rp[x])
+                if not seen:
+                    pf, seen = rf[x], True
+        if c:
+            lead = (pr, pf, np.int64(p), first[p])
+            ids = members[first[p] : first[p + 1]]
+            top = _level_ranges(s[:c], e[:c], w[:c], lead, ids, new, top)
+            if top < 0:
+                return np.int64(-3), _none(ranges)
+    # the new ranges by (start, first id), then merged before the first kept range greater
+    key = np.empty(top, dtype=np.int64)
+    for y in range(top):
+        key[y] = members[new[5][y]]
+    by = np.argsort(key, kind="mergesort")
+    by = by[np.argsort(new[0][:top][by], kind="mergesort")]
+    kept = r - gone.sum()
+    total = kept + top
+    out = (np.empty(total), np.empty(total), np.empty(total), np.empty(total),
+           np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64),
+           np.empty(total, dtype=np.int64))  # fmt: skip
+    x = 0
+    o = 0
+    for q in range(top + 1):
+        if q < top:
+            y = by[q]
+            ys, yk = new[0][y], key[y]
+        while x < r and (
+            q == top or rs[x] < ys or (rs[x] == ys and members[rpos[x]] <= yk) or gone[x]
+        ):
+            if not gone[x]:
+                _copy(ranges, x, out, o)
+                o += 1
+            x += 1
+        if q < top:
+            _copy(new, y, out, o)
+            o += 1
+    return np.int64(-1), out
+
+
+@_jit
+def _copy(src, x, dst, o):  # pragma: no cover - compiled
+    """Range ``x`` of ``src`` written as range ``o`` of ``dst``."""
+    dst[0][o], dst[1][o], dst[2][o], dst[3][o] = src[0][x], src[1][x], src[2][x], src[3][x]
+    dst[4][o], dst[5][o], dst[6][o] = src[4][x], src[5][x], src[6][x]
+
+
+@_jit
+def _none(ranges):  # pragma: no cover - compiled
+    """No ranges, typed as ``ranges``."""
+    return (ranges[0][:0], ranges[1][:0], ranges[2][:0], ranges[3][:0], ranges[4][:0],
+            ranges[5][:0], ranges[6][:0])  # fmt: skip
+
+
+@_jit
+def rows_before(rcount):  # pragma: no cover - compiled
+    """Each range's first row in the expanded rows: int64, shape (r + 1,), the last ``m``."""
+    out = np.zeros(rcount.size + 1, dtype=np.int64)
+    for x in range(rcount.size):
+        out[x + 1] = out[x] + rcount[x]
+    return out
