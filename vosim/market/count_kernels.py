@@ -314,9 +314,7 @@ def _levels(start, end, price, perf, mine, ids, out, top):  # pragma: no cover -
         delta[j] = 1
         times[k + j] = end[mine[j]]
         delta[k + j] = -1
-        pr = min(
-            pr, price[mine[j]]
-        )  # the least price of the rows (a window put back keeps its own)
+        pr = min(pr, price[mine[j]])  # a window put back keeps its own price: the least
     sa, sb, lo, hi, spans = _level_spans(times, delta, ids.size)
     if spans < 0:
         return -1
