@@ -95,8 +95,9 @@ with open(out, "wb") as fh:
 def main(argv: list[str] | None = None) -> int:
     """Record, replay alternately, print per-call times, their ratio and whether outputs match.
 
-    Returns 0; the parser exits 2 on a bad argument (``--every`` below 1, a kernel not
-    written ``module:function``, a revision git does not know).
+    Returns 0; the parser exits 2 on a bad argument (``--every`` or ``--repeat`` below 1,
+    ``--jobs`` neither a positive number nor ``all``, a kernel not written
+    ``module:function``, a revision git does not know).
     """
     parser = argparse.ArgumentParser(
         description="One compiled kernel's recorded calls replayed at the working tree and "
@@ -118,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.every < 1:
         parser.error(f"--every {args.every}: must be at least 1")
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: must be at least 1")
+    if args.jobs != "all" and not (args.jobs.isdigit() and int(args.jobs) > 0):
+        parser.error(f"--jobs {args.jobs!r}: expected a positive number or 'all'")
     if args.kernel.count(":") != 1:
         parser.error(f"--kernel {args.kernel!r}: expected module:function")
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,8 +136,11 @@ def main(argv: list[str] | None = None) -> int:
         done = subprocess.run(
             [sys.executable, "-c", _RECORD, args.kernel, str(args.every), str(calls),
              args.trace, args.jobs, str(args.seed)],
-            cwd=ROOT, capture_output=True, text=True, check=True,
+            cwd=ROOT, capture_output=True, text=True,
         )  # fmt: skip
+        if done.returncode:  # an unknown module or function, a bad trace: the run's own error
+            last = (done.stderr.strip().splitlines() or ["no error output"])[-1]
+            parser.error(f"--kernel {args.kernel} on {args.trace}: the recording failed: {last}")
         kept, made = done.stdout.split()[-2:]
         print(f"recorded {kept} of {made} calls of {args.kernel} ({args.trace}, jobs {args.jobs})")
         times: dict[str, list[float]] = {"previous": [], "working tree": []}

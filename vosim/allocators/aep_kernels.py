@@ -491,7 +491,8 @@ def runs_scan(s, end, price, performance, weight, volume, time, n):  # pragma: n
 
     ``s, end, price, performance`` (shape (r,)): one slot of each run; ``weight``: its slots;
     ``volume``, ``time``, ``n``: the request's (:func:`prepare`). Returns ``(start, latest,
-    cost, duration, candidates, durations, floor)`` as :func:`prepare` returns them.
+    cost, duration, candidates, durations, floor)`` as :func:`prepare` returns them (times in
+    model time units, costs in cost units). Raises nothing (compiled). Source: AEP §2.1-2.2.
     """
     k = s.size
     d = np.empty(k)
@@ -529,8 +530,11 @@ def usable_runs(  # pragma: no cover - compiled
 ):
     """The runs of alike slots a request can use: first positions and slots, int64 (r,) each.
 
-    ``weight``: the slots each row stands for (shape (m,); ``None``: one each). Rows are
-    the slot list's, or a count view's ranges (``count_kernels.prepare_ranges``).
+    ``start, end, price, performance`` (shape (m,)): the rows, in the slot list's order;
+    ``weight``: the slots each row stands for (shape (m,); ``None``: one each); ``volume``
+    (``nan`` when the request gives a ``time``), ``time``, ``min_performance``: the
+    request's. Rows are the slot list's, or a count view's ranges (:func:`prepare_ranges`).
+    Raises nothing (compiled). Source: AEP §2.1 (usable slots); the runs are vosim's.
     """
     m = start.size
     first = np.empty(m, dtype=np.int64)
@@ -747,9 +751,11 @@ def window_of_ranges(  # pragma: no cover - compiled
     """:func:`window_of_runs` on a slot list whose node ids are read through ranges.
 
     The slot at position ``p`` is on ``members[rpos[R] + p - rowstart[R]]`` for the range
-    ``R`` with ``rowstart[R] <= p < rowstart[R + 1]`` (``range_kernels``: shapes (r + 1,)
-    and (r,)); with ``rowstart`` empty, on ``members[p]`` (``members`` is the slot list's
-    node column). Returns :func:`window_of_runs`' ``(at, d, total)``.
+    ``R`` with ``rowstart[R] <= p < rowstart[R + 1]`` (``count_kernels.rows_before`` and
+    ``ranges_of``: shapes (r + 1,) and (r,)); with ``rowstart`` empty, on ``members[p]``
+    (``members`` is the slot list's node column). The other arguments and the result
+    ``(at, d, total)`` are :func:`window_of_runs`'. Raises nothing (compiled). Source: AEP
+    §2.1-2.2.
     """
     r = start.size
     alive = np.empty(r, dtype=np.int64)
@@ -849,7 +855,10 @@ def prepare_ranges(  # pragma: no cover - compiled
 def range_nodes(fr, weight, rcount, rpos, members, size):  # pragma: no cover - compiled
     """The distinct processors of the runs (first range ``fr``, ``weight`` rows each).
 
-    ``size``: processors (ids below it). ``prepare``'s ``nodes``. Raises nothing (compiled).
+    ``fr``, ``weight`` (int64, shape (r',)): :func:`prepare_ranges`' runs; ``rcount``,
+    ``rpos``: the ranges' processors and first place in ``members`` (the pools' processors);
+    ``size``: processors (ids below it). :func:`prepare`'s ``nodes``, an int. Raises nothing
+    (compiled). Source: AEP §2.2 (why no window: too few nodes with a usable slot).
     """
     seen = np.zeros(size, dtype=np.bool_)
     nodes = 0

@@ -392,7 +392,8 @@ def consecutive(first, members):  # pragma: no cover - compiled
     """Whether each pool's processors ``members[first[p]:first[p + 1]]`` are consecutive ids.
 
     ``first`` (int64, shape (P + 1,)) and ``members`` (int64, shape (R,), each pool's ids
-    ascending): ``free_time.members_of``. Raises nothing (compiled).
+    ascending): ``free_time.members_of``. Raises nothing (compiled). Source: vosim's (the
+    condition under which ranges keep the rows' ``(start, node)`` order).
     """
     for p in range(first.size - 1):
         if first[p + 1] > first[p] and (
@@ -411,7 +412,9 @@ def ranges_of(node, start, end, price, perf, pool, first, members):  # pragma: n
     processors (:func:`consecutive`). Row ``i + 1`` joins row ``i``'s range when it has the
     same start, end, price and performance, the same pool, and is the pool's next processor.
     Returns ``(start, end, price, perf, pool, pos, count)``, shape (r,) each: the range
-    stands for ``members[pos : pos + count]``. ``O(m + N)``. Raises nothing (compiled).
+    stands for ``members[pos : pos + count]`` (times in model time units). ``O(m + N)``.
+    Raises nothing (compiled). Source: Mu'alem & Feitelson (2001), §2 (counted processors);
+    the ranges are vosim's.
     """
     where = np.empty(pool.size, dtype=np.int64)  # each processor's place in members
     for q in range(members.size):
@@ -446,7 +449,8 @@ def expand(ranges, members):  # pragma: no cover - compiled
     """The rows ``(node, start, end, price, perf)`` the ``ranges`` stand for, in order.
 
     ``ranges``: as :func:`ranges_of` returns them; ``members``: the pools' processors.
-    ``O(m)``. Raises nothing (compiled).
+    ``O(m)``. Raises nothing (compiled). Source: AEP §2.1 (the slot list's rows); the ranges
+    are vosim's.
     """
     rs, re_, rp, rf, _, rpos, rcount = ranges
     m = rcount.sum()
@@ -501,7 +505,8 @@ def cut_ranges(ranges, hit, offset, a, b, first, members):  # noqa: C901 - pragm
     key is greater. Returns ``(bad, ranges)``: ``bad`` is ``-1``; or the first task outside
     its range, or ``-2`` when two tasks share a processor, or ``-3`` when a pool would hold
     more free processors than it has (no ranges then). ``O(r + k log k)`` for ``k`` ranges of
-    the pools re-levelled. Raises nothing (compiled).
+    the pools re-levelled. Raises nothing (compiled). Source: AEP §3.1 (a found window
+    leaves the slot list); Mu'alem & Feitelson (2001), §2 (processors counted).
     """
     rs, re_, rp, rf, rpool, rpos, rcount = ranges
     r, n = rs.size, hit.size
@@ -633,7 +638,11 @@ def _none(ranges):  # pragma: no cover - compiled
 
 @_jit
 def rows_before(rcount):  # pragma: no cover - compiled
-    """Each range's first row in the expanded rows: int64, shape (r + 1,), the last ``m``."""
+    """Each range's first row in the expanded rows: int64, shape (r + 1,), the last ``m``.
+
+    ``rcount`` (int64, shape (r,)): each range's processors. Raises nothing (compiled).
+    Source: vosim's (positions of the expanded slot list, AEP §2.1).
+    """
     out = np.zeros(rcount.size + 1, dtype=np.int64)
     for x in range(rcount.size):
         out[x + 1] = out[x] + rcount[x]
