@@ -174,18 +174,24 @@ def test_drift_bound_rules_out_only_what_the_exact_sum_would():
     latest = np.array([0.5, 10.0, 10.0, 10.0])
     cost = np.array([1e300, 0.1, 0.2, 0.3])
     one = np.ones(4, dtype=np.int64)
-    t, examined = kernels.first_feasible(start, latest, cost, one, 2, 0.1 + 0.2)
+    unsorted = (kernels.NO_ORDER, kernels.NO_ORDER)  # each sweep sorts the scan itself
+    t, examined = kernels.first_feasible(start, latest, cost, one, 2, 0.1 + 0.2, *unsorted)
     assert (t, examined) == (1.0, 2)
-    t, best = kernels.cheapest_start(start, latest, cost, one, 2)
+    t, best = kernels.cheapest_start(start, latest, cost, one, 2, *unsorted)
     assert (t, best) == (1.0, 0.1 + 0.2)
     # rows of several slots: three slots of cost 0.1 at 1.0 make the window of n = 3 there
     many = np.array([1, 1, 3, 1], dtype=np.int64)
     start = np.array([0.0, 0.0, 1.0, 2.0])
     cost = np.array([1e300, 0.2, 0.1, 0.3])
-    t, examined = kernels.first_feasible(start, latest, cost, many, 3, 0.1 + 0.1 + 0.1)
+    t, examined = kernels.first_feasible(start, latest, cost, many, 3, 0.1 + 0.1 + 0.1, *unsorted)
     assert (t, examined) == (1.0, 1)  # two slots at 0.0: not a candidate start
-    t, best = kernels.cheapest_start(start, latest, cost, many, 3)
+    t, best = kernels.cheapest_start(start, latest, cost, many, 3, *unsorted)
     assert (t, best) == (1.0, 0.1 + 0.1 + 0.1)
+    # the scan's orders made once and given: the same answers
+    given = kernels.orders(cost, latest, *unsorted)
+    assert [a.tolist() for a in given] == [[2, 1, 3, 0], [0, 1, 2, 3]]
+    assert kernels.first_feasible(start, latest, cost, many, 3, 0.1 + 0.1 + 0.1, *given) == (t, 1)
+    assert kernels.cheapest_start(start, latest, cost, many, 3, *given) == (t, best)
 
 
 @settings(max_examples=200, deadline=None)

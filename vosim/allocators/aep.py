@@ -497,8 +497,9 @@ def _first_feasible(scan: _Scan, n: int) -> tuple[float, int] | None:
     and including it; ``None`` when no start of the interval holds a window within budget.
     """
     if not reference():  # the compiled sweep: the same start and count
-        t, examined = _kernels().first_feasible(
-            scan.start, scan.latest, scan.cost, scan.weight, n, scan.limit
+        k = _kernels()
+        t, examined = k.first_feasible(
+            scan.start, scan.latest, scan.cost, scan.weight, n, scan.limit, k.NO_ORDER, k.NO_ORDER
         )
         return None if np.isnan(t) else (float(t), int(examined))
     for block in _blocks(scan):
@@ -854,8 +855,9 @@ def _min_cost_scan(
     if isinstance(scan, str):
         return Allocation(None, scan, "min_cost", {"slots": len(slots)})
     if not limited and not reference():  # the compiled sweep: the same start
-        t, best = _kernels().cheapest_start(
-            scan.start, scan.latest, scan.cost, scan.weight, request.n
+        k = _kernels()
+        t, best = k.cheapest_start(
+            scan.start, scan.latest, scan.cost, scan.weight, request.n, k.NO_ORDER, k.NO_ORDER
         )
         return _result("min_cost", slots, scan, request, float(t) if best <= scan.limit else np.inf)
     best, best_t, examined = np.inf, np.inf, 0
@@ -965,9 +967,10 @@ def _min_runtime_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
 def _min_runtime_sweeps(slots: SlotList, scan: _Scan, request: ResourceRequest) -> Allocation:
     """:func:`_min_runtime_scan`'s window by compiled AMP sweeps over the slots up to theta."""
     level = np.searchsorted(scan.durations, scan.duration)
-    t, k = _kernels().least_runtime(
+    kernel = _kernels()
+    t, k = kernel.least_runtime(
         scan.start, scan.latest, scan.cost, scan.weight, level, scan.durations.size,
-        request.n, scan.limit,
+        request.n, scan.limit, kernel.NO_ORDER, kernel.NO_ORDER,
     )  # fmt: skip
     if k < 0:
         return _result("min_runtime", slots, scan, request, np.inf)
@@ -1027,9 +1030,10 @@ def _min_finish_scan(slots: SlotList, request: ResourceRequest) -> Allocation:
     cells = scan.durations.size * (scan.start.size + 1)
     if cells <= _SWEEP_CELLS and not reference():  # the compiled sweep: the same start
         level = np.searchsorted(scan.durations, scan.duration)
-        t, runtime = _kernels().earliest_finish(
+        k = _kernels()
+        t, runtime = k.earliest_finish(
             scan.start, scan.latest, scan.cost, scan.weight, level, scan.durations, request.n,
-            scan.limit,
+            scan.limit, k.NO_ORDER, k.NO_ORDER,
         )  # fmt: skip
         if np.isnan(t):
             return _result("min_finish", slots, scan, request, np.inf)

@@ -36,6 +36,8 @@ __all__ = [
     "first_feasible",
     "least_runtime",
     "fenwick_add",
+    "orders",
+    "NO_ORDER",
     "fenwick_smallest",
     "pairwise_sum",
     "prepare",
@@ -54,6 +56,9 @@ _jit = numba.njit(cache=True, nogil=True)  # no Python objects inside: other thr
 
 #: Unit roundoff of float64 (half the machine epsilon), with room to spare.
 _U = 1.2e-16
+
+#: No sort order given: a sweep sorts its scan itself (:func:`orders`).
+NO_ORDER = np.empty(0, dtype=np.int64)
 
 
 @_jit
@@ -189,10 +194,12 @@ def _exact(counts, sums, here, cost_of_rank, step, n, buf):  # pragma: no cover 
 
 
 @_jit
-def _ranks(cost):  # pragma: no cover - compiled
-    """Rank of each cost among the distinct costs (1-based) and the cost of each rank."""
+def _ranks(cost, order):  # pragma: no cover - compiled
+    """Rank of each cost among the distinct costs (1-based) and the cost of each rank.
+
+    ``order``: ``cost``'s stable argsort (:func:`orders`), shape of ``cost``.
+    """
     m = cost.size
-    order = np.argsort(cost, kind="mergesort")
     rank = np.empty(m, dtype=np.int64)
     cost_of_rank = np.empty(m + 1)
     cost_of_rank[0] = 0.0
@@ -204,6 +211,23 @@ def _ranks(cost):  # pragma: no cover - compiled
             cost_of_rank[g] = c
         rank[order[q]] = g
     return rank, cost_of_rank[: g + 1]
+
+
+@_jit
+def orders(cost, latest, by_cost, by_late):  # pragma: no cover - compiled
+    """A scan's two sort orders: ``by_cost, by_late`` as given, or made here if empty.
+
+    ``cost``, ``latest`` (float, shape (m,)): its rows' cost and latest start. Returns
+    ``(by_cost, by_late)``, int64 shape (m,) each: their stable argsorts (``mergesort``).
+    :func:`runs_scan` makes them once for a scan, and every sweep over the same scan takes
+    them rather than sorting again; a sweep given empty orders sorts. Raises nothing
+    (compiled). Source: vosim's (no paper: one sort a scan, not one a sweep).
+    """
+    if by_cost.size != cost.size:
+        by_cost = np.argsort(cost, kind="mergesort")
+    if by_late.size != latest.size:
+        by_late = np.argsort(latest, kind="mergesort")
+    return by_cost, by_late
 
 
 @_jit
@@ -297,15 +321,18 @@ def _sweep(  # pragma: no cover - compiled
     return best_t, best, examined
 
 
-@entry((F8, F8, F8, I8, i8, f8))
+@entry((F8, F8, F8, I8, i8, f8, I8, I8))
 @_jit
-def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover - compiled
+def first_feasible(
+    start, latest, cost, weight, n, limit, by_cost, by_late
+):  # pragma: no cover - compiled
     """AMP's start: the first candidate start where the ``n`` cheapest alive costs fit ``limit``.
 
     Parameters (shape (m,) each, a scan's rows in start order): ``start``, ``latest`` (the
     latest start the row's slots still cover; model time units), ``cost`` (``price * T`` of
     one slot, cost units), ``weight`` (int64: the alike slots a row stands for, >= 1); ``n``:
-    slots of a window; ``limit``: the budget with its tolerance (cost units).
+    slots of a window; ``limit``: the budget with its tolerance (cost units); ``by_cost``,
+    ``by_late`` (int64): the scan's sort orders (:func:`orders`; empty: sorted here).
 
     Returns ``(t, examined)``: the start (``nan`` if none) and the candidate starts visited up
     to and including it (all of them if none), as ``aep._first_feasible`` counts them.
@@ -313,8 +340,8 @@ def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover -
     Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
     refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
-    rank, cost_of_rank = _ranks(cost)
-    by_late = np.argsort(latest, kind="mergesort")
+    by_cost, by_late = orders(cost, latest, by_cost, by_late)
+    rank, cost_of_rank = _ranks(cost, by_cost)
     level = np.zeros(start.size, dtype=np.int64)
     t, _, examined = _sweep(
         start, latest, cost, weight, rank, cost_of_rank, by_late, level, np.int64(0), n, limit,
@@ -323,9 +350,11 @@ def first_feasible(start, latest, cost, weight, n, limit):  # pragma: no cover -
     return t, examined
 
 
-@entry((F8, F8, F8, I8, I8, i8, i8, f8))
+@entry((F8, F8, F8, I8, I8, i8, i8, f8, I8, I8))
 @_jit
-def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # pragma: no cover
+def least_runtime(
+    start, latest, cost, weight, level, levels, n, limit, by_cost, by_late
+):  # pragma: no cover - compiled
     """MinRuntime's start and runtime level: AMP on the slots of level ``<= k``, ``k`` rising.
 
     Arguments as :func:`first_feasible`, with ``level[i]`` the index of slot ``i``'s task time
@@ -336,8 +365,8 @@ def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # prag
     Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
     refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
-    rank, cost_of_rank = _ranks(cost)
-    by_late = np.argsort(latest, kind="mergesort")
+    by_cost, by_late = orders(cost, latest, by_cost, by_late)
+    rank, cost_of_rank = _ranks(cost, by_cost)
     for k in range(levels):
         t, _, _ = _sweep(
             start, latest, cost, weight, rank, cost_of_rank, by_late, level, k, n, limit,
@@ -348,9 +377,9 @@ def least_runtime(start, latest, cost, weight, level, levels, n, limit):  # prag
     return np.nan, -1
 
 
-@entry((F8, F8, F8, I8, i8))
+@entry((F8, F8, F8, I8, i8, I8, I8))
 @_jit
-def cheapest_start(start, latest, cost, weight, n):  # pragma: no cover - compiled
+def cheapest_start(start, latest, cost, weight, n, by_cost, by_late):  # pragma: no cover - compiled
     """The start of minCost: the first start of least ``n``-cheapest sum of all starts.
 
     Arguments as :func:`first_feasible` (every slot takes part). Returns ``(t, sum)``: the
@@ -360,8 +389,8 @@ def cheapest_start(start, latest, cost, weight, n):  # pragma: no cover - compil
     Raises nothing: compiled, it takes the arrays ``aep`` builds for it (bad values there are
     refused by ``ResourceRequest`` and ``SlotList`` first). Source: AEP §2.1-2.2.
     """
-    rank, cost_of_rank = _ranks(cost)
-    by_late = np.argsort(latest, kind="mergesort")
+    by_cost, by_late = orders(cost, latest, by_cost, by_late)
+    rank, cost_of_rank = _ranks(cost, by_cost)
     level = np.zeros(start.size, dtype=np.int64)
     t, best, _ = _sweep(
         start, latest, cost, weight, rank, cost_of_rank, by_late, level, np.int64(0), n, np.inf,
@@ -378,9 +407,11 @@ def _fits(counts, sums, here, cost_of_rank, step, n, limit, slack, buf):  # prag
     return _exact(counts, sums, here, cost_of_rank, step, n, buf) <= limit
 
 
-@entry((F8, F8, F8, I8, I8, F8, i8, f8))
+@entry((F8, F8, F8, I8, I8, F8, i8, f8, I8, I8))
 @_jit
-def earliest_finish(start, latest, cost, weight, level, durations, n, limit):  # pragma: no cover
+def earliest_finish(
+    start, latest, cost, weight, level, durations, n, limit, by_cost, by_late
+):  # pragma: no cover - compiled
     """The start and runtime of minFinish: the least ``t + runtime`` within ``limit``, first start.
 
     Arguments as :func:`least_runtime`, with ``level[i]`` the index of slot ``i``'s task time
@@ -396,14 +427,14 @@ def earliest_finish(start, latest, cost, weight, level, durations, n, limit):  #
     """
     m = start.size
     big = durations.size
-    rank, cost_of_rank = _ranks(cost)
+    by_cost, by_late = orders(cost, latest, by_cost, by_late)
+    rank, cost_of_rank = _ranks(cost, by_cost)
     g = cost_of_rank.size - 1
     step = _top_step(g)
     counts = np.zeros((big, g + 1), dtype=np.int64)
     sums = np.zeros((big, g + 1))
     here = np.zeros((big, g + 1), dtype=np.int64)
     alive = np.zeros(big, dtype=np.int64)  # alive slots of level <= k
-    by_late = np.argsort(latest, kind="mergesort")
     buf = np.empty(max(n, 1))
     i = q = updates = 0
     mag = 0.0
@@ -478,7 +509,7 @@ def prepare(node, start, end, price, performance, volume, time, min_performance,
     are vosim's.
     """
     index, weight = usable_runs(start, end, price, performance, None, volume, time, min_performance)
-    s, late, cost, d, candidates, durations, floor = runs_scan(
+    s, late, cost, d, candidates, durations, floor, _, _ = runs_scan(
         start[index], end[index], price[index], performance[index], weight, volume, time, n
     )
     nodes = _nodes(node, index, weight)
@@ -492,7 +523,9 @@ def runs_scan(s, end, price, performance, weight, volume, time, n):  # pragma: n
     ``s, end, price, performance`` (shape (r,)): one slot of each run; ``weight``: its slots;
     ``volume``, ``time``, ``n``: the request's (:func:`prepare`). Returns ``(start, latest,
     cost, duration, candidates, durations, floor)`` as :func:`prepare` returns them (times in
-    model time units, costs in cost units). Raises nothing (compiled). Source: AEP §2.1-2.2.
+    model time units, costs in cost units), then the scan's sort orders ``(by_cost,
+    by_late)`` (:func:`orders`) for the sweeps. Raises nothing (compiled). Source: AEP
+    §2.1-2.2.
     """
     k = s.size
     d = np.empty(k)
@@ -501,7 +534,7 @@ def runs_scan(s, end, price, performance, weight, volume, time, n):  # pragma: n
     late = end - d
     cost = price * d
     # candidate starts: distinct starts with at least n usable slots covering them
-    by_late = np.argsort(late, kind="mergesort")
+    by_cost, by_late = orders(cost, late, NO_ORDER, NO_ORDER)
     candidates = np.empty(k)
     c = 0
     a = b = 0  # runs started by t, runs ended before t (by latest start)
@@ -520,8 +553,8 @@ def runs_scan(s, end, price, performance, weight, volume, time, n):  # pragma: n
             candidates[c] = t
             c += 1
     durations = _distinct(d)
-    floor = _cheapest_total(cost, weight, n)
-    return s, late, cost, d, candidates[:c].copy(), durations, floor
+    floor = _cheapest_total(cost, weight, n, by_cost)
+    return s, late, cost, d, candidates[:c].copy(), durations, floor, by_cost, by_late
 
 
 @_jit
@@ -581,16 +614,17 @@ def _nodes(node, index, weight):  # pragma: no cover - compiled
 
 
 @_jit
-def _cheapest_total(cost, weight, n):  # pragma: no cover - compiled
+def _cheapest_total(cost, weight, n, by_cost):  # pragma: no cover - compiled
     """The sum numpy takes of the ``n`` cheapest slots, sorted (``inf``: fewer than ``n``).
 
-    Row ``j`` holds ``weight[j]`` slots of cost ``cost[j]`` each.
+    Row ``j`` holds ``weight[j]`` slots of cost ``cost[j]`` each; ``by_cost``: the rows by
+    increasing cost, stable (:func:`orders`).
     """
     if weight.sum() < n:
         return np.inf
     cheapest = np.empty(n)
     q = 0
-    for j in np.argsort(cost, kind="mergesort"):
+    for j in by_cost:
         w = min(weight[j], n - q)
         cheapest[q : q + w] = cost[j]
         q += w
@@ -839,16 +873,18 @@ def prepare_ranges(  # pragma: no cover - compiled
     row in the expanded rows, shape (r + 1,) (``count_kernels.rows_before``); ``volume``, ``time``,
     ``min_performance``, ``n``: the request's. A run (a longest stretch of consecutive alike rows)
     is a longest stretch of consecutive alike ranges. Returns ``prepare``'s ``(index, count, start,
-    latest, cost, duration, candidates, durations)``, ``floor`` and each run's first range (shape
-    (r',)); the nodes with a usable slot are :func:`range_nodes`' (read only when no start has a
+    latest, cost, duration, candidates, durations)``, ``floor``, each run's first range (shape
+    (r',)) and the scan's sort orders ``(by_cost, by_late)`` (:func:`orders`, for the sweeps);
+    the nodes with a usable slot are :func:`range_nodes`' (read only when no start has a
     window). ``O(r)`` before the scan's own ``O(r' log r')``. Raises nothing (compiled). Source: AEP
     §2.1-2.2.
     """
     fr, weight = usable_runs(rs, re_, rp, rf, rcount, volume, time, min_performance)
-    s, late, cost, d, candidates, durations, floor = runs_scan(
+    s, late, cost, d, candidates, durations, floor, by_cost, by_late = runs_scan(
         rs[fr], re_[fr], rp[fr], rf[fr], weight, volume, time, n
     )
-    return rowstart[fr], weight, s, late, cost, d, candidates, durations, floor, fr
+    index = rowstart[fr]
+    return index, weight, s, late, cost, d, candidates, durations, floor, fr, by_cost, by_late
 
 
 @_jit

@@ -193,8 +193,8 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
                     code0, _, t0, _, _ = single(cs, ce, cp, cf, lowest, v, np.nan, 0.0, lim, 0)
                     earliest = t0 if code0 == 0 else np.nan
         else:  # aep._sweep_scan, _refused and the criterion's sweep
-            index, count, s, late, tcost, dur, cands, durations, floor, fr = prepare_ranges(
-                cs, ce, cp, cf, cc, rowstart, v, np.nan, 0.0, tasks
+            index, count, s, late, tcost, dur, cands, durations, floor, fr, by_cost, by_late = (
+                prepare_ranges(cs, ce, cp, cf, cc, rowstart, v, np.nan, 0.0, tasks)
             )
             longest = np.inf
             if cands.size == 0:
@@ -203,14 +203,16 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
             elif floor > lim:
                 kind = BELOW_FLOOR
             elif crit[c] == 0:
-                t, _ = first_feasible(s, late, tcost, count, tasks, lim)
+                t, _ = first_feasible(s, late, tcost, count, tasks, lim, by_cost, by_late)
                 kind = NO_WINDOW if np.isnan(t) else FOUND
             elif crit[c] == 1:
-                t, least = cheapest_start(s, late, tcost, count, tasks)
+                t, least = cheapest_start(s, late, tcost, count, tasks, by_cost, by_late)
                 kind = FOUND if least <= lim else NO_WINDOW
             elif crit[c] == 2:
                 level = np.searchsorted(durations, dur)
-                t, kk = least_runtime(s, late, tcost, count, level, durations.size, tasks, lim)
+                t, kk = least_runtime(
+                    s, late, tcost, count, level, durations.size, tasks, lim, by_cost, by_late
+                )
                 kind = NO_WINDOW if kk < 0 else FOUND
                 if kk >= 0:
                     longest = durations[kk]
@@ -218,7 +220,9 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
                 if durations.size * (s.size + 1) > _SWEEP_CELLS:
                     return _rows(PLAIN, e, ranges, pmembers)
                 level = np.searchsorted(durations, dur)
-                t, longest = earliest_finish(s, late, tcost, count, level, durations, tasks, lim)
+                t, longest = earliest_finish(
+                    s, late, tcost, count, level, durations, tasks, lim, by_cost, by_late
+                )
                 kind = NO_WINDOW if np.isnan(t) else FOUND
             if kind == FOUND:
                 at, d, cost = window_of_ranges(
@@ -229,7 +233,9 @@ def first_fit(  # noqa: C901 - pragma: no cover - compiled
                 if t <= now or crit[c] == 0:
                     earliest = t
                 else:
-                    earliest, _ = first_feasible(s, late, tcost, count, tasks, lim)
+                    earliest, _ = first_feasible(
+                        s, late, tcost, count, tasks, lim, by_cost, by_late
+                    )
         if kind == FOUND:  # batch_windows.cut_window (SlotList.cut without pools)
             hit = np.searchsorted(rowstart, at, side="right") - 1
             offset = at - rowstart[hit]
