@@ -24,7 +24,7 @@ from vosim.allocators.request_screen import ALLOCATOR_FAILED, FITS_MAYBE, screen
 from vosim.allocators.vo_choice import VOPolicy, choose_alternatives
 from vosim.core import SlotList
 from vosim.core.code_path import kernels, reference
-from vosim.core.windows import Spans
+from vosim.core.windows import Spans, distinct
 from vosim.errors import ParameterError
 from vosim.market.free_time import members_of
 from vosim.market.uncertainty import window_availability
@@ -382,7 +382,7 @@ class CyclicScheme(Policy):
         budget = self._class_budgets(live)
         code = screen_requests(slots, classes.n[live], classes.volume[live], budget)
         out = code != FITS_MAYBE
-        for c in np.unique(code[out]).tolist():
+        for c in distinct(code[out]).tolist():
             classes.set_code(live[out][code[out] == c], c, self._cycles)
         failed = [live[out]]
         fit, fit_budget = live[~out].tolist(), budget[~out].tolist()

@@ -547,7 +547,7 @@ class Replanner:
                 result.reserved,
                 owner=state.owner,
                 arrived=_given(state, "arrived"),
-                freed=np.union1d(state.freed, result.freed),
+                freed=distinct(np.concatenate([state.freed, result.freed])),  # np.union1d, no hash
                 refreshed=state.refreshed,
                 left=state.left,
                 balance=state.balance,
