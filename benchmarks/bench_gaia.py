@@ -66,6 +66,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import commit
 
 HERE = Path(__file__).resolve().parent
+#: The parts of a cycle ``--phases`` times (seconds inside each, per cycle): the re-planning
+#: of unstarted reservations (compression, its slot list read included), the scheme's window
+#: searches (``CyclicScheme.decide``), the decisions applied (binding, reservations, users'
+#: evaluations: ``MetaschedulerAgent._apply``) and the slot list read (inside the first two).
+PHASES = ["replanning", "searches", "applying", "slot_list"]
 #: One row per cycle: jobs finished and waiting before it, its seconds, jobs it scheduled,
 #: request classes whose screen or window search failed in it (each such class costs a
 #: screen and maybe a search), request classes with jobs waiting before it, and the seconds
@@ -82,6 +87,7 @@ COLUMNS = [
     "busy",
     "kernels",
     "loading",
+    *PHASES,
 ]
 TARGET = 2700.0  # jobs/s: AccaSim 1.1.3's speed with FIFO + first fit on this machine
 
@@ -111,6 +117,26 @@ from numba.core.dispatcher import Dispatcher
 
 from vosim.agents.metascheduler import MetaschedulerAgent
 from vosim.model import VOModel
+
+phase = dict.fromkeys(sys.argv[9].split(","), 0.0)  # PHASES, in the table's column order
+if sys.argv[8] == "1":  # each phase of a cycle timed (seconds since the cycle began)
+    import vosim.policies.replan as replan_module
+    from vosim.market.slot_cache import SlotListCache
+    from vosim.policies.cyclic_scheme import CyclicScheme
+
+    def phase_timer(f, name):
+        def timed_phase(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                phase[name] += time.perf_counter() - t
+        return timed_phase
+
+    replan_module.compress = phase_timer(replan_module.compress, "replanning")
+    CyclicScheme.decide = phase_timer(CyclicScheme.decide, "searches")
+    MetaschedulerAgent._apply = phase_timer(MetaschedulerAgent._apply, "applying")
+    SlotListCache.slots = phase_timer(SlotListCache.slots, "slot_list")
 
 import numpy as np
 
@@ -181,6 +207,8 @@ def timed(self):
     classes = getattr(self.scheduler, "classes", None)  # the cyclic scheme's request classes
     waiting = 0 if classes is None else int((classes.count > 0).sum())
     kernel[0] = loading[0] = 0.0
+    for name in phase:
+        phase[name] = 0.0
     t = time.perf_counter()
     cycle(self)
     dt = time.perf_counter() - t
@@ -188,7 +216,7 @@ def timed(self):
     busy = self.model.busy_time.rows
     rows.append(
         (done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy, kernel[0],
-         loading[0])
+         loading[0], *phase.values())
     )
 
 
@@ -228,6 +256,7 @@ def run_vosim(
     allocator: str = "amp",
     kernels: bool = False,
     warm: int = 0,
+    phases: bool = False,
 ) -> dict:
     """One vosim run in a fresh interpreter (imports not timed); returns its VOSIM dict.
 
@@ -238,13 +267,15 @@ def run_vosim(
     run of the trace's first jobs, same scenario and seed, in the same interpreter before the
     timed one, so that the timed cycles do not pay the kernels' loading from numba's cache and
     the lazy imports (0: none). Every cycle's seconds inside numba's ``Dispatcher.compile``
-    (a load or a compilation) are recorded either way (the ``loading`` column).
+    (a load or a compilation) are recorded either way (the ``loading`` column). ``phases``:
+    each cycle's seconds in each of :data:`PHASES` (0 without it).
 
     ``stretch`` > 0: the stationary control instead of the trace as recorded (its jobs in a
     random order drawn from ``seed``, arrivals uniform over ``stretch`` times its span).
     """
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
-    argv = (jobs, str(seed), str(out), str(stretch), allocator, "1" if kernels else "0", str(warm))
+    flags = ("1" if kernels else "0", str(warm), "1" if phases else "0", ",".join(PHASES))
+    argv = (jobs, str(seed), str(out), str(stretch), allocator, *flags)
     proc = subprocess.run(
         [sys.executable, "-c", _WORKER, *argv],
         capture_output=True,
@@ -280,7 +311,8 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
     """Per-cycle cost by tenths of the run ordered by finished jobs (cycles kept in order).
 
     With the kernels timed (``--kernels``) two more columns: ``kernel_ms``, the mean ms a
-    cycle spent inside the compiled kernels, and ``rest_ms``, the rest of ``mean_ms``.
+    cycle spent inside the compiled kernels, and ``rest_ms``, the rest of ``mean_ms``. With
+    the phases timed (``--phases``) one more per phase of :data:`PHASES`, ``<phase>_ms``.
     """
     df = pd.DataFrame(rows, columns=COLUMNS)
     df["calibrated"] = calibrated(df)
@@ -292,6 +324,9 @@ def cycle_table(rows: list, parts: int = 10) -> pd.DataFrame:
             "kernel_ms": ("kernels", lambda s: 1000 * s.mean()),
             "rest_ms": ("rest", lambda s: 1000 * s.mean()),
         }
+    for name in PHASES:
+        if df[name].any():
+            kernels[f"{name}_ms"] = (name, lambda s: 1000 * s.mean())
     return df.groupby("part").agg(
         completed_from=("completed", "min"),
         completed_to=("completed", "max"),
@@ -444,6 +479,13 @@ def main(argv: list[str] | None = None) -> int:
         "the rest's, so the cost a cycle with no Python between its kernels would have",
     )
     parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="also time the parts of each cycle (re-planning, the scheme's searches, the "
+        "decisions applied, the slot list read; one timer each): the per-cycle table gains "
+        "their ms, to see which part grows from the first tenth to the last",
+    )
+    parser.add_argument(
         "--warm-up",
         type=int,
         default=2000,
@@ -477,14 +519,14 @@ def main(argv: list[str] | None = None) -> int:
             peer.result()
         v = run_vosim(
             args.jobs, args.seed, Path(tmp), allocator=args.allocator, kernels=args.kernels,
-            warm=args.warm_up,
+            warm=args.warm_up, phases=args.phases,
         )  # fmt: skip
         rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
         a = None if peer is None else peer.result()
         if args.control:
             c = run_vosim(
                 args.jobs, args.seed, Path(tmp), args.control, args.allocator, args.kernels,
-                args.warm_up,
+                args.warm_up, args.phases,
             )  # fmt: skip
             control = json.loads((Path(tmp) / "cycle_times.json").read_text())
     rate = v["jobs"] / v["total_s"]
@@ -538,6 +580,7 @@ def print_cost(rows: list) -> None:
             ("at the median machine speed", "calibrated_ms"),
             ("the kernels", "kernel_ms"),
             ("the rest", "rest_ms"),
+            *((name.replace("_", " "), f"{name}_ms") for name in PHASES),
         )
         if column in table
     ]
