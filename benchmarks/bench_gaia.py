@@ -95,48 +95,42 @@ _WORKER = r"""
 import importlib, json, resource, sys, time
 from pathlib import Path
 
-kernel = [0.0]  # seconds in the compiled kernels since the cycle began (with --kernels)
-if sys.argv[6] == "1":  # before vosim's modules read any entry point
-    from vosim.core import precompile
+kernel = {"kernels": 0.0}  # seconds in the compiled kernels since the cycle began
+phase = dict.fromkeys(sys.argv[9].split(","), 0.0)  # PHASES, in the table's column order
 
-    def timer(f):
-        def timed_kernel(*args, **kwargs):
-            t = time.perf_counter()
-            try:
-                return f(*args, **kwargs)
-            finally:
-                kernel[0] += time.perf_counter() - t
-        return timed_kernel
+
+def timer(f, spent, name):  # f, its seconds added to spent[name]
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return f(*args, **kwargs)
+        finally:
+            spent[name] += time.perf_counter() - t
+    return timed
+
+
+if sys.argv[6] == "1":  # --kernels, before vosim's modules read any entry point
+    from vosim.core import precompile
 
     for name in precompile.KERNEL_MODULES:
         module = importlib.import_module(name)
         for entry in precompile.declared(name):
-            setattr(module, entry, timer(getattr(module, entry)))
+            setattr(module, entry, timer(getattr(module, entry), kernel, "kernels"))
 
 from numba.core.dispatcher import Dispatcher
 
 from vosim.agents.metascheduler import MetaschedulerAgent
 from vosim.model import VOModel
 
-phase = dict.fromkeys(sys.argv[9].split(","), 0.0)  # PHASES, in the table's column order
-if sys.argv[8] == "1":  # each phase of a cycle timed (seconds since the cycle began)
+if sys.argv[8] == "1":  # --phases: each part of a cycle timed (seconds since it began)
     import vosim.policies.replan as replan_module
     from vosim.market.slot_cache import SlotListCache
     from vosim.policies.cyclic_scheme import CyclicScheme
 
-    def phase_timer(f, name):
-        def timed_phase(*args, **kwargs):
-            t = time.perf_counter()
-            try:
-                return f(*args, **kwargs)
-            finally:
-                phase[name] += time.perf_counter() - t
-        return timed_phase
-
-    replan_module.compress = phase_timer(replan_module.compress, "replanning")
-    CyclicScheme.decide = phase_timer(CyclicScheme.decide, "searches")
-    MetaschedulerAgent._apply = phase_timer(MetaschedulerAgent._apply, "applying")
-    SlotListCache.slots = phase_timer(SlotListCache.slots, "slot_list")
+    replan_module.compress = timer(replan_module.compress, phase, "replanning")
+    CyclicScheme.decide = timer(CyclicScheme.decide, phase, "searches")
+    MetaschedulerAgent._apply = timer(MetaschedulerAgent._apply, phase, "applying")
+    SlotListCache.slots = timer(SlotListCache.slots, phase, "slot_list")
 
 import numpy as np
 
@@ -206,16 +200,17 @@ def timed(self):
     done, queue = self.model.ledger.completed, self.queue_length
     classes = getattr(self.scheduler, "classes", None)  # the cyclic scheme's request classes
     waiting = 0 if classes is None else int((classes.count > 0).sum())
-    kernel[0] = loading[0] = 0.0
-    for name in phase:
-        phase[name] = 0.0
+    loading[0] = 0.0
+    for spent in (kernel, phase):
+        for name in spent:
+            spent[name] = 0.0
     t = time.perf_counter()
     cycle(self)
     dt = time.perf_counter() - t
     failed = 0 if classes is None else int((classes.stamp == self.cycles).sum())
     busy = self.model.busy_time.rows
     rows.append(
-        (done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy, kernel[0],
+        (done, queue, dt, self.last_scheduled, failed, waiting, speed[0], busy, kernel["kernels"],
          loading[0], *phase.values())
     )
 

@@ -217,7 +217,8 @@ def _ranks(cost, order):  # pragma: no cover - compiled
 def orders(cost, latest, by_cost, by_late):  # pragma: no cover - compiled
     """A scan's two sort orders: ``by_cost, by_late`` as given, or made here if empty.
 
-    ``cost``, ``latest`` (float, shape (m,)): its rows' cost and latest start. Returns
+    ``cost``, ``latest`` (float, shape (m,)): its rows' cost (cost units) and latest start
+    (model time units); ``by_cost``, ``by_late`` (int64): orders already made, or empty. Returns
     ``(by_cost, by_late)``, int64 shape (m,) each: their stable argsorts (``mergesort``).
     :func:`runs_scan` makes them once for a scan, and every sweep over the same scan takes
     them rather than sorting again; a sweep given empty orders sorts. Raises nothing

@@ -547,7 +547,7 @@ class Replanner:
                 result.reserved,
                 owner=state.owner,
                 arrived=_given(state, "arrived"),
-                freed=distinct(np.concatenate([state.freed, result.freed])),  # np.union1d, no hash
+                freed=distinct(np.concatenate([state.freed, result.freed])),  # their union
                 refreshed=state.refreshed,
                 left=state.left,
                 balance=state.balance,
