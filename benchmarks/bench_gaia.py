@@ -41,8 +41,13 @@ In one run the script
    0 % of the mean over the whole run); it writes the per-cycle timings (CSV) and a chart
    of both runs (HTML, PNG with vl-convert) to ``--out``.
 
+   With ``--repeat N`` the trace as recorded is timed N times (each in a fresh interpreter),
+   and each run's last-tenth-over-first ratio is printed with their median.
+
     PYTHONPATH=. python benchmarks/bench_gaia.py                  # ~3 minutes + AccaSim
     PYTHONPATH=. python benchmarks/bench_gaia.py --jobs 10000 --skip-accasim --control 0
+    PYTHONPATH=. python benchmarks/bench_gaia.py --allocator '' --control 0 --skip-accasim \\
+        --repeat 5                                                # the per-cycle row, ~3 min
 """
 
 from __future__ import annotations
@@ -490,6 +495,15 @@ def main(argv: list[str] | None = None) -> int:
         "(~1 s at the first cycles) is not counted as the first tenth's cycle cost",
     )
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="time the trace as recorded N times, each in a fresh interpreter (default 1): "
+        "the first run's tables as before, then each run's last-tenth-over-first ratio and "
+        "their median (one run's ratio moves by ~0.7x from run to run on this VM)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=HERE / "_work" / "gaia", help="folder for outputs"
     )
     args = parser.parse_args(argv)
@@ -497,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs must be a positive integer or 'all', got {args.jobs!r}")
     if args.warm_up < 0:
         parser.error(f"--warm-up must be 0 (none) or a number of jobs, got {args.warm_up}")
+    if args.repeat < 1:
+        parser.error(f"--repeat must be a number of runs >= 1, got {args.repeat}")
     if not args.control >= 0:
         parser.error(f"--control must be 0 (skip) or a stretch > 0, got {args.control!r}")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -512,11 +528,14 @@ def main(argv: list[str] | None = None) -> int:
         peer = None if args.skip_accasim else pool.submit(run_accasim_gaia, args.jobs, work)
         if not args.together and peer is not None:
             peer.result()
-        v = run_vosim(
-            args.jobs, args.seed, Path(tmp), allocator=args.allocator, kernels=args.kernels,
-            warm=args.warm_up, phases=args.phases,
-        )  # fmt: skip
-        rows = json.loads((Path(tmp) / "cycle_times.json").read_text())
+        repeats, summaries = [], []
+        for _ in range(args.repeat):
+            summaries.append(run_vosim(
+                args.jobs, args.seed, Path(tmp), allocator=args.allocator,
+                kernels=args.kernels, warm=args.warm_up, phases=args.phases,
+            ))  # fmt: skip
+            repeats.append(json.loads((Path(tmp) / "cycle_times.json").read_text()))
+        v, rows = summaries[0], repeats[0]
         a = None if peer is None else peer.result()
         if args.control:
             c = run_vosim(
@@ -546,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     runs = {"UniLu-Gaia as recorded": rows}
     print_cost(rows)
+    if args.repeat > 1:
+        print_repeats(repeats)
     if args.control:
         runs[f"stationary control ({args.control:g}x span)"] = control
         print(
@@ -561,6 +582,28 @@ def main(argv: list[str] | None = None) -> int:
         written.append(str(args.out / name))
     print("wrote", ", ".join([*written, *chart(runs, args.out)]))
     return 0
+
+
+def tenth_ratios(rows: list) -> tuple[float, float, float, float]:
+    """One run's first and last tenth's mean ms a cycle, their ratio, and the calibrated one."""
+    table = cycle_table(rows)
+    first, last = table["mean_ms"].iloc[0], table["mean_ms"].iloc[-1]
+    calibrated_ratio = table["calibrated_ms"].iloc[-1] / table["calibrated_ms"].iloc[0]
+    return first, last, last / first, calibrated_ratio
+
+
+def print_repeats(repeats: list[list]) -> None:
+    """Print each run's last-tenth-over-first ratio (the per-cycle row) and their median."""
+    print(f"\nthe per-cycle row over {len(repeats)} runs of the trace as recorded:")
+    ratios = [tenth_ratios(rows) for rows in repeats]
+    for k, (first, last, ratio, calibrated_ratio) in enumerate(ratios, start=1):
+        print(
+            f"  run {k}: {first:.2f} -> {last:.2f} ms, {ratio:.2f}x ({calibrated_ratio:.2f}x at "
+            "the run's median machine speed)"
+        )
+    median = np.median([r[2] for r in ratios])
+    median_calibrated = np.median([r[3] for r in ratios])
+    print(f"  median: {median:.2f}x ({median_calibrated:.2f}x at the runs' median machine speed)")
 
 
 def print_cost(rows: list) -> None:
