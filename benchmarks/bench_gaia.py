@@ -585,7 +585,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def tenth_ratios(rows: list) -> tuple[float, float, float, float]:
-    """One run's first and last tenth's mean ms a cycle, their ratio, and the calibrated one."""
+    """One run's first and last tenth's mean ms a cycle, their ratio, and the calibrated one.
+
+    ``rows``: the run's per-cycle rows (:data:`COLUMNS`, seconds). Returns ``(first, last,
+    ratio, calibrated_ratio)``: ms a cycle, ms a cycle, and the two ratios (last tenth over
+    first; the calibrated one at the run's median machine speed, :func:`calibrated`).
+    Raises ``IndexError`` for a run with no cycle.
+    """
     table = cycle_table(rows)
     first, last = table["mean_ms"].iloc[0], table["mean_ms"].iloc[-1]
     calibrated_ratio = table["calibrated_ms"].iloc[-1] / table["calibrated_ms"].iloc[0]
